@@ -1,0 +1,64 @@
+// Command parley is Parley's one binary: the node daemon, the devnet and the
+// client commands. It parses flags and calls into the packages; it holds no
+// protocol logic of its own.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries an exit status out of a command; only main maps errors
+// to exit codes.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "parley",
+		Short:         "A peer-to-peer node for agents that negotiate work",
+		Long:          "Parley runs a node that negotiates tasks with other agents: signed, end-to-end encrypted,\nhash-chained envelopes, EIP-712 settlements and escrow on an EVM chain, and human approval\nfor every act that moves money.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newVersionCmd(),
+	)
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of this binary",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "parley %s (wire azzle-xmtp-v1)\n", version)
+			return nil
+		},
+	}
+}
+
+func main() {
+	err := newRootCmd().Execute()
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "parley:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
+}
