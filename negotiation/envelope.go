@@ -1,0 +1,311 @@
+package negotiation
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/parleynet/parley/schemas"
+)
+
+// DefaultMaxEnvelopeBytes is the default size limit of one envelope (256 KiB).
+const DefaultMaxEnvelopeBytes = 256 << 10
+
+// Sender identifies an envelope's author: its EVM address and the ed25519
+// inbox key that signs the envelope.
+type Sender struct {
+	EVMAddress    Address   `json:"evmAddress"`
+	XMTPPublicKey PublicKey `json:"xmtpPublicKey"`
+}
+
+// Header is the envelope without its payload and signature, as built by a
+// sender before signing.
+type Header struct {
+	Type          MessageType
+	NegotiationID string
+	TaskID        *Uint256
+	Sequence      uint64
+	PreviousHash  Hash
+	Timestamp     time.Time
+	Sender        Sender
+	Recipients    []Address
+}
+
+// wireEnvelope is the JSON shape of an envelope.
+type wireEnvelope struct {
+	SchemaVersion string          `json:"schemaVersion"`
+	Type          MessageType     `json:"type"`
+	NegotiationID string          `json:"negotiationId"`
+	TaskID        *Uint256        `json:"taskId,omitempty"`
+	Sequence      uint64          `json:"sequence"`
+	PreviousHash  Hash            `json:"previousHash"`
+	Timestamp     string          `json:"timestamp"`
+	Sender        Sender          `json:"sender"`
+	Recipients    []Address       `json:"recipients,omitempty"`
+	Payload       json.RawMessage `json:"payload"`
+	Signature     string          `json:"signature,omitempty"`
+}
+
+// Envelope is a decoded envelope. It keeps the JCS bytes it was decoded
+// from: those bytes are what is hashed, stored and forwarded.
+type Envelope struct {
+	Header
+	Payload   Payload
+	Signature [ed25519.SignatureSize]byte
+
+	raw    []byte // JCS of the whole envelope
+	hash   Hash   // SHA-256(raw)
+	sigOff int    // offset of `,"signature":"0x..."` in raw
+}
+
+// Bytes returns the envelope's canonical (JCS) bytes. The caller must not
+// modify them.
+func (e *Envelope) Bytes() []byte { return e.raw }
+
+// Hash returns SHA-256 of the envelope's JCS bytes.
+func (e *Envelope) Hash() Hash { return e.hash }
+
+// CID returns the envelope's content identifier (its digest is Hash).
+func (e *Envelope) CID() cid.Cid { return CIDFromHash(e.hash) }
+
+// SigningBytes returns JCS(envelope without signature): the bytes the inbox
+// key signs. JCS sorts members, so removing the top-level signature member
+// from the canonical bytes yields exactly the canonical form without it.
+func (e *Envelope) SigningBytes() []byte {
+	n := len(`,"signature":"0x`) + 2*ed25519.SignatureSize + 1
+	out := make([]byte, 0, len(e.raw)-n)
+	out = append(out, e.raw[:e.sigOff]...)
+	return append(out, e.raw[e.sigOff+n:]...)
+}
+
+// Addressed reports whether the envelope names a among its recipients.
+func (e *Envelope) Addressed(a Address) bool {
+	for _, r := range e.Recipients {
+		if r == a {
+			return true
+		}
+	}
+	return false
+}
+
+// IsAnnouncement reports whether e is a public task announcement: a
+// TaskProposal without recipients.
+func (e *Envelope) IsAnnouncement() bool {
+	return e.Type == TypeTaskProposal && len(e.Recipients) == 0
+}
+
+// DecodeOptions tune Decode. The zero value uses the defaults.
+type DecodeOptions struct {
+	// MaxBytes is the size limit; 0 means DefaultMaxEnvelopeBytes.
+	MaxBytes int
+}
+
+// Decode parses an envelope strictly: size limit, well-formed JSON without
+// duplicate members, the JSON Schema (unknown members, formats, the payload
+// of its type), and the formats the schema cannot express (EIP-55
+// checksums, canonical integers, CIDs, EVM signature form). It does not
+// check the signature: call Verify. Every failure is an *Error with a code.
+func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
+	max := opts.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxEnvelopeBytes
+	}
+	if len(b) > max {
+		return nil, reject(CodeTooLarge, "", "%d bytes exceeds the limit of %d", len(b), max)
+	}
+	raw, err := Canonicalize(b)
+	if err != nil {
+		return nil, err
+	}
+	set, err := schemas.Compiled()
+	if err != nil {
+		return nil, fmt.Errorf("negotiation: schemas: %w", err)
+	}
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
+	}
+	if err := set.Validate(schemas.Envelope, generic); err != nil {
+		var se *schemas.Error
+		if errors.As(err, &se) {
+			return nil, &Error{Code: Code(se.Code), Field: se.Pointer, Msg: se.Msg, Err: err}
+		}
+		return nil, &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
+	}
+	var w wireEnvelope
+	if err := strictUnmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	return fromWire(&w, raw)
+}
+
+func fromWire(w *wireEnvelope, raw []byte) (*Envelope, error) {
+	if w.SchemaVersion != SchemaVersion {
+		return nil, reject(CodeBadSchemaVersion, "/schemaVersion", "want %s", SchemaVersion)
+	}
+	p := newPayload(w.Type)
+	if p == nil {
+		return nil, reject(CodeUnknownType, "/type", "%q", w.Type)
+	}
+	if _, err := ParseNegotiationID(w.NegotiationID); err != nil {
+		return nil, err
+	}
+	ts, err := ParseTime(w.Timestamp)
+	if err != nil {
+		return nil, withField(err, "/timestamp")
+	}
+	if w.Sequence < 1 {
+		return nil, reject(CodeSchemaInvalid, "/sequence", "sequence starts at 1")
+	}
+	if w.Sequence == 1 && !w.PreviousHash.IsZero() {
+		return nil, reject(CodePreviousHashMismatch, "/previousHash", "sequence 1 must have the zero previousHash")
+	}
+	if err := strictUnmarshal(w.Payload, p); err != nil {
+		return nil, withField(err, "/payload")
+	}
+	if err := checkPayload(p); err != nil {
+		return nil, withField(err, "/payload")
+	}
+	sig, err := parseHex(w.Signature, ed25519.SignatureSize)
+	if err != nil {
+		return nil, withField(err, "/signature")
+	}
+	e := &Envelope{
+		Header: Header{
+			Type: w.Type, NegotiationID: w.NegotiationID, TaskID: w.TaskID,
+			Sequence: w.Sequence, PreviousHash: w.PreviousHash, Timestamp: ts,
+			Sender: w.Sender, Recipients: w.Recipients,
+		},
+		Payload: p,
+		raw:     raw,
+		hash:    sha256.Sum256(raw),
+	}
+	copy(e.Signature[:], sig)
+	needle := []byte(`,"signature":"` + w.Signature + `"`)
+	// The top-level member is the last occurrence: only taskId, timestamp and
+	// type (formats that cannot contain it) sort after "signature".
+	e.sigOff = bytes.LastIndex(raw, needle)
+	if e.sigOff < 0 {
+		return nil, reject(CodeSchemaInvalid, "/signature", "signature member not found in canonical form")
+	}
+	return e, nil
+}
+
+func withField(err error, field string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Field == "" {
+		c := *e
+		c.Field = field
+		return &c
+	}
+	return err
+}
+
+// strictUnmarshal decodes JSON refusing unknown members and trailing data.
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var ne *Error
+		if errors.As(err, &ne) {
+			return ne
+		}
+		if msg := err.Error(); bytes.Contains([]byte(msg), []byte("unknown field")) {
+			return &Error{Code: CodeUnknownField, Msg: msg, Err: err}
+		}
+		return &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
+	}
+	if dec.More() {
+		return reject(CodeMalformedJSON, "", "trailing data")
+	}
+	return nil
+}
+
+// Verify checks the ed25519 signature of sender.xmtpPublicKey over
+// JCS(envelope without signature).
+func (e *Envelope) Verify() error {
+	if !ed25519.Verify(e.Sender.XMTPPublicKey[:], e.SigningBytes(), e.Signature[:]) {
+		return reject(CodeBadSignature, "/signature", "ed25519 signature does not verify")
+	}
+	return nil
+}
+
+// Build assembles, canonicalises and signs an envelope from h and p with the
+// inbox key, then decodes the result with the same strict rules a receiver
+// applies, so a node never sends what a peer would refuse.
+func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*Envelope, error) {
+	if p == nil {
+		return nil, reject(CodeSchemaInvalid, "/payload", "no payload")
+	}
+	if h.Type == "" {
+		h.Type = p.MessageType()
+	}
+	if h.Type != p.MessageType() {
+		return nil, reject(CodeSchemaInvalid, "/type", "type %s with a %s payload", h.Type, p.MessageType())
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	if !bytes.Equal(pub, h.Sender.XMTPPublicKey[:]) {
+		return nil, reject(CodeBadSignature, "/sender/xmtpPublicKey", "signing key is not the sender's inbox key")
+	}
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("negotiation: encode payload: %w", err)
+	}
+	w := wireEnvelope{
+		SchemaVersion: SchemaVersion, Type: h.Type, NegotiationID: h.NegotiationID, TaskID: h.TaskID,
+		Sequence: h.Sequence, PreviousHash: h.PreviousHash, Timestamp: FormatTime(h.Timestamp),
+		Sender: h.Sender, Recipients: h.Recipients, Payload: pb,
+	}
+	unsigned, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("negotiation: encode envelope: %w", err)
+	}
+	canon, err := Canonicalize(unsigned)
+	if err != nil {
+		return nil, err
+	}
+	w.Signature = HexBytes(ed25519.Sign(key, canon))
+	signed, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("negotiation: encode envelope: %w", err)
+	}
+	e, err := Decode(signed, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Verify(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Sign re-signs the JSON envelope b (any member order, any signature or
+// none) with key and returns the canonical signed bytes. It is the CLI's
+// `envelope sign`; nodes use Build.
+func Sign(b []byte, key ed25519.PrivateKey) ([]byte, error) {
+	var m map[string]json.RawMessage
+	canon, err := Canonicalize(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(canon, &m); err != nil {
+		return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
+	}
+	delete(m, "signature")
+	unsigned, _ := json.Marshal(m)
+	canon, err = Canonicalize(unsigned)
+	if err != nil {
+		return nil, err
+	}
+	sig, _ := json.Marshal(HexBytes(ed25519.Sign(key, canon)))
+	m["signature"] = sig
+	out, _ := json.Marshal(m)
+	return Canonicalize(out)
+}
