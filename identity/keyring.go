@@ -1,0 +1,498 @@
+package identity
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"filippo.io/age"
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/google/uuid"
+)
+
+// Files of the key directory, <data-dir>/keys (docs/identity.md).
+const (
+	KeysDirName       = "keys"
+	PublicFileName    = "public.json"
+	InboxFileName     = "inbox.age"
+	EVMFileName       = "evm.json"
+	LinkFileName      = "link.json"
+	encFilePrefix     = "enc-"
+	encFileSuffix     = ".age"
+	publicFileVersion = 1
+)
+
+// EncryptionKeyFileName returns the name of the file that holds the
+// private key id: enc-<32 lowercase hex digits>.age.
+func EncryptionKeyFileName(id KeyID) string {
+	return encFilePrefix + id.String()[2:] + encFileSuffix
+}
+
+// Keyring is a node's keys, opened from its data directory with the
+// passphrase. It is safe for concurrent use.
+type Keyring struct {
+	cfg     Config
+	dir     string // <data-dir>/keys
+	inbox   *InboxKey
+	evm     *EVMKey
+	storage *age.X25519Identity
+
+	mu   sync.Mutex
+	enc  []*EncryptionKey
+	link *Link
+}
+
+// KeysDir returns the key directory of the data directory dataDir.
+func KeysDir(dataDir string) string { return filepath.Join(dataDir, KeysDirName) }
+
+// Create makes new keys in cfg.Dir/keys: an inbox key, an EVM key, one
+// encryption key of cfg.KEM valid from now for cfg.EncryptionKeyLifetime,
+// and an identity link valid from now for cfg.LinkLifetime. It writes every
+// file into a fresh temporary directory and renames it into place, so
+// either all keys exist afterwards or none do. It returns ErrKeyExists
+// when cfg.Dir/keys already exists, and ErrNoPassphrase for an empty
+// passphrase.
+func Create(cfg Config, passphrase []byte, now time.Time) (*Keyring, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(passphrase) == 0 {
+		return nil, fail(CodeNoPassphrase, "empty passphrase")
+	}
+	final := KeysDir(cfg.Dir)
+	if _, err := os.Lstat(final); err == nil {
+		return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("identity: create data dir: %w", err)
+	}
+	tmp, err := os.MkdirTemp(cfg.Dir, ".keys-new-*")
+	if err != nil {
+		return nil, fmt.Errorf("identity: create key dir: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("identity: create key dir: %w", err)
+	}
+
+	k := &Keyring{cfg: cfg, dir: tmp}
+	if k.inbox, err = GenerateInboxKey(); err != nil {
+		return nil, err
+	}
+	if k.evm, err = GenerateEVMKey(); err != nil {
+		return nil, err
+	}
+	if k.storage, err = age.GenerateX25519Identity(); err != nil {
+		return nil, fmt.Errorf("identity: storage key: %w", err)
+	}
+	ek, err := GenerateEncryptionKey(cfg.KEM, now.Add(cfg.EncryptionKeyLifetime))
+	if err != nil {
+		return nil, err
+	}
+	if err := k.writeInbox(passphrase); err != nil {
+		return nil, err
+	}
+	if err := k.writeEVM(passphrase); err != nil {
+		return nil, err
+	}
+	if err := k.writeEncryptionKey(ek); err != nil {
+		return nil, err
+	}
+	k.enc = []*EncryptionKey{ek}
+	if err := k.writePublic(); err != nil {
+		return nil, err
+	}
+	if _, err := k.issueLinkLocked(now); err != nil {
+		return nil, err
+	}
+	if err := syncDir(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Lstat(final); serr == nil {
+			return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
+		}
+		return nil, fmt.Errorf("identity: install key dir: %w", err)
+	}
+	if err := syncDir(cfg.Dir); err != nil {
+		return nil, err
+	}
+	k.dir = final
+	return k, nil
+}
+
+// Open decrypts the keys in cfg.Dir/keys with passphrase. It returns
+// ErrKeyMissing when there are no keys (or a key file is missing),
+// ErrWrongPassphrase when the passphrase does not decrypt them, and
+// ErrCorruptKeyFile when a file does not parse or does not match
+// public.json.
+func Open(cfg Config, passphrase []byte) (*Keyring, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(passphrase) == 0 {
+		return nil, fail(CodeNoPassphrase, "empty passphrase")
+	}
+	dir := KeysDir(cfg.Dir)
+	pub, err := readPublic(dir)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keyring{cfg: cfg, dir: dir}
+	if err := k.readInbox(passphrase, pub); err != nil {
+		return nil, err
+	}
+	if err := k.readEVM(passphrase, pub); err != nil {
+		return nil, err
+	}
+	if pub.StorageRecipient != k.storage.Recipient().String() {
+		return nil, fail(CodeCorruptKeyFile, "storage recipient does not match %s", PublicFileName)
+	}
+	for _, pk := range pub.EncryptionKeys {
+		ek, err := k.readEncryptionKey(pk)
+		if err != nil {
+			return nil, err
+		}
+		k.enc = append(k.enc, ek)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, LinkFileName)); err == nil {
+		l, err := ParseLink(b)
+		if err != nil {
+			return nil, failWrap(CodeCorruptKeyFile, err, "%s", LinkFileName)
+		}
+		if l.EVMAddress != k.evm.Address() || !l.InboxKey.Equal(k.inbox.PublicKey()) {
+			return nil, fail(CodeCorruptKeyFile, "%s is not for these keys", LinkFileName)
+		}
+		k.link = l
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("identity: read link: %w", err)
+	}
+	return k, nil
+}
+
+// Inbox returns the inbox key.
+func (k *Keyring) Inbox() *InboxKey { return k.inbox }
+
+// EVM returns the EVM key.
+func (k *Keyring) EVM() *EVMKey { return k.evm }
+
+// Dir returns the key directory, <data-dir>/keys.
+func (k *Keyring) Dir() string { return k.dir }
+
+// Link returns the last link the keyring issued, or nil if none.
+func (k *Keyring) Link() *Link {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.link
+}
+
+// EncryptionKeys returns every private encryption key the keyring holds,
+// current and retired, oldest first.
+func (k *Keyring) EncryptionKeys() []*EncryptionKey {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.enc)
+}
+
+// EncryptionKey returns the private encryption key with id, if the
+// keyring still holds it.
+func (k *Keyring) EncryptionKey(id KeyID) (*EncryptionKey, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, e := range k.enc {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// RotateEncryptionKey creates a new encryption key of the configured KEM,
+// valid from now for the configured lifetime, and retires every key whose
+// notAfter is later than now by setting its notAfter to now: from then on
+// the retired keys only open frames, for the grace period, and Prune
+// deletes them after it. Issue a new link afterwards (IssueLink) so that
+// senders learn the new key.
+func (k *Keyring) RotateEncryptionKey(now time.Time) (*EncryptionKey, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	ek, err := GenerateEncryptionKey(k.cfg.KEM, now.Add(k.cfg.EncryptionKeyLifetime))
+	if err != nil {
+		return nil, err
+	}
+	if err := k.writeEncryptionKey(ek); err != nil {
+		return nil, err
+	}
+	next := make([]*EncryptionKey, 0, len(k.enc)+1)
+	cut := unixSeconds(now)
+	for _, e := range k.enc {
+		if e.NotAfter.After(cut) {
+			retired := *e
+			retired.NotAfter = cut
+			if err := k.writeEncryptionKey(&retired); err != nil {
+				return nil, err
+			}
+			e = &retired
+		}
+		next = append(next, e)
+	}
+	next = append(next, ek)
+	old := k.enc
+	k.enc = next
+	if err := k.writePublic(); err != nil {
+		k.enc = old
+		return nil, err
+	}
+	return ek, nil
+}
+
+// Prune deletes every private encryption key that is past its notAfter
+// plus the grace period at now, and any key file public.json no longer
+// lists. It returns the ids of the keys it deleted.
+func (k *Keyring) Prune(now time.Time) ([]KeyID, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var keep []*EncryptionKey
+	var gone []KeyID
+	for _, e := range k.enc {
+		if e.Usable(now, k.cfg.GracePeriod) {
+			keep = append(keep, e)
+		} else {
+			gone = append(gone, e.ID)
+		}
+	}
+	if len(gone) > 0 {
+		old := k.enc
+		k.enc = keep
+		if err := k.writePublic(); err != nil {
+			k.enc = old
+			return nil, err
+		}
+	}
+	// public.json no longer lists them: delete the files, and any orphan.
+	listed := make(map[string]bool, len(k.enc))
+	for _, e := range k.enc {
+		listed[EncryptionKeyFileName(e.ID)] = true
+	}
+	entries, err := os.ReadDir(k.dir)
+	if err != nil {
+		return gone, fmt.Errorf("identity: prune: %w", err)
+	}
+	removed := false
+	for _, de := range entries {
+		name := de.Name()
+		if !strings.HasPrefix(name, encFilePrefix) || !strings.HasSuffix(name, encFileSuffix) || listed[name] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(k.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return gone, fmt.Errorf("identity: prune: %w", err)
+		}
+		removed = true
+	}
+	if removed {
+		if err := syncDir(k.dir); err != nil {
+			return gone, err
+		}
+	}
+	return gone, nil
+}
+
+// IssueLink signs a new identity link listing every encryption key whose
+// notAfter is after now, valid from now for the configured link lifetime,
+// stores it in link.json and returns it. It returns ErrNoCurrentKey when
+// no key is current.
+func (k *Keyring) IssueLink(now time.Time) (*Link, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.issueLinkLocked(now)
+}
+
+func (k *Keyring) issueLinkLocked(now time.Time) (*Link, error) {
+	var keys []*PublicEncryptionKey
+	for _, e := range k.enc {
+		if e.NotAfter.After(now) {
+			keys = append(keys, e.PublicKey())
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fail(CodeNoCurrentKey, "no encryption key is current; rotate first")
+	}
+	if len(keys) > maxLinkKeys {
+		keys = keys[len(keys)-maxLinkKeys:]
+	}
+	l, err := CreateLink(k.evm, k.inbox, keys, now, now.Add(k.cfg.LinkLifetime))
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(k.dir, LinkFileName), l.Bytes()); err != nil {
+		return nil, err
+	}
+	k.link = l
+	return l, nil
+}
+
+// Revoke returns a revocation of the keyring's current link, signed by both
+// the EVM key and the inbox key, dated at.
+func (k *Keyring) Revoke(at time.Time) (*Revocation, error) {
+	l := k.Link()
+	if l == nil {
+		return nil, fail(CodeKeyMissing, "no link to revoke")
+	}
+	return RevokeLink(l, k.evm, k.inbox, at)
+}
+
+// Public returns the public parts of the keyring, as public.json holds them.
+func (k *Keyring) Public() *PublicInfo {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.publicLocked()
+}
+
+// --- files -------------------------------------------------------------
+
+type inboxFile struct {
+	InboxSeed       string `json:"inboxSeed"`
+	StorageIdentity string `json:"storageIdentity"`
+}
+
+func (k *Keyring) writeInbox(passphrase []byte) error {
+	r, err := age.NewScryptRecipient(string(passphrase))
+	if err != nil {
+		return fmt.Errorf("identity: passphrase recipient: %w", err)
+	}
+	r.SetWorkFactor(k.cfg.ScryptWorkFactor)
+	plain, err := marshalCanonical(inboxFile{InboxSeed: hex0x(k.inbox.Seed()), StorageIdentity: k.storage.String()})
+	if err != nil {
+		return err
+	}
+	ct, err := ageEncrypt(plain, r)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(k.dir, InboxFileName), ct)
+}
+
+func (k *Keyring) readInbox(passphrase []byte, pub *PublicInfo) error {
+	ct, err := readKeyFile(filepath.Join(k.dir, InboxFileName))
+	if err != nil {
+		return err
+	}
+	id, err := age.NewScryptIdentity(string(passphrase))
+	if err != nil {
+		return fmt.Errorf("identity: passphrase identity: %w", err)
+	}
+	plain, err := ageDecrypt(InboxFileName, ct, id)
+	if err != nil {
+		return err
+	}
+	var f inboxFile
+	if _, err := decodeStrict(plain, &f); err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", InboxFileName)
+	}
+	seed, err := parseHex(f.InboxSeed, ed25519.SeedSize)
+	if err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", InboxFileName)
+	}
+	if k.inbox, err = NewInboxKeyFromSeed(seed); err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", InboxFileName)
+	}
+	if k.inbox.PublicHex() != pub.InboxKey || k.inbox.PeerID().String() != pub.PeerID {
+		return fail(CodeCorruptKeyFile, "%s does not match %s", InboxFileName, PublicFileName)
+	}
+	if k.storage, err = age.ParseX25519Identity(f.StorageIdentity); err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", InboxFileName)
+	}
+	return nil
+}
+
+func (k *Keyring) writeEVM(passphrase []byte) error {
+	id, err := uuid.NewRandom()
+	if err != nil {
+		return fmt.Errorf("identity: keystore id: %w", err)
+	}
+	key := &keystore.Key{Id: id, Address: k.evm.Address(), PrivateKey: k.evm.PrivateKey()}
+	b, err := keystore.EncryptKey(key, string(passphrase), k.cfg.KeystoreScryptN, k.cfg.KeystoreScryptP)
+	if err != nil {
+		return fmt.Errorf("identity: keystore encrypt: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(k.dir, EVMFileName), b)
+}
+
+func (k *Keyring) readEVM(passphrase []byte, pub *PublicInfo) error {
+	b, err := readKeyFile(filepath.Join(k.dir, EVMFileName))
+	if err != nil {
+		return err
+	}
+	key, err := keystore.DecryptKey(b, string(passphrase))
+	if errors.Is(err, keystore.ErrDecrypt) {
+		return fail(CodeWrongPassphrase, "%s: incorrect passphrase", EVMFileName)
+	}
+	if err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", EVMFileName)
+	}
+	if k.evm, err = NewEVMKey(key.PrivateKey); err != nil {
+		return failWrap(CodeCorruptKeyFile, err, "%s", EVMFileName)
+	}
+	if k.evm.Address().Hex() != pub.EVMAddress {
+		return fail(CodeCorruptKeyFile, "%s does not match %s", EVMFileName, PublicFileName)
+	}
+	return nil
+}
+
+type encFile struct {
+	KEM        string `json:"kem"`
+	PrivateKey string `json:"privateKey"`
+	NotAfter   uint64 `json:"notAfter"`
+}
+
+func (k *Keyring) writeEncryptionKey(ek *EncryptionKey) error {
+	priv, err := ek.PrivateBytes()
+	if err != nil {
+		return fmt.Errorf("identity: encryption key bytes: %w", err)
+	}
+	plain, err := marshalCanonical(encFile{KEM: string(ek.KEM), PrivateKey: hex0x(priv), NotAfter: uint64(ek.NotAfter.Unix())})
+	if err != nil {
+		return err
+	}
+	ct, err := ageEncrypt(plain, k.storage.Recipient())
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(k.dir, EncryptionKeyFileName(ek.ID)), ct)
+}
+
+func (k *Keyring) readEncryptionKey(pk PublicKeyInfo) (*EncryptionKey, error) {
+	name := EncryptionKeyFileName(pk.ID)
+	ct, err := readKeyFile(filepath.Join(k.dir, name))
+	if err != nil {
+		return nil, err
+	}
+	plain, err := ageDecrypt(name, ct, k.storage)
+	if err != nil {
+		return nil, err
+	}
+	var f encFile
+	if _, err := decodeStrict(plain, &f); err != nil {
+		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
+	}
+	priv, err := parseHexAny(f.PrivateKey)
+	if err != nil {
+		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
+	}
+	ek, err := NewEncryptionKey(KEM(f.KEM), priv, time.Unix(int64(f.NotAfter), 0))
+	if err != nil {
+		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
+	}
+	if ek.ID != pk.ID || string(ek.KEM) != pk.KEM || uint64(ek.NotAfter.Unix()) != pk.NotAfter {
+		return nil, fail(CodeCorruptKeyFile, "%s does not match %s", name, PublicFileName)
+	}
+	return ek, nil
+}
