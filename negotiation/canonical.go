@@ -113,3 +113,6 @@ func parseHex(s string, n int) ([]byte, error) {
 	}
 	return hex.DecodeString(s[2:])
 }
+
+// HashOf returns SHA-256 of b.
+func HashOf(b []byte) Hash { return sha256.Sum256(b) }

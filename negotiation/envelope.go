@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -58,9 +59,11 @@ type Envelope struct {
 	Payload   Payload
 	Signature [ed25519.SignatureSize]byte
 
-	raw    []byte // JCS of the whole envelope
-	hash   Hash   // SHA-256(raw)
-	sigOff int    // offset of `,"signature":"0x..."` in raw
+	raw        []byte      // JCS of the whole envelope
+	payloadRaw []byte      // the payload member of raw (canonical too: JCS is recursive)
+	hash       Hash        // SHA-256(raw)
+	sigOff     int         // offset of `,"signature":"0x..."` in raw
+	verified   atomic.Bool // Verify succeeded once
 }
 
 // Bytes returns the envelope's canonical (JCS) bytes. The caller must not
@@ -183,9 +186,10 @@ func fromWire(w *wireEnvelope, raw []byte) (*Envelope, error) {
 			Sequence: w.Sequence, PreviousHash: w.PreviousHash, Timestamp: ts,
 			Sender: w.Sender, Recipients: w.Recipients,
 		},
-		Payload: p,
-		raw:     raw,
-		hash:    sha256.Sum256(raw),
+		Payload:    p,
+		raw:        raw,
+		payloadRaw: w.Payload,
+		hash:       sha256.Sum256(raw),
 	}
 	copy(e.Signature[:], sig)
 	needle := []byte(`,"signature":"` + w.Signature + `"`)
@@ -231,10 +235,30 @@ func strictUnmarshal(b []byte, v any) error {
 // Verify checks the ed25519 signature of sender.xmtpPublicKey over
 // JCS(envelope without signature).
 func (e *Envelope) Verify() error {
+	if e.verified.Load() {
+		return nil
+	}
 	if !ed25519.Verify(e.Sender.XMTPPublicKey[:], e.SigningBytes(), e.Signature[:]) {
 		return reject(CodeBadSignature, "/signature", "ed25519 signature does not verify")
 	}
+	e.verified.Store(true)
 	return nil
+}
+
+// TermsHash returns SHA-256 of the canonical bytes of the payload's terms
+// member, for TaskProposal and TaskCounterOffer; ok is false for other types.
+// The bytes hashed are those received, never re-encoded from Go values.
+func (e *Envelope) TermsHash() (h Hash, ok bool) {
+	if e.Type != TypeTaskProposal && e.Type != TypeTaskCounterOffer {
+		return Hash{}, false
+	}
+	var m struct {
+		Terms json.RawMessage `json:"terms"`
+	}
+	if err := json.Unmarshal(e.payloadRaw, &m); err != nil || len(m.Terms) == 0 {
+		return Hash{}, false
+	}
+	return sha256.Sum256(m.Terms), true
 }
 
 // Build assembles, canonicalises and signs an envelope from h and p with the

@@ -121,10 +121,25 @@ func NewUint256(x *big.Int) Uint256 {
 func U64(v uint64) Uint256 { return NewUint256(new(big.Int).SetUint64(v)) }
 
 // Big returns a copy of u as a *big.Int.
-func (u *Uint256) Big() *big.Int { return new(big.Int).Set(&u.Int) }
+func (u Uint256) Big() *big.Int { return new(big.Int).Set(&u.Int) }
 
 // MarshalText encodes the decimal form.
 func (u Uint256) MarshalText() ([]byte, error) { return []byte(u.Int.String()), nil }
+
+// MarshalJSON encodes the decimal form as a JSON string. It shadows the
+// number encoding promoted from big.Int.
+func (u Uint256) MarshalJSON() ([]byte, error) { return []byte(`"` + u.Int.String() + `"`), nil }
+
+// UnmarshalJSON accepts only a JSON string holding a canonical decimal.
+func (u *Uint256) UnmarshalJSON(b []byte) error {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return reject(CodeBadInteger, "", "want a decimal string, got %s", b)
+	}
+	return u.UnmarshalText(b[1 : len(b)-1])
+}
+
+// String returns the decimal form.
+func (u Uint256) String() string { return u.Int.String() }
 
 // UnmarshalText accepts a canonical decimal string below 2^256.
 func (u *Uint256) UnmarshalText(b []byte) error {

@@ -1,0 +1,210 @@
+package negotiation
+
+import "math/big"
+
+// Fact is a chain event the node observed after its confirmations. After
+// funding, the chain decides races: facts move the thread, envelopes only
+// propose and record.
+type Fact interface {
+	Input
+	fact() string
+}
+
+// TaskFunded: createTask succeeded; TaskID is the agreed settlement digest.
+type TaskFunded struct{ TaskID Uint256 }
+
+// ProofSubmitted: the worker called submitProof for a milestone.
+type ProofSubmitted struct {
+	Milestone int
+	ProofCID  CID
+}
+
+// MilestoneReleased: the poster accepted a delivery on chain.
+type MilestoneReleased struct{ Milestone int }
+
+// DisputeOpened: openDispute succeeded.
+type DisputeOpened struct {
+	DisputeID Uint256
+	By        Address
+}
+
+// ArbitratorAssigned: both parties proposed the same arbitrator on chain.
+type ArbitratorAssigned struct {
+	DisputeID  Uint256
+	Arbitrator Address
+}
+
+// Ruled: the arbitrator ruled (0 refused; r gives the worker r-1 basis points).
+type Ruled struct {
+	DisputeID Uint256
+	Ruling    uint64
+}
+
+// TaskCancelled: the task was cancelled on chain.
+type TaskCancelled struct{}
+
+// WorkerReplaced: the task was handed to a new worker on chain.
+type WorkerReplaced struct{ NewWorker Address }
+
+// MilestonesAmended: the milestones were amended on chain.
+type MilestonesAmended struct {
+	Milestones []Milestone
+	Deadline   uint64
+}
+
+// PaidOut: funds owed to an address were withdrawn.
+type PaidOut struct {
+	To     Address
+	Amount Uint256
+}
+
+func (TaskFunded) input()         {}
+func (ProofSubmitted) input()     {}
+func (MilestoneReleased) input()  {}
+func (DisputeOpened) input()      {}
+func (ArbitratorAssigned) input() {}
+func (Ruled) input()              {}
+func (TaskCancelled) input()      {}
+func (WorkerReplaced) input()     {}
+func (MilestonesAmended) input()  {}
+func (PaidOut) input()            {}
+
+func (TaskFunded) fact() string         { return "task_funded" }
+func (ProofSubmitted) fact() string     { return "proof_submitted" }
+func (MilestoneReleased) fact() string  { return "milestone_released" }
+func (DisputeOpened) fact() string      { return "dispute_opened" }
+func (ArbitratorAssigned) fact() string { return "arbitrator_assigned" }
+func (Ruled) fact() string              { return "ruled" }
+func (TaskCancelled) fact() string      { return "task_cancelled" }
+func (WorkerReplaced) fact() string     { return "worker_replaced" }
+func (MilestonesAmended) fact() string  { return "milestones_amended" }
+func (PaidOut) fact() string            { return "paid_out" }
+
+// FactName returns the stable name of a chain fact.
+func FactName(f Fact) string { return f.fact() }
+
+func (t *Thread) applyFact(f Fact) Outcome {
+	from := t.state
+	factErr := func(code Code, format string, args ...any) Outcome {
+		return refuse(from, reject(code, f.fact(), format, args...))
+	}
+	need := func(states ...State) bool {
+		for _, s := range states {
+			if t.state == s {
+				return true
+			}
+		}
+		return false
+	}
+	out := Outcome{Authentic: true, From: from}
+	switch v := f.(type) {
+	case TaskFunded:
+		if !need(StateAgreed) {
+			return factErr(CodeStateForbidden, "funding in state %s", t.state)
+		}
+		if id := t.agreement.TaskID(); id.Cmp(&v.TaskID.Int) != 0 {
+			return factErr(CodeTaskMismatch, "funded task %s is not the agreed %s", v.TaskID.String(), id.String())
+		}
+		id := NewUint256(&v.TaskID.Int)
+		t.taskID = &id
+		t.state = StateFunded
+	case ProofSubmitted:
+		if !need(StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "proof in state %s", t.state)
+		}
+		if err := t.milestoneIndex(v.Milestone); err != nil {
+			return refuse(from, err)
+		}
+		if _, ok := t.delivered[v.Milestone]; !ok {
+			t.delivered[v.Milestone] = Hash{}
+		}
+		t.state = StateDelivered
+	case MilestoneReleased:
+		if !need(StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "release in state %s", t.state)
+		}
+		if err := t.milestoneIndex(v.Milestone); err != nil {
+			return refuse(from, err)
+		}
+		delete(t.delivered, v.Milestone)
+		t.released[v.Milestone] = true
+		t.settleDeliveredState()
+	case DisputeOpened:
+		if !need(StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "dispute in state %s", t.state)
+		}
+		id := NewUint256(&v.DisputeID.Int)
+		t.disputeID = &id
+		t.state = StateDisputed
+	case ArbitratorAssigned:
+		if !need(StateDisputed) {
+			return factErr(CodeStateForbidden, "assignment in state %s", t.state)
+		}
+		if t.disputeID.Cmp(&v.DisputeID.Int) != 0 {
+			return factErr(CodeTaskMismatch, "not this task's dispute")
+		}
+		t.arbitrator = v.Arbitrator
+		t.state = StateArbitrated
+	case Ruled:
+		if !need(StateArbitrated) {
+			return factErr(CodeStateForbidden, "ruling in state %s", t.state)
+		}
+		if t.disputeID.Cmp(&v.DisputeID.Int) != 0 {
+			return factErr(CodeTaskMismatch, "not this task's dispute")
+		}
+		if v.Ruling > 10001 {
+			return factErr(CodeStateForbidden, "ruling %d out of range", v.Ruling)
+		}
+		r := v.Ruling
+		t.ruling = &r
+		t.state = StateResolved
+	case TaskCancelled:
+		if !need(StateAgreed, StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "cancel in state %s", t.state)
+		}
+		t.state = StateCancelled
+	case WorkerReplaced:
+		if !need(StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "replacement in state %s", t.state)
+		}
+		t.worker = v.NewWorker
+		t.delivered = map[int]Hash{}
+		t.settleDeliveredState()
+		delete(t.ready, TypeReplacementContext)
+		delete(t.cosigns, TypeReplacementContext)
+	case MilestonesAmended:
+		if !need(StateFunded, StateDelivered) {
+			return factErr(CodeStateForbidden, "amendment in state %s", t.state)
+		}
+		if len(v.Milestones) == 0 {
+			return factErr(CodeMilestoneInvalid, "no milestones")
+		}
+		t.milestones = v.Milestones
+		delete(t.ready, TypeMilestoneDefinition)
+		delete(t.cosigns, TypeMilestoneDefinition)
+		t.settleDeliveredState()
+	case PaidOut:
+		// A withdrawal changes no thread state; it is recorded by the caller.
+	default:
+		return factErr(CodeSchemaInvalid, "unknown fact")
+	}
+	out.To = t.state
+	return out
+}
+
+// Ruling returns the arbitrator's ruling, if any.
+func (t *Thread) Ruling() (uint64, bool) {
+	if t.ruling == nil {
+		return 0, false
+	}
+	return *t.ruling, true
+}
+
+// WorkerShare returns the basis points a ruling gives the worker (r-1), or
+// false for a refusal to rule (0).
+func WorkerShare(ruling uint64) (*big.Int, bool) {
+	if ruling == 0 || ruling > 10001 {
+		return nil, false
+	}
+	return big.NewInt(int64(ruling - 1)), true
+}
