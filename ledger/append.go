@@ -1,0 +1,261 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+	"github.com/parleynet/parley/negotiation"
+)
+
+var (
+	kindRE  = regexp.MustCompile(`^[a-z][a-z0-9]*([._-][a-z0-9]+)*$`)
+	stateRE = regexp.MustCompile(`^[a-z][a-z_]*$`)
+)
+
+// maxKindLen bounds a kind's length.
+const maxKindLen = 64
+
+// Append records one event. It returns the entry, and existed = true when
+// r carries an object that was already stored: then the returned entry is
+// the one that stored it and nothing was written. A malformed or oversize
+// record is refused with an *Error and writes nothing. Append returns only
+// after the entry is synced to disk.
+func (l *Ledger) Append(ctx context.Context, r Record) (e Entry, existed bool, err error) {
+	if err := checkKind(r.Kind); err != nil {
+		return Entry{}, false, err
+	}
+	if reservedKinds[r.Kind] {
+		return Entry{}, false, refuse(CodeBadKind, "kind", "%q is written only by its own method", r.Kind)
+	}
+	req, err := l.prepare(r)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	return l.submit(ctx, req)
+}
+
+// AppendEnvelope records an authentic envelope that this node sent
+// (KindEnvelopeSent) or received (KindEnvelopeReceived): its JCS bytes are
+// stored once under its CID, and the entry's body names the CID, the type,
+// the sender, its sequence and the effect code: "ok", or the code with which
+// the state machine refused its effect (the envelope is kept whole either
+// way). Recording an envelope already stored returns the first entry and
+// writes nothing (existed = true).
+func (l *Ledger) AppendEnvelope(ctx context.Context, kind string, env *negotiation.Envelope, effect negotiation.Code, at time.Time) (e Entry, existed bool, err error) {
+	if kind != KindEnvelopeSent && kind != KindEnvelopeReceived {
+		return Entry{}, false, refuse(CodeBadKind, "kind", "%q is not an envelope kind", kind)
+	}
+	if env == nil || len(env.Bytes()) == 0 {
+		return Entry{}, false, refuse(CodeBadObject, "envelope", "no envelope")
+	}
+	if effect == "" {
+		effect = "ok"
+	} else if effect != "ok" && !effect.Authentic() {
+		return Entry{}, false, refuse(CodeBadCode, "effect", "%q does not refuse the effect of an authentic envelope", effect)
+	}
+	body := envelopeBody{
+		Code: string(effect), Sender: env.Sender.EVMAddress.String(),
+		Sequence: env.Sequence, Type: string(env.Type),
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	req, err := l.prepare(Record{
+		Kind: kind, NegotiationID: env.NegotiationID, Body: b, At: at,
+		Object: env.Bytes(), ObjectCodec: CodecJSON,
+	})
+	if err != nil {
+		return Entry{}, false, err
+	}
+	return l.submit(ctx, req)
+}
+
+// envelopeBody is the body of an envelope entry, less the cid the ledger
+// adds. Its members are plain, so json.Marshal yields canonical bytes once
+// sorted; prepare canonicalises it anyway.
+type envelopeBody struct {
+	Code     string `json:"code"`
+	Sender   string `json:"sender"`
+	Sequence uint64 `json:"sequence"`
+	Type     string `json:"type"`
+}
+
+// AppendRejected records input that was not authentic: only its SHA-256,
+// size and the rejection code, never its bytes. negotiationID is the one the
+// input claimed, if it named a well-formed one ("" otherwise).
+func (l *Ledger) AppendRejected(ctx context.Context, input []byte, code negotiation.Code, negotiationID string, at time.Time) (Entry, error) {
+	if code == "" || code == negotiation.CodeDuplicate || code.Authentic() {
+		return Entry{}, refuse(CodeBadCode, "code", "%q is not a rejection of non-authentic input", code)
+	}
+	if !validCode(string(code)) {
+		return Entry{}, refuse(CodeBadCode, "code", "%q is not a code", code)
+	}
+	sum := sha256.Sum256(input)
+	body := `{"code":"` + string(code) + `","hash":"` + negotiation.Hash(sum).String() + `","size":` + strconv.Itoa(len(input)) + `}`
+	req, err := l.prepare(Record{Kind: KindEnvelopeRejected, NegotiationID: negotiationID, Body: []byte(body), At: at})
+	if err != nil {
+		return Entry{}, err
+	}
+	e, _, err := l.submit(ctx, req)
+	return e, err
+}
+
+func validCode(s string) bool { return stateRE.MatchString(s) && len(s) <= 64 }
+
+// RecordAnchor records that head was anchored on chain. proof is a JSON
+// object describing where (for example chainId, contract, txHash,
+// blockNumber); the ledger adds "head" and "count". It refuses a head this
+// ledger never had (CodeUnknownHead).
+func (l *Ledger) RecordAnchor(ctx context.Context, head Head, proof []byte) (Entry, error) {
+	body, err := canonicalBody(proof, l.cfg.MaxEntryBytes)
+	if err != nil {
+		return Entry{}, err
+	}
+	body, err = insertMembers(body, []member{
+		{key: []byte("count"), val: strconv.AppendUint(nil, head.Seq, 10)},
+		{key: []byte("head"), val: []byte(`"` + head.Hash.String() + `"`)},
+	})
+	if err != nil {
+		return Entry{}, err
+	}
+	req, err := l.prepare(Record{Kind: KindAnchor, Body: body})
+	if err != nil {
+		return Entry{}, err
+	}
+	req.op = opAnchor
+	req.anchor = head
+	e, _, err := l.submit(ctx, req)
+	return e, err
+}
+
+// prepare validates r and does the costly work (canonical body, CID) on
+// the caller's goroutine, so the writer only assembles, hashes and writes.
+func (l *Ledger) prepare(r Record) (*request, error) {
+	if err := checkKind(r.Kind); err != nil {
+		return nil, err
+	}
+	if r.NegotiationID != "" {
+		if _, err := negotiation.ParseNegotiationID(r.NegotiationID); err != nil {
+			return nil, &Error{Code: CodeBadNegotiationID, Field: "negotiationId", Msg: "want a lowercase UUID v4", Err: err}
+		}
+	}
+	if !r.At.IsZero() {
+		if y := r.At.UTC().Year(); y < 0 || y > 9999 {
+			return nil, refuse(CodeBadTime, "at", "year %d is outside 0000-9999", y)
+		}
+	}
+	body, err := canonicalBody(r.Body, l.cfg.MaxEntryBytes)
+	if err != nil {
+		return nil, err
+	}
+	req := &request{op: opAppend, kind: r.Kind, negID: r.NegotiationID, at: r.At}
+	if r.Object != nil {
+		c, err := objectCID(r.Object, r.ObjectCodec, l.cfg.MaxObjectBytes)
+		if err != nil {
+			return nil, err
+		}
+		body, err = insertMembers(body, []member{{key: []byte("cid"), val: []byte(`"` + c.String() + `"`)}})
+		if err != nil {
+			return nil, err
+		}
+		req.object, req.cid = r.Object, c
+	} else {
+		ms, err := members(body)
+		if err != nil {
+			return nil, refuse(CodeBadBody, "body", "%v", err)
+		}
+		if _, ok := lookup(ms, "cid"); ok {
+			return nil, refuse(CodeReservedMember, "body/cid", "set by the ledger for an entry that stores an object")
+		}
+	}
+	if r.Kind == KindThreadState {
+		if r.NegotiationID == "" {
+			return nil, refuse(CodeBadNegotiationID, "negotiationId", "a thread.state entry names its negotiation")
+		}
+		ms, _ := members(body)
+		v, _ := lookup(ms, "state")
+		s, ok := plainString(v)
+		if !ok || !stateRE.MatchString(s) || len(s) > 64 {
+			return nil, refuse(CodeBadBody, "body/state", "a thread.state body has a state name")
+		}
+		req.state = s
+	}
+	req.body = body
+	n := len(`{"at":"2006-01-02T15:04:05.000Z","body":,"kind":"","negotiationId":"","seq":18446744073709551615}`) +
+		len(body) + len(r.Kind) + len(r.NegotiationID)
+	if n > l.cfg.MaxEntryBytes {
+		return nil, refuse(CodeTooLarge, "", "entry of %d bytes exceeds the limit of %d", n, l.cfg.MaxEntryBytes)
+	}
+	req.size = keyCost(9, 64+n) + keyCost(1+len(r.Kind)+9, 0) + keyCost(1+len(r.NegotiationID)+9, 0)
+	if req.object != nil {
+		cl := len(req.cid.Bytes())
+		req.size += keyCost(1+cl, len(req.object)) + keyCost(1+cl, 8)
+	}
+	if req.state != "" {
+		req.size += keyCost(1+len(r.NegotiationID), len(req.state))
+	}
+	return req, nil
+}
+
+func checkKind(kind string) error {
+	if len(kind) == 0 || len(kind) > maxKindLen || !kindRE.MatchString(kind) {
+		return refuse(CodeBadKind, "kind", "want a lowercase dotted name of at most %d characters, got %q", maxKindLen, kind)
+	}
+	return nil
+}
+
+// canonicalBody returns the JCS form of body, which must be one JSON
+// object; nil or empty means {}.
+func canonicalBody(body []byte, limit int) ([]byte, error) {
+	if len(body) == 0 {
+		return []byte("{}"), nil
+	}
+	if len(body) > limit {
+		return nil, refuse(CodeTooLarge, "body", "%d bytes exceeds the limit of %d", len(body), limit)
+	}
+	out, err := negotiation.Canonicalize(body)
+	if err != nil {
+		return nil, &Error{Code: CodeBadBody, Field: "body", Msg: string(negotiation.CodeOf(err)), Err: err}
+	}
+	if out[0] != '{' {
+		return nil, refuse(CodeBadBody, "body", "not a JSON object")
+	}
+	return out, nil
+}
+
+// objectCID checks an object and returns its CIDv1 (sha2-256).
+func objectCID(obj []byte, codec uint64, limit int) (cid.Cid, error) {
+	if codec == 0 {
+		codec = CodecJSON
+	}
+	switch {
+	case len(obj) == 0:
+		return cid.Undef, refuse(CodeBadObject, "object", "empty")
+	case len(obj) > limit:
+		return cid.Undef, refuse(CodeTooLarge, "object", "%d bytes exceeds the limit of %d", len(obj), limit)
+	case codec != CodecJSON && codec != CodecRaw:
+		return cid.Undef, refuse(CodeBadObject, "objectCodec", "codec 0x%x is neither json nor raw", codec)
+	case codec == CodecJSON && !json.Valid(obj):
+		return cid.Undef, refuse(CodeBadObject, "object", "not JSON (use CodecRaw for other bytes)")
+	}
+	sum := sha256.Sum256(obj)
+	mh, err := multihash.Encode(sum[:], multihash.SHA2_256)
+	if err != nil {
+		return cid.Undef, err
+	}
+	return cid.NewCidV1(codec, mh), nil
+}
+
+// errRefused reports whether err is an input refusal.
+func errRefused(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}

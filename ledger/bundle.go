@@ -1,0 +1,161 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/ipfs/go-cid"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// BundleFormat names the proof-bundle format Export writes and VerifyBundle
+// reads (docs/ledger.md describes it).
+const BundleFormat = "parley-proof-bundle/1"
+
+// Export writes a proof bundle of one negotiation to w: every entry from
+// the negotiation's first entry to the current head (the negotiation's
+// entries and the entries between them, which link them to the head), the
+// objects the negotiation's entries stored, the CIDs of objects deleted
+// under retention, and the head. It reads one consistent snapshot. It
+// returns the head the bundle ends at, or ErrNotFound when the ledger holds
+// no entry of the negotiation.
+func (l *Ledger) Export(ctx context.Context, negotiationID string, w io.Writer) (Head, error) {
+	if _, err := negotiation.ParseNegotiationID(negotiationID); err != nil {
+		return Head{}, &Error{Code: CodeBadNegotiationID, Field: "negotiationId", Msg: "want a lowercase UUID v4", Err: err}
+	}
+	db, release, err := l.acquire()
+	if err != nil {
+		return Head{}, err
+	}
+	defer release()
+	var head Head
+	err = db.View(func(txn *badger.Txn) error {
+		var err error
+		if head, err = readHead(txn, keyHead); err != nil {
+			return err
+		}
+		return exportTxn(ctx, txn, negotiationID, head, w)
+	})
+	return head, err
+}
+
+func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head Head, w io.Writer) error {
+	from, err := firstOfNegotiation(txn, negotiationID)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var prev negotiation.Hash
+	var cids []cid.Cid
+	n := uint64(0)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
+	for it.Seek(entryKey(from)); it.Valid(); it.Next() {
+		seq := seqFromBytes(it.Item().Key()[1:])
+		if seq > head.Seq {
+			break
+		}
+		if seq != from+n {
+			it.Close()
+			return bad(from+n, CodeMissingEntry, "no entry %d", from+n)
+		}
+		err := it.Item().Value(func(v []byte) error {
+			if len(v) < 66 {
+				return bad(seq, CodeMalformedEntry, "value of %d bytes", len(v))
+			}
+			if n == 0 {
+				copy(prev[:], v[:32])
+				writeHeader(bw, negotiationID, head, from, prev)
+			} else {
+				bw.WriteString(",\n")
+			}
+			bw.Write(v[64:])
+			p, err := parseEntry(v[64:])
+			if err != nil {
+				return bad(seq, CodeMalformedEntry, "%v", err)
+			}
+			if p.negotiationID == negotiationID && p.cid != nil {
+				c, err := parseCIDValue(p.cid)
+				if err != nil {
+					return bad(seq, CodeMalformedEntry, "body.cid: %v", err)
+				}
+				cids = append(cids, c)
+			}
+			return nil
+		})
+		if err != nil {
+			it.Close()
+			return err
+		}
+		n++
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				it.Close()
+				return err
+			}
+		}
+	}
+	it.Close()
+	if from+n-1 != head.Seq {
+		return bad(from+n, CodeMissingEntry, "the chain ends at %d, the head is %d", from+n-1, head.Seq)
+	}
+	bw.WriteString("\n],\n\"objects\":[")
+	var pruned []cid.Cid
+	first := true
+	for _, c := range cids {
+		obj, err := getValue(txn, cidKey(pObject, c))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			pruned = append(pruned, c)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !first {
+			bw.WriteString(",")
+		}
+		first = false
+		bw.WriteString("\n{\"cid\":\"" + c.String() + "\",")
+		if canonical, err := negotiation.Canonicalize(obj); c.Prefix().Codec == CodecJSON && err == nil && bytes.Equal(canonical, obj) {
+			bw.WriteString(`"json":`)
+			bw.Write(obj)
+		} else {
+			bw.WriteString(`"base64":"`)
+			bw.WriteString(base64.StdEncoding.EncodeToString(obj))
+			bw.WriteString(`"`)
+		}
+		bw.WriteString("}")
+	}
+	bw.WriteString("\n],\n\"pruned\":[")
+	for i, c := range pruned {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString(`"` + c.String() + `"`)
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
+}
+
+func writeHeader(bw *bufio.Writer, negotiationID string, head Head, from uint64, prev negotiation.Hash) {
+	fmt.Fprintf(bw, "{\"format\":%q,\n\"negotiationId\":%q,\n\"head\":{\"seq\":%d,\"hash\":%q},\n\"from\":%s,\n\"prev\":%q,\n\"entries\":[\n",
+		BundleFormat, negotiationID, head.Seq, head.Hash.String(), strconv.FormatUint(from, 10), prev.String())
+}
+
+// firstOfNegotiation returns the seq of the negotiation's first entry.
+func firstOfNegotiation(txn *badger.Txn, negotiationID string) (uint64, error) {
+	prefix := indexPrefix(pNeg, negotiationID)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	it.Rewind()
+	if !it.Valid() {
+		return 0, fmt.Errorf("negotiation %s: %w", negotiationID, ErrNotFound)
+	}
+	return seqOfIndexKey(it.Item().Key()), nil
+}

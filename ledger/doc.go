@@ -1,0 +1,36 @@
+// Package ledger is the node's memory and the evidence an arbitrator reads:
+// one append-only, hash-chained, content-addressed event log in a Badger v4
+// directory (PXP section 6).
+//
+// Every entry is {seq, kind, negotiationId?, body, at}. Its hash is
+// SHA-256(prev || JCS(entry)), where prev is the previous entry's hash (32
+// zero bytes for the first); the head (the last entry's hash) identifies the
+// whole history. The ledger stores the exact bytes it hashed and verifies by
+// hashing what is stored; nothing is re-encoded from Go structs. Envelopes
+// and blobs are stored once under their CID and named from the entry that
+// stored them (body.cid). docs/ledger.md pins the format and the proof
+// bundle.
+//
+// Callers follow this contract:
+//
+//  1. Build with New (no I/O), then Start: it opens the store, verifies
+//     every entry after the last verified checkpoint, and starts the one
+//     writer goroutine. Close stops it and is safe to call twice.
+//  2. Append records events; AppendEnvelope records an authentic envelope
+//     whole (with the refusal code when its effect was refused);
+//     AppendRejected records non-authentic input by hash and code only.
+//     Each returns after its entry is synced: concurrent appends share one
+//     synced transaction (group commit). Bad input is refused with an *Error
+//     carrying a Code and writes nothing.
+//  3. Read by seq, by CID, by negotiation or by kind; Verify the whole
+//     chain; Export a negotiation as a proof bundle that VerifyBundle checks
+//     offline.
+//  4. The anchor hook yields (head, count) for the chain layer; RecordAnchor
+//     brings the anchored head back as an entry. Prune deletes the objects
+//     of a closed negotiation, never of an open or disputed one, and never
+//     an entry.
+//
+// It imports negotiation (hashes, canonical JSON, envelopes) and storage
+// libraries. It must never import p2p, chain, approval or node: those wire
+// the ledger behind their own interfaces.
+package ledger

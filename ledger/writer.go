@@ -1,0 +1,293 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/ipfs/go-cid"
+	"github.com/parleynet/parley/negotiation"
+)
+
+type opKind int
+
+const (
+	opAppend opKind = iota // append an entry (and store its object)
+	opAnchor               // append an anchor entry after checking its head
+	opPrune                // delete a closed negotiation's objects, append the record
+)
+
+// request is one prepared append handed to the writer goroutine.
+type request struct {
+	op     opKind
+	kind   string
+	negID  string
+	body   []byte // canonical; includes cid when object is set
+	at     time.Time
+	object []byte
+	cid    cid.Cid
+	state  string // body.state of a thread.state entry
+	anchor Head   // opAnchor: the head the anchor names
+	size   int64  // estimated transaction bytes
+	done   chan result
+}
+
+type result struct {
+	entry   Entry
+	existed bool
+	err     error
+}
+
+// keyCost is the transaction bytes one key is counted for: at least 128,
+// above Badger's per-key node size, so a batch that fits MaxBatchBytes also
+// fits Badger's key-count limit.
+func keyCost(k, v int) int64 { return max(int64(k+v+12), 128) }
+
+// submit hands r to the writer and waits for its result.
+func (l *Ledger) submit(ctx interface {
+	Done() <-chan struct{}
+	Err() error
+}, r *request) (Entry, bool, error) {
+	r.done = make(chan result, 1)
+	l.mu.RLock()
+	if l.state != stateOpen {
+		l.mu.RUnlock()
+		return Entry{}, false, ErrClosed
+	}
+	if l.cfg.ReadOnly {
+		l.mu.RUnlock()
+		return Entry{}, false, ErrReadOnly
+	}
+	select {
+	case l.reqs <- r:
+	case <-ctx.Done():
+		l.mu.RUnlock()
+		return Entry{}, false, ctx.Err()
+	}
+	l.mu.RUnlock()
+	select {
+	case res := <-r.done:
+		return res.entry, res.existed, res.err
+	case <-ctx.Done():
+		// The append may still commit; an object append is idempotent.
+		return Entry{}, false, ctx.Err()
+	}
+}
+
+// writer gathers the requests waiting in l.reqs into one transaction, syncs
+// it, and only then answers each caller (group commit).
+func (l *Ledger) writer() {
+	batch := make([]*request, 0, l.cfg.MaxBatch)
+	for r := range l.reqs {
+		batch = append(batch[:0], r)
+		size := r.size
+	gather:
+		for len(batch) < l.cfg.MaxBatch && size < int64(l.cfg.MaxBatchBytes) {
+			select {
+			case r2, ok := <-l.reqs:
+				if !ok {
+					break gather
+				}
+				if size+r2.size > int64(l.cfg.MaxBatchBytes) {
+					l.commit(batch)
+					batch = append(batch[:0], r2)
+					size = r2.size
+					continue
+				}
+				batch = append(batch, r2)
+				size += r2.size
+			default:
+				break gather
+			}
+		}
+		l.commit(batch)
+	}
+}
+
+// txnState is what one group commit has written so far.
+type txnState struct {
+	txn     *badger.Txn
+	head    Head
+	objects map[string]Entry            // objects stored in this transaction, by CID key
+	hashes  map[uint64]negotiation.Hash // entries appended in this transaction
+}
+
+// commit writes batch in one synced transaction and answers every caller.
+func (l *Ledger) commit(batch []*request) {
+	l.headMu.RLock()
+	failed, start := l.failed, l.head
+	l.headMu.RUnlock()
+	if failed != nil {
+		for _, r := range batch {
+			r.done <- result{err: fmt.Errorf("%w: %v", ErrFailed, failed)}
+		}
+		return
+	}
+	st := &txnState{
+		txn:     l.db.NewTransaction(true),
+		head:    start,
+		objects: make(map[string]Entry),
+		hashes:  make(map[uint64]negotiation.Hash),
+	}
+	defer st.txn.Discard()
+	results := make([]result, len(batch))
+	wrote := 0
+	for i, r := range batch {
+		res, err := l.apply(st, r)
+		if err != nil {
+			var inputErr *Error
+			if errors.As(err, &inputErr) {
+				results[i] = result{err: err} // refused before anything was set
+				continue
+			}
+			l.fail(batch, fmt.Errorf("ledger: write: %w", err))
+			return
+		}
+		if !res.existed {
+			wrote++
+		}
+		results[i] = res
+	}
+	if wrote > 0 {
+		if err := st.txn.Set(keyHead, headValue(st.head)); err != nil {
+			l.fail(batch, fmt.Errorf("ledger: write head: %w", err))
+			return
+		}
+		if err := st.txn.Commit(); err != nil { // synced: SyncWrites is on
+			l.fail(batch, fmt.Errorf("ledger: commit: %w", err))
+			return
+		}
+		l.headMu.Lock()
+		l.head = st.head
+		l.headMu.Unlock()
+		l.batches.Add(1)
+		l.written.Add(uint64(wrote))
+		l.notifyAnchor()
+	}
+	for i, r := range batch {
+		r.done <- results[i]
+	}
+}
+
+// fail answers the whole batch with err and stops further appends: after a
+// failed write the store's state is unknown until it is reopened.
+func (l *Ledger) fail(batch []*request, err error) {
+	l.log.Error("ledger write failed", "err", err)
+	l.headMu.Lock()
+	l.failed = err
+	l.headMu.Unlock()
+	for _, r := range batch {
+		r.done <- result{err: fmt.Errorf("%w: %v", ErrFailed, err)}
+	}
+}
+
+// apply writes one request into the transaction. An *Error means the
+// request was refused and set nothing.
+func (l *Ledger) apply(st *txnState, r *request) (result, error) {
+	switch r.op {
+	case opAnchor:
+		if err := st.checkAnchor(r.anchor); err != nil {
+			return result{}, err
+		}
+	case opPrune:
+		body, err := l.preparePrune(st, r)
+		if err != nil {
+			return result{}, err
+		}
+		r.body = body
+	}
+	if r.object != nil {
+		if e, ok, err := st.existing(r.cid); err != nil || ok {
+			return result{entry: e, existed: ok}, err
+		}
+	}
+	seq := st.head.Seq + 1
+	at := r.at
+	if at.IsZero() {
+		at = l.cfg.Clock()
+	}
+	raw := encodeEntry(seq, r.kind, r.negID, r.body, at)
+	hash := chainHash(st.head.Hash, raw)
+	txn := st.txn
+	if err := txn.Set(entryKey(seq), storedValue(st.head.Hash, hash, raw)); err != nil {
+		return result{}, err
+	}
+	if err := txn.Set(indexKey(pKind, r.kind, seq), nil); err != nil {
+		return result{}, err
+	}
+	if r.negID != "" {
+		if err := txn.Set(indexKey(pNeg, r.negID, seq), nil); err != nil {
+			return result{}, err
+		}
+	}
+	if r.state != "" {
+		if err := txn.Set(stateKey(r.negID), []byte(r.state)); err != nil {
+			return result{}, err
+		}
+	}
+	if r.object != nil {
+		if err := txn.Set(cidKey(pObject, r.cid), r.object); err != nil {
+			return result{}, err
+		}
+		if err := txn.Set(cidKey(pCID, r.cid), u64(seq)); err != nil {
+			return result{}, err
+		}
+	}
+	e := Entry{
+		Seq: seq, Kind: r.kind, NegotiationID: r.negID, Body: r.body,
+		At: at.UTC().Truncate(time.Millisecond), CID: r.cid, Prev: st.head.Hash, Hash: hash, Raw: raw,
+	}
+	// The body slice is inside raw in the stored form; point Body there so
+	// the entry holds one copy.
+	e.Body = raw[len(`{"at":"2006-01-02T15:04:05.000Z","body":`):][:len(r.body)]
+	st.head = Head{Seq: seq, Hash: hash}
+	st.hashes[seq] = hash
+	if r.object != nil {
+		st.objects[string(r.cid.Bytes())] = e
+	}
+	return result{entry: e}, nil
+}
+
+// existing returns the entry that stored object c, in this transaction or
+// before it.
+func (st *txnState) existing(c cid.Cid) (Entry, bool, error) {
+	if e, ok := st.objects[string(c.Bytes())]; ok {
+		return e, true, nil
+	}
+	v, err := getValue(st.txn, cidKey(pCID, c))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if len(v) != 8 {
+		return Entry{}, false, fmt.Errorf("cid index of %d bytes", len(v))
+	}
+	e, err := getEntry(st.txn, seqFromBytes(v))
+	if err != nil {
+		return Entry{}, false, err
+	}
+	return e, true, nil
+}
+
+// checkAnchor refuses an anchor whose head is not the hash of entry
+// head.Seq in this ledger.
+func (st *txnState) checkAnchor(h Head) error {
+	if h.Seq == 0 || h.Seq > st.head.Seq {
+		return refuse(CodeUnknownHead, "head", "count %d is outside 1..%d", h.Seq, st.head.Seq)
+	}
+	want, ok := st.hashes[h.Seq]
+	if !ok {
+		e, err := getEntry(st.txn, h.Seq)
+		if err != nil {
+			return err
+		}
+		want = e.Hash
+	}
+	if want != h.Hash {
+		return refuse(CodeUnknownHead, "head", "entry %d has hash %s, not %s", h.Seq, want, h.Hash)
+	}
+	return nil
+}
