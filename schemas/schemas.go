@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,11 +25,12 @@ const (
 	IdentityLink = "identity-link.schema.json"
 )
 
-// Error is a validation failure with the stable code of its first cause.
+// Error is a validation failure with the stable code of its most specific
+// cause (see the Code constants).
 type Error struct {
 	Code    string // e.g. "unknown_field", "bad_address", "schema_invalid"
-	Pointer string // JSON pointer of the offending value in the instance
-	Msg     string
+	Pointer string // JSON pointer of the offending value (of the unknown member for unknown_field)
+	Msg     string // the validator's message and the failing keyword's location
 }
 
 // Error returns "schemas: <code> at <pointer>: <msg>".
@@ -107,47 +109,143 @@ func (s *Set) Validate(name string, v any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return &Error{Code: "schema_invalid", Msg: err.Error()}
+		return &Error{Code: CodeSchemaInvalid, Msg: err.Error()}
 	}
 	return classify(ve)
 }
 
+// Codes a validation failure can carry. They are the decode codes of the
+// negotiation package, spelled here because this package imports nothing of
+// Parley's.
+const (
+	CodeSchemaInvalid    = "schema_invalid"
+	CodeUnknownField     = "unknown_field"
+	CodeBadSchemaVersion = "bad_schema_version"
+	CodeUnknownType      = "unknown_type"
+	CodeBadAddress       = "bad_address"
+	CodeBadHex           = "bad_hex"
+	CodeBadUUID          = "bad_uuid"
+	CodeBadTimestamp     = "bad_timestamp"
+	CodeBadInteger       = "bad_integer"
+	CodeBadCID           = "bad_cid"
+)
+
+// commonDefs is the location prefix of the named definitions in
+// common.schema.json whose failures carry a code of their own.
+const commonDefs = BaseURL + "common.schema.json#/$defs/"
+
 // codeByDef maps a named definition in common.schema.json to the code a
-// failure of that definition produces.
+// failure inside that definition produces.
 var codeByDef = map[string]string{
-	"address":       "bad_address",
-	"hash":          "bad_hex",
-	"hex32":         "bad_hex",
-	"publicKey":     "bad_hex",
-	"evmSignature":  "bad_hex",
-	"signature":     "bad_hex",
-	"uuid":          "bad_uuid",
-	"timestamp":     "bad_timestamp",
-	"uint256":       "bad_integer",
-	"cid":           "bad_cid",
-	"schemaVersion": "bad_schema_version",
-	"messageType":   "unknown_type",
+	"address":       CodeBadAddress,
+	"hash":          CodeBadHex,
+	"publicKey":     CodeBadHex,
+	"signature":     CodeBadHex,
+	"evmSignature":  CodeBadHex,
+	"uuid":          CodeBadUUID,
+	"timestamp":     CodeBadTimestamp,
+	"uint256":       CodeBadInteger,
+	"cid":           CodeBadCID,
+	"schemaVersion": CodeBadSchemaVersion,
+	"messageType":   CodeUnknownType,
 }
 
-// classify walks to the deepest first cause and names its code.
+// codeRank orders codes from most to least specific: when one instance fails
+// in several places, the failure reported is the one whose code ranks first
+// (then the first by instance location). A wrong version or type makes every
+// other finding moot; a bad format names the exact value; schema_invalid
+// names only a rule.
+var codeRank = map[string]int{
+	CodeBadSchemaVersion: 0,
+	CodeUnknownType:      1,
+	CodeBadAddress:       2,
+	CodeBadHex:           2,
+	CodeBadUUID:          2,
+	CodeBadTimestamp:     2,
+	CodeBadInteger:       2,
+	CodeBadCID:           2,
+	CodeUnknownField:     3,
+	CodeSchemaInvalid:    4,
+}
+
+// classify walks every cause of ve (through allOf, if/then and $ref) to the
+// keyword failures at its leaves, names the code of each, and returns the
+// most specific one. The choice does not depend on the order in which the
+// validator visited the members of an object.
 func classify(ve *jsonschema.ValidationError) *Error {
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
+	var best *Error
+	var bestKey string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		got := leafError(e)
+		key := fmt.Sprintf("%d\x00%s\x00%s", codeRank[got.Code], got.Pointer, got.Msg)
+		if best == nil || key < bestKey {
+			best, bestKey = got, key
+		}
 	}
-	ptr := "/" + strings.Join(leaf.InstanceLocation, "/")
-	msg := leaf.Error()
-	if _, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok {
-		return &Error{Code: "unknown_field", Pointer: ptr, Msg: msg}
+	walk(ve)
+	if best == nil {
+		return &Error{Code: CodeSchemaInvalid, Msg: ve.Error()}
 	}
-	if i := strings.LastIndex(leaf.SchemaURL, "/$defs/"); i >= 0 {
-		def := leaf.SchemaURL[i+len("/$defs/"):]
-		if j := strings.IndexByte(def, '/'); j >= 0 {
-			def = def[:j]
+	return best
+}
+
+// leafError names the code of one keyword failure.
+func leafError(e *jsonschema.ValidationError) *Error {
+	ptr := pointer(e.InstanceLocation)
+	msg := e.Error()
+	if loc := keywordLocation(e); loc != "" {
+		msg += " [" + loc + "]"
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		names := slices.Clone(k.Properties)
+		slices.Sort(names)
+		if len(names) > 0 {
+			ptr = pointer(append(slices.Clone(e.InstanceLocation), names[0]))
+		}
+		return &Error{Code: CodeUnknownField, Pointer: ptr, Msg: msg}
+	case *kind.Type:
+		// A value of the wrong JSON type is a structural error even where
+		// the definition carries a format code.
+		return &Error{Code: CodeSchemaInvalid, Pointer: ptr, Msg: msg}
+	}
+	if def, ok := strings.CutPrefix(e.SchemaURL, commonDefs); ok {
+		if i := strings.IndexByte(def, '/'); i >= 0 {
+			def = def[:i]
 		}
 		if code, ok := codeByDef[def]; ok {
 			return &Error{Code: code, Pointer: ptr, Msg: msg}
 		}
 	}
-	return &Error{Code: "schema_invalid", Pointer: ptr, Msg: msg}
+	return &Error{Code: CodeSchemaInvalid, Pointer: ptr, Msg: msg}
+}
+
+// keywordLocation returns the absolute location of the failing keyword.
+func keywordLocation(e *jsonschema.ValidationError) string {
+	if e.ErrorKind == nil {
+		return e.SchemaURL
+	}
+	kp := e.ErrorKind.KeywordPath()
+	if len(kp) == 0 {
+		return e.SchemaURL
+	}
+	return e.SchemaURL + "/" + strings.Join(kp, "/")
+}
+
+// pointer renders an instance location as a JSON pointer (RFC 6901).
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		tok = strings.ReplaceAll(tok, "~", "~0")
+		b.WriteString(strings.ReplaceAll(tok, "/", "~1"))
+	}
+	return b.String()
 }
