@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -20,8 +19,8 @@ func testConfig(t *testing.T) Config {
 	t.Helper()
 	cfg := DefaultConfig(t.TempDir())
 	cfg.ScryptWorkFactor = 10
-	cfg.KeystoreScryptN = keystore.LightScryptN
-	cfg.KeystoreScryptP = keystore.LightScryptP
+	cfg.KeystoreScryptN = 1 << 8
+	cfg.KeystoreScryptP = 1
 	return cfg
 }
 
