@@ -325,4 +325,3 @@ func sealerFromVector(t *testing.T, p partyVector) *Sealer {
 	}
 	return s
 }
-
