@@ -42,7 +42,7 @@ type fixtureWorld struct {
 
 // at returns the scenario's i-th instant (with milliseconds, so the
 // fractional digits are exercised).
-func at(i int) time.Time {
+func fixtureTime(i int) time.Time {
 	return t0.Add(time.Duration(i)*17*time.Minute + time.Duration(i*37)*time.Millisecond)
 }
 
@@ -59,15 +59,15 @@ func seed128(label string) Uint256 {
 	return NewUint256(new(big.Int).SetBytes(h[:16]))
 }
 
-func ether(milli int64) Uint256 {
+func milliEther(milli int64) Uint256 {
 	return NewUint256(new(big.Int).Mul(big.NewInt(milli), big.NewInt(1e15)))
 }
 
-func intp(v int) *int { return &v }
+func ptrInt(v int) *int { return &v }
 
-func hashp(h Hash) *Hash { return &h }
+func ptrHash(h Hash) *Hash { return &h }
 
-func addrp(a Address) *Address { return &a }
+func ptrAddr(a Address) *Address { return &a }
 
 // termsHashOf returns SHA-256 of the canonical terms member of an offer
 // envelope, taken from its bytes (never re-encoded).
@@ -114,30 +114,30 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 		Title:       "Translate the user guide into German",
 		Description: "42 pages of Markdown; keep the headings and code blocks as they are.",
 		Category:    "translation",
-		ScopeHash:   hashp(seedHash("scope document")),
+		ScopeHash:   ptrHash(seedHash("scope document")),
 		ChainID:     NewUint256(testChainID),
 		Registry:    testRegistry,
 		Milestones: []Milestone{
-			{Amount: ether(1000), Description: "Draft translation"},
-			{Amount: ether(500), Description: "Reviewed final text"},
+			{Amount: milliEther(1000), Description: "Draft translation"},
+			{Amount: milliEther(500), Description: "Reviewed final text"},
 		},
 		Deadline: uint64(t0.Add(14 * 24 * time.Hour).Unix()),
 		Nonce:    seed128("proposal nonce"),
-		Limits:   &Limits{MaxRevisions: intp(5), ProposalTTLSeconds: intp(3600), MaxAcceptAttempts: intp(3)},
+		Limits:   &Limits{MaxRevisions: ptrInt(5), ProposalTTLSeconds: ptrInt(3600), MaxAcceptAttempts: ptrInt(3)},
 	}
 	sourced := Claim{ID: "p1", Text: "The guide is 42 pages of Markdown.", Origin: OriginSourced, Ref: "https://docs.example.org/guide"}
 
 	// A public announcement on the task board: no recipients.
 	P.seq, P.prev = 0, ZeroHash
-	add("01-TaskProposal-announcement", P.send(t, seedNID("announcement"), at(0), nil, &TaskProposal{
+	add("01-TaskProposal-announcement", P.send(t, seedNID("announcement"), fixtureTime(0), nil, &TaskProposal{
 		Terms: terms, PXP: PXP{IntentCardHash: &posterCard, Claims: []Claim{sourced}, Status: StatusContinue},
 	}))
 
 	// The private negotiation.
 	nid := seedNID("negotiation")
 	P.seq, P.prev = 0, ZeroHash
-	proposal := add("02-TaskProposal", P.send(t, nid, at(1), to(W), &TaskProposal{
-		Terms: terms, Supervisor: addrp(w.supervisor.addr),
+	proposal := add("02-TaskProposal", P.send(t, nid, fixtureTime(1), to(W), &TaskProposal{
+		Terms: terms, Supervisor: ptrAddr(w.supervisor.addr),
 		PXP: PXP{IntentCardHash: &posterCard, Claims: []Claim{
 			sourced,
 			{ID: "p2", Text: "The translation must be finished within two weeks.", Origin: OriginStated, Ref: "card:must_haves/0"},
@@ -146,11 +146,11 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 
 	counterTerms := terms
 	counterTerms.Milestones = []Milestone{
-		{Amount: ether(1200), Description: "Draft translation"},
-		{Amount: ether(500), Description: "Reviewed final text"},
+		{Amount: milliEther(1200), Description: "Draft translation"},
+		{Amount: milliEther(500), Description: "Reviewed final text"},
 	}
 	counterTerms.Deadline = uint64(t0.Add(21 * 24 * time.Hour).Unix())
-	counter := add("03-TaskCounterOffer", W.send(t, nid, at(2), to(P), &TaskCounterOffer{
+	counter := add("03-TaskCounterOffer", W.send(t, nid, fixtureTime(2), to(P), &TaskCounterOffer{
 		InReplyTo: proposal.Hash(), Terms: counterTerms, Reason: "Legal terms need a specialist review.",
 		PXP: PXP{
 			IntentCardHash: &workerCard,
@@ -161,7 +161,7 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 		},
 	}))
 
-	add("04-CapabilityProof", W.send(t, nid, at(3), to(P), &CapabilityProof{
+	add("04-CapabilityProof", W.send(t, nid, fixtureTime(3), to(P), &CapabilityProof{
 		Capability: "translation:en-de", Kind: "portfolio", Ref: "https://portfolio.example.net/en-de",
 		CID:         CID(CIDOf([]byte("portfolio: 120 manuals")).String()),
 		Description: "Übersetzungen EN→DE seit 2019: 120 Handbücher, „Qualität“ geprüft.\tDetails: <https://portfolio.example.net/en-de>",
@@ -182,11 +182,11 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	add("05-TaskAcceptance-poster", P.send(t, nid, at(4), to(W), &TaskAcceptance{
-		AcceptedOfferHash: counter.Hash(), InReplyTo: hashp(counter.Hash()), SettlementDigest: digest,
+	add("05-TaskAcceptance-poster", P.send(t, nid, fixtureTime(4), to(W), &TaskAcceptance{
+		AcceptedOfferHash: counter.Hash(), InReplyTo: ptrHash(counter.Hash()), SettlementDigest: digest,
 		Signature: P.signDigest(t, digest), PXP: PXP{Status: StatusAgree, DependsOn: []string{"w1"}},
 	}))
-	add("06-TaskAcceptance-worker", W.send(t, nid, at(5), to(P), &TaskAcceptance{
+	add("06-TaskAcceptance-worker", W.send(t, nid, fixtureTime(5), to(P), &TaskAcceptance{
 		AcceptedOfferHash: counter.Hash(), SettlementDigest: digest, Signature: W.signDigest(t, digest),
 		PXP: PXP{Status: StatusAgree},
 	}))
@@ -195,12 +195,12 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 	taskID := NewUint256(new(big.Int).SetBytes(digest[:]))
 	sendTask := func(p *party, i int, rcpt []Address, pl Payload) *Envelope {
 		t.Helper()
-		h := Header{NegotiationID: nid, TaskID: &taskID, Sequence: p.seq + 1, PreviousHash: p.prev, Timestamp: at(i), Sender: p.sender(), Recipients: rcpt}
+		h := Header{NegotiationID: nid, TaskID: &taskID, Sequence: p.seq + 1, PreviousHash: p.prev, Timestamp: fixtureTime(i), Sender: p.sender(), Recipients: rcpt}
 		e, err := Build(h, pl, p.inbox, DecodeOptions{})
 		if err != nil {
 			t.Fatalf("%s: build %s: %v", p.name, pl.MessageType(), err)
 		}
-		p.seq, p.prev, p.last = e.Sequence, e.Hash(), at(i)
+		p.seq, p.prev, p.last = e.Sequence, e.Hash(), fixtureTime(i)
 		return e
 	}
 	deliverable := []byte("guide-de.md, first draft")
@@ -210,17 +210,17 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 		Note:  "First draft of all chapters.",
 	}))
 	revision := add("08-RevisionRequest", sendTask(P, 7, to(W), &RevisionRequest{
-		Milestone: 0, InReplyTo: hashp(delivery.Hash()), Reason: "Chapter 3 keeps English terms in the tables.",
+		Milestone: 0, InReplyTo: ptrHash(delivery.Hash()), Reason: "Chapter 3 keeps English terms in the tables.",
 	}))
 	add("09-PaymentRequest", sendTask(W, 8, to(P), &PaymentRequest{
-		Milestone: 0, Basis: BasisHourly, Amount: ether(300), Units: 6, Note: "Six hours of terminology work.",
+		Milestone: 0, Basis: BasisHourly, Amount: milliEther(300), Units: 6, Note: "Six hours of terminology work.",
 	}))
 	add("10-AcceptDelivery", sendTask(P, 9, to(W), &AcceptDelivery{
 		Milestone: 0, DeliveryHash: delivery.Hash(), Note: "Accepted after the chapter 3 fix.",
 	}))
 
 	amended := counterTerms
-	amended.Milestones = []Milestone{counterTerms.Milestones[0], {Amount: ether(700), Description: "Reviewed final text and glossary"}}
+	amended.Milestones = []Milestone{counterTerms.Milestones[0], {Amount: milliEther(700), Description: "Reviewed final text and glossary"}}
 	amended.Deadline = uint64(t0.Add(28 * 24 * time.Hour).Unix())
 	amendedJSON, err := json.Marshal(amended)
 	if err != nil {
@@ -247,7 +247,7 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 	add("12-DisputeEvidence", sendTask(W, 11, to(P, w.arbitrator), &DisputeEvidence{
 		DisputeID: U64(1), EvidenceCID: CID(CIDOf(evidence).String()),
 		Files:       []FileRef{{Name: "review-log.txt", CID: CID(CIDOf(evidence).String()), Size: uint64(len(evidence))}},
-		Description: "The requested changes were outside the agreed scope.", InReplyTo: hashp(revision.Hash()),
+		Description: "The requested changes were outside the agreed scope.", InReplyTo: ptrHash(revision.Hash()),
 	}))
 	add("13-ArbitratorProposal", sendTask(W, 12, to(P), &ArbitratorProposal{
 		DisputeID: U64(1), Arbitrator: w.arbitrator.addr, Reason: "Both parties have used this arbitrator before.",
@@ -482,10 +482,10 @@ var decodeCodes = []Code{
 	CodePreviousHashMismatch,
 }
 
-// del marks a member to delete in setPath.
-type del struct{}
+// deleteMember marks a member to delete in setPath.
+type deleteMember struct{}
 
-// setPath sets (or, with del{}, deletes) the member at the JSON pointer path
+// setPath sets (or, with deleteMember{}, deletes) the member at the JSON pointer path
 // of a generic document; array indexes are decimal.
 func setPath(t testing.TB, doc any, path string, v any) {
 	t.Helper()
@@ -496,7 +496,7 @@ func setPath(t testing.TB, doc any, path string, v any) {
 		switch c := cur.(type) {
 		case map[string]any:
 			if last {
-				if _, ok := v.(del); ok {
+				if _, ok := v.(deleteMember); ok {
 					delete(c, tok)
 				} else {
 					c[tok] = v
@@ -597,7 +597,7 @@ func (w *fixtureWorld) unsigned(t testing.TB, base string, mut func(d map[string
 	return canonicalJSON(t, d)
 }
 
-func set(t testing.TB, path string, v any) func(map[string]any) {
+func setMember(t testing.TB, path string, v any) func(map[string]any) {
 	return func(d map[string]any) { setPath(t, d, path, v) }
 }
 
@@ -645,34 +645,34 @@ func (w *fixtureWorld) invalidFixtures(t testing.TB) []fixture {
 	}
 	gens := []gen{
 		// schema_invalid: structure and value rules.
-		{"schema_invalid--missing-sequence", w.resigned(t, prop, nil, set(t, "/sequence", del{}))},
-		{"schema_invalid--sequence-zero", w.resigned(t, prop, nil, set(t, "/sequence", json.Number("0")))},
-		{"schema_invalid--sequence-as-string", w.resigned(t, prop, nil, set(t, "/sequence", "1"))},
-		{"schema_invalid--missing-signature", w.unsigned(t, prop, set(t, "/signature", del{}))},
-		{"schema_invalid--proposal-without-terms", w.resigned(t, prop, nil, set(t, "/payload/terms", del{}))},
-		{"schema_invalid--payload-of-another-type", w.resigned(t, prop, nil, set(t, "/type", "TaskCounterOffer"))},
-		{"schema_invalid--no-milestones", w.resigned(t, prop, nil, set(t, "/payload/terms/milestones", []any{}))},
+		{"schema_invalid--missing-sequence", w.resigned(t, prop, nil, setMember(t, "/sequence", deleteMember{}))},
+		{"schema_invalid--sequence-zero", w.resigned(t, prop, nil, setMember(t, "/sequence", json.Number("0")))},
+		{"schema_invalid--sequence-as-string", w.resigned(t, prop, nil, setMember(t, "/sequence", "1"))},
+		{"schema_invalid--missing-signature", w.unsigned(t, prop, setMember(t, "/signature", deleteMember{}))},
+		{"schema_invalid--proposal-without-terms", w.resigned(t, prop, nil, setMember(t, "/payload/terms", deleteMember{}))},
+		{"schema_invalid--payload-of-another-type", w.resigned(t, prop, nil, setMember(t, "/type", "TaskCounterOffer"))},
+		{"schema_invalid--no-milestones", w.resigned(t, prop, nil, setMember(t, "/payload/terms/milestones", []any{}))},
 		{"schema_invalid--33-milestones", w.resigned(t, prop, nil, thirtyThree)},
-		{"schema_invalid--max-revisions-33", w.resigned(t, prop, nil, set(t, "/payload/terms/limits/max_revisions", json.Number("33")))},
-		{"schema_invalid--proposal-ttl-59-seconds", w.resigned(t, prop, nil, set(t, "/payload/terms/limits/proposal_ttl_seconds", json.Number("59")))},
-		{"schema_invalid--max-accept-attempts-0", w.resigned(t, prop, nil, set(t, "/payload/terms/limits/max_accept_attempts", json.Number("0")))},
-		{"schema_invalid--stated-claim-without-ref", w.resigned(t, prop, nil, set(t, "/payload/claims/1/ref", del{}))},
-		{"schema_invalid--claim-origin-unknown", w.resigned(t, prop, nil, set(t, "/payload/claims/0/origin", "guessed"))},
-		{"schema_invalid--review-verdict-unknown", w.resigned(t, counter, nil, set(t, "/payload/reviews/0/verdict", "maybe"))},
-		{"schema_invalid--escalate-without-escalation", w.resigned(t, "16-SupervisorVeto", nil, set(t, "/payload/escalation", del{}))},
-		{"schema_invalid--title-201-characters", w.resigned(t, prop, nil, set(t, "/payload/terms/title", strings.Repeat("T", 201)))},
-		{"schema_invalid--recipient-twice", w.resigned(t, "12-DisputeEvidence", nil, set(t, "/recipients", []any{w.poster.addr.String(), w.poster.addr.String()}))},
-		{"schema_invalid--payment-basis-unknown", w.resigned(t, "09-PaymentRequest", nil, set(t, "/payload/basis", "daily"))},
-		{"schema_invalid--milestone-index-32", w.resigned(t, delivery, nil, set(t, "/payload/milestone", json.Number("32")))},
+		{"schema_invalid--max-revisions-33", w.resigned(t, prop, nil, setMember(t, "/payload/terms/limits/max_revisions", json.Number("33")))},
+		{"schema_invalid--proposal-ttl-59-seconds", w.resigned(t, prop, nil, setMember(t, "/payload/terms/limits/proposal_ttl_seconds", json.Number("59")))},
+		{"schema_invalid--max-accept-attempts-0", w.resigned(t, prop, nil, setMember(t, "/payload/terms/limits/max_accept_attempts", json.Number("0")))},
+		{"schema_invalid--stated-claim-without-ref", w.resigned(t, prop, nil, setMember(t, "/payload/claims/1/ref", deleteMember{}))},
+		{"schema_invalid--claim-origin-unknown", w.resigned(t, prop, nil, setMember(t, "/payload/claims/0/origin", "guessed"))},
+		{"schema_invalid--review-verdict-unknown", w.resigned(t, counter, nil, setMember(t, "/payload/reviews/0/verdict", "maybe"))},
+		{"schema_invalid--escalate-without-escalation", w.resigned(t, "16-SupervisorVeto", nil, setMember(t, "/payload/escalation", deleteMember{}))},
+		{"schema_invalid--title-201-characters", w.resigned(t, prop, nil, setMember(t, "/payload/terms/title", strings.Repeat("T", 201)))},
+		{"schema_invalid--recipient-twice", w.resigned(t, "12-DisputeEvidence", nil, setMember(t, "/recipients", []any{w.poster.addr.String(), w.poster.addr.String()}))},
+		{"schema_invalid--payment-basis-unknown", w.resigned(t, "09-PaymentRequest", nil, setMember(t, "/payload/basis", "daily"))},
+		{"schema_invalid--milestone-index-32", w.resigned(t, delivery, nil, setMember(t, "/payload/milestone", json.Number("32")))},
 
 		// unknown_field: a member no schema names, at every level.
-		{"unknown_field--top-level", w.resigned(t, prop, nil, set(t, "/priority", "high"))},
-		{"unknown_field--in-sender", w.resigned(t, prop, nil, set(t, "/sender/name", "Poster"))},
-		{"unknown_field--in-payload", w.resigned(t, prop, nil, set(t, "/payload/budget", "1500"))},
-		{"unknown_field--in-terms", w.resigned(t, prop, nil, set(t, "/payload/terms/currency", "ETH"))},
-		{"unknown_field--in-claim", w.resigned(t, prop, nil, set(t, "/payload/claims/0/confidence", json.Number("0.9")))},
-		{"unknown_field--in-limits", w.resigned(t, prop, nil, set(t, "/payload/terms/limits/max_counter_offers", json.Number("2")))},
-		{"unknown_field--in-file-ref", w.resigned(t, delivery, nil, set(t, "/payload/files/0/sha1", "da39a3ee5e6b4b0d3255bfef95601890afd80709"))},
+		{"unknown_field--top-level", w.resigned(t, prop, nil, setMember(t, "/priority", "high"))},
+		{"unknown_field--in-sender", w.resigned(t, prop, nil, setMember(t, "/sender/name", "Poster"))},
+		{"unknown_field--in-payload", w.resigned(t, prop, nil, setMember(t, "/payload/budget", "1500"))},
+		{"unknown_field--in-terms", w.resigned(t, prop, nil, setMember(t, "/payload/terms/currency", "ETH"))},
+		{"unknown_field--in-claim", w.resigned(t, prop, nil, setMember(t, "/payload/claims/0/confidence", json.Number("0.9")))},
+		{"unknown_field--in-limits", w.resigned(t, prop, nil, setMember(t, "/payload/terms/limits/max_counter_offers", json.Number("2")))},
+		{"unknown_field--in-file-ref", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/sha1", "da39a3ee5e6b4b0d3255bfef95601890afd80709"))},
 
 		// duplicate_key: JSON.parse would keep the last value (the signed one).
 		{"duplicate_key--title-in-terms", bytes.Replace(canon, []byte(`"terms":{`), []byte(`"terms":{"title":"Translate the guide into French",`), 1)},
@@ -687,42 +687,42 @@ func (w *fixtureWorld) invalidFixtures(t testing.TB) []fixture {
 		{"malformed_json--single-quotes", bytes.Replace(canon, []byte(`"sequence":1`), []byte(`'sequence':1`), 1)},
 		{"malformed_json--two-documents", append(bytes.Clone(canon), canon...)},
 
-		{"bad_schema_version--v2", w.resigned(t, prop, nil, set(t, "/schemaVersion", "azzle-xmtp-v2"))},
-		{"unknown_type--task-offer", w.resigned(t, prop, nil, set(t, "/type", "TaskOffer"))},
+		{"bad_schema_version--v2", w.resigned(t, prop, nil, setMember(t, "/schemaVersion", "azzle-xmtp-v2"))},
+		{"unknown_type--task-offer", w.resigned(t, prop, nil, setMember(t, "/type", "TaskOffer"))},
 
 		// bad_address: the schema sees the form, only a receiver the checksum.
-		{"bad_address--sender-not-checksummed", w.resigned(t, prop, nil, set(t, "/sender/evmAddress", strings.ToLower(w.poster.addr.String())))},
-		{"bad_address--registry-wrong-checksum", w.resigned(t, prop, nil, set(t, "/payload/terms/registry", flipCase(testRegistry.String())))},
-		{"bad_address--recipient-19-bytes", w.resigned(t, prop, nil, set(t, "/recipients/0", w.worker.addr.String()[:40]))},
-		{"bad_address--supervisor-without-0x", w.resigned(t, prop, nil, set(t, "/payload/supervisor", w.supervisor.addr.String()[2:]))},
+		{"bad_address--sender-not-checksummed", w.resigned(t, prop, nil, setMember(t, "/sender/evmAddress", strings.ToLower(w.poster.addr.String())))},
+		{"bad_address--registry-wrong-checksum", w.resigned(t, prop, nil, setMember(t, "/payload/terms/registry", flipCase(testRegistry.String())))},
+		{"bad_address--recipient-19-bytes", w.resigned(t, prop, nil, setMember(t, "/recipients/0", w.worker.addr.String()[:40]))},
+		{"bad_address--supervisor-without-0x", w.resigned(t, prop, nil, setMember(t, "/payload/supervisor", w.supervisor.addr.String()[2:]))},
 
-		{"bad_hex--previous-hash-uppercase", w.resigned(t, accept, nil, set(t, "/previousHash", "0x"+strings.ToUpper(w.env[accept].PreviousHash.String()[2:])))},
-		{"bad_hex--public-key-31-bytes", w.resigned(t, prop, nil, set(t, "/sender/xmtpPublicKey", w.poster.sender().XMTPPublicKey.String()[:64]))},
+		{"bad_hex--previous-hash-uppercase", w.resigned(t, accept, nil, setMember(t, "/previousHash", "0x"+strings.ToUpper(w.env[accept].PreviousHash.String()[2:])))},
+		{"bad_hex--public-key-31-bytes", w.resigned(t, prop, nil, setMember(t, "/sender/xmtpPublicKey", w.poster.sender().XMTPPublicKey.String()[:64]))},
 		{"bad_hex--signature-without-0x", w.unsigned(t, prop, func(d map[string]any) { setPath(t, d, "/signature", getString(t, d, "/signature")[2:]) })},
 		{"bad_hex--evm-signature-64-bytes", w.resigned(t, accept, nil, func(d map[string]any) {
 			setPath(t, d, "/payload/signature", getString(t, d, "/payload/signature")[:130])
 		})},
 
-		{"bad_uuid--uppercase", w.resigned(t, prop, nil, set(t, "/negotiationId", strings.ToUpper(w.env[prop].NegotiationID)))},
-		{"bad_uuid--version-1", w.resigned(t, prop, nil, set(t, "/negotiationId", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"))},
+		{"bad_uuid--uppercase", w.resigned(t, prop, nil, setMember(t, "/negotiationId", strings.ToUpper(w.env[prop].NegotiationID)))},
+		{"bad_uuid--version-1", w.resigned(t, prop, nil, setMember(t, "/negotiationId", "6ba7b810-9dad-11d1-80b4-00c04fd430c8"))},
 
-		{"bad_timestamp--no-milliseconds", w.resigned(t, prop, nil, set(t, "/timestamp", ts.Format("2006-01-02T15:04:05Z")))},
-		{"bad_timestamp--offset-instead-of-z", w.resigned(t, prop, nil, set(t, "/timestamp", ts.In(time.FixedZone("CEST", 2*3600)).Format("2006-01-02T15:04:05.000-07:00")))},
-		{"bad_timestamp--six-fractional-digits", w.resigned(t, prop, nil, set(t, "/timestamp", ts.Format("2006-01-02T15:04:05.000000Z")))},
-		{"bad_timestamp--month-13", w.resigned(t, prop, nil, set(t, "/timestamp", strings.Replace(FormatTime(ts), "-06-", "-13-", 1)))},
+		{"bad_timestamp--no-milliseconds", w.resigned(t, prop, nil, setMember(t, "/timestamp", ts.Format("2006-01-02T15:04:05Z")))},
+		{"bad_timestamp--offset-instead-of-z", w.resigned(t, prop, nil, setMember(t, "/timestamp", ts.In(time.FixedZone("CEST", 2*3600)).Format("2006-01-02T15:04:05.000-07:00")))},
+		{"bad_timestamp--six-fractional-digits", w.resigned(t, prop, nil, setMember(t, "/timestamp", ts.Format("2006-01-02T15:04:05.000000Z")))},
+		{"bad_timestamp--month-13", w.resigned(t, prop, nil, setMember(t, "/timestamp", strings.Replace(FormatTime(ts), "-06-", "-13-", 1)))},
 
-		{"bad_integer--leading-zero", w.resigned(t, prop, nil, set(t, "/payload/terms/milestones/0/amount", "0"+w.env[prop].Payload.(*TaskProposal).Terms.Milestones[0].Amount.String()))},
-		{"bad_integer--negative", w.resigned(t, prop, nil, set(t, "/payload/terms/chainId", "-31337"))},
-		{"bad_integer--2-to-the-256", w.resigned(t, prop, nil, set(t, "/payload/terms/milestones/0/amount", pow2(256)))},
-		{"bad_integer--nonce-2-to-the-128", w.resigned(t, prop, nil, set(t, "/payload/terms/nonce", pow2(128)))},
+		{"bad_integer--leading-zero", w.resigned(t, prop, nil, setMember(t, "/payload/terms/milestones/0/amount", "0"+w.env[prop].Payload.(*TaskProposal).Terms.Milestones[0].Amount.String()))},
+		{"bad_integer--negative", w.resigned(t, prop, nil, setMember(t, "/payload/terms/chainId", "-31337"))},
+		{"bad_integer--2-to-the-256", w.resigned(t, prop, nil, setMember(t, "/payload/terms/milestones/0/amount", pow2(256)))},
+		{"bad_integer--nonce-2-to-the-128", w.resigned(t, prop, nil, setMember(t, "/payload/terms/nonce", pow2(128)))},
 
-		{"bad_cid--cidv0", w.resigned(t, delivery, nil, set(t, "/payload/proofCid", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"))},
-		{"bad_cid--uppercase-base32", w.resigned(t, delivery, nil, set(t, "/payload/proofCid", "B"+strings.ToUpper(string(realCID.String()[1:]))))},
-		{"bad_cid--truncated-digest", w.resigned(t, delivery, nil, set(t, "/payload/proofCid", truncatedCID))},
+		{"bad_cid--cidv0", w.resigned(t, delivery, nil, setMember(t, "/payload/proofCid", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"))},
+		{"bad_cid--uppercase-base32", w.resigned(t, delivery, nil, setMember(t, "/payload/proofCid", "B"+strings.ToUpper(string(realCID.String()[1:]))))},
+		{"bad_cid--truncated-digest", w.resigned(t, delivery, nil, setMember(t, "/payload/proofCid", truncatedCID))},
 
-		{"bad_signature--tampered-payload", w.unsigned(t, prop, set(t, "/payload/terms/title", "Translate the user guide into French"))},
+		{"bad_signature--tampered-payload", w.unsigned(t, prop, setMember(t, "/payload/terms/title", "Translate the user guide into French"))},
 		{"bad_signature--signed-by-another-key", w.resigned(t, prop, w.worker, func(map[string]any) {})},
-		{"bad_signature--readdressed", w.unsigned(t, prop, set(t, "/recipients/0", w.worker2.addr.String()))},
+		{"bad_signature--readdressed", w.unsigned(t, prop, setMember(t, "/recipients/0", w.worker2.addr.String()))},
 
 		{"bad_evm_signature--v-0", w.resigned(t, accept, nil, editEVMSig(t, func(s []byte) { s[64] -= 27 }))},
 		{"bad_evm_signature--v-1", w.resigned(t, accept, nil, editEVMSig(t, func(s []byte) { s[64] = 1 }))},
@@ -734,7 +734,7 @@ func (w *fixtureWorld) invalidFixtures(t testing.TB) []fixture {
 			s[64] = 27 + 28 - s[64]
 		}))},
 
-		{"previous_hash_mismatch--sequence-1-with-nonzero-previous-hash", w.resigned(t, prop, nil, set(t, "/previousHash", seedHash("not zero").String()))},
+		{"previous_hash_mismatch--sequence-1-with-nonzero-previous-hash", w.resigned(t, prop, nil, setMember(t, "/previousHash", seedHash("not zero").String()))},
 	}
 	out := make([]fixture, len(gens))
 	for i, g := range gens {

@@ -236,7 +236,7 @@ func TestGoldenVectors(t *testing.T) {
 	t.Run("settlement", func(t *testing.T) { checkSettlementVector(t, v.Settlement) })
 }
 
-func mustHex(t testing.TB, s string) []byte {
+func vectorHex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
 	if err != nil {
@@ -246,11 +246,11 @@ func mustHex(t testing.TB, s string) []byte {
 }
 
 func checkEnvelopeVector(t *testing.T, ev envelopeVector) {
-	key := ed25519.NewKeyFromSeed(mustHex(t, ev.Keys.Ed25519Seed))
+	key := ed25519.NewKeyFromSeed(vectorHex(t, ev.Keys.Ed25519Seed))
 	if HexBytes(key.Public().(ed25519.PublicKey)) != ev.Keys.Ed25519PublicKey {
 		t.Fatal("ed25519 public key does not follow from the seed")
 	}
-	evm, err := crypto.ToECDSA(mustHex(t, ev.Keys.EVMPrivateKey))
+	evm, err := crypto.ToECDSA(vectorHex(t, ev.Keys.EVMPrivateKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func checkSettlementVector(t *testing.T, sv settlementVector) {
 	s := Settlement{
 		NegotiationID: nid, Poster: common.HexToAddress(f.Poster), Worker: common.HexToAddress(f.Worker),
 		Token: common.HexToAddress(f.Token), Amount: dec(f.Amount), Deadline: dec(f.Deadline).Uint64(),
-		TermsHash: [32]byte(mustHex(t, f.TermsHash)), AcceptedOfferHash: [32]byte(mustHex(t, f.AcceptedOfferHash)),
+		TermsHash: [32]byte(vectorHex(t, f.TermsHash)), AcceptedOfferHash: [32]byte(vectorHex(t, f.AcceptedOfferHash)),
 		Nonce: dec(f.Nonce),
 	}
 	for _, m := range f.MilestoneAmounts {
@@ -364,7 +364,7 @@ func checkSettlementVector(t *testing.T, sv settlementVector) {
 	if !bytes.Equal(td.TypeHash("Settlement"), crypto.Keccak256([]byte(sv.TypeString))) {
 		t.Fatal("typeString does not hash to the typed data's type hash")
 	}
-	evm, err := crypto.ToECDSA(mustHex(t, sv.Keys.EVMPrivateKey))
+	evm, err := crypto.ToECDSA(vectorHex(t, sv.Keys.EVMPrivateKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func checkSettlementVector(t *testing.T, sv settlementVector) {
 	if err != nil || HexBytes(sig) != sv.Signature {
 		t.Fatalf("signature is not the deterministic (RFC 6979) signature of digest: %v", err)
 	}
-	signer, err := RecoverSigner(digest, mustHex(t, sv.Signature))
+	signer, err := RecoverSigner(digest, vectorHex(t, sv.Signature))
 	if err != nil || signer.Hex() != sv.Signer || sv.Signer != f.Poster {
 		t.Fatalf("signature recovers %s, want the poster %s: %v", signer.Hex(), sv.Signer, err)
 	}
