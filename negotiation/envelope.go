@@ -39,17 +39,17 @@ type Header struct {
 
 // wireEnvelope is the JSON shape of an envelope.
 type wireEnvelope struct {
-	SchemaVersion string          `json:"schemaVersion"`
-	Type          MessageType     `json:"type"`
-	NegotiationID string          `json:"negotiationId"`
-	TaskID        *Uint256        `json:"taskId,omitempty"`
-	Sequence      uint64          `json:"sequence"`
-	PreviousHash  Hash            `json:"previousHash"`
-	Timestamp     string          `json:"timestamp"`
-	Sender        Sender          `json:"sender"`
-	Recipients    []Address       `json:"recipients,omitempty"`
-	Payload       json.RawMessage `json:"payload"`
-	Signature     string          `json:"signature,omitempty"`
+	SchemaVersion string      `json:"schemaVersion"`
+	Type          MessageType `json:"type"`
+	NegotiationID string      `json:"negotiationId"`
+	TaskID        *Uint256    `json:"taskId,omitempty"`
+	Sequence      uint64      `json:"sequence"`
+	PreviousHash  Hash        `json:"previousHash"`
+	Timestamp     string      `json:"timestamp"`
+	Sender        Sender      `json:"sender"`
+	Recipients    []Address   `json:"recipients,omitempty"`
+	Payload       any         `json:"payload"`
+	Signature     string      `json:"signature,omitempty"`
 }
 
 // Envelope is a decoded envelope. It keeps the JCS bytes it was decoded
@@ -121,19 +121,24 @@ func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 	if len(b) > max {
 		return nil, reject(CodeTooLarge, "", "%d bytes exceeds the limit of %d", len(b), max)
 	}
-	raw, err := Canonicalize(b)
-	if err != nil {
-		return nil, err
+	generic, fast := parseCanonical(b)
+	var raw []byte
+	if fast {
+		raw = bytes.Clone(b)
+	} else {
+		var err error
+		if raw, err = Canonicalize(b); err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&generic); err != nil {
+			return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
+		}
 	}
 	set, err := schemas.Compiled()
 	if err != nil {
 		return nil, fmt.Errorf("negotiation: schemas: %w", err)
-	}
-	var generic any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
 	}
 	if err := set.Validate(schemas.Envelope, generic); err != nil {
 		var se *schemas.Error
@@ -142,20 +147,23 @@ func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 		}
 		return nil, &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
 	}
-	var w wireEnvelope
+	// The schema has checked the shape; one strict typed pass fills the
+	// envelope and its payload, whose concrete type is known from the tree.
+	typ, _ := generic.(map[string]any)["type"].(string)
+	p := newPayload(MessageType(typ))
+	if p == nil {
+		return nil, reject(CodeUnknownType, "/type", "%q", typ)
+	}
+	w := wireEnvelope{Payload: p}
 	if err := strictUnmarshal(raw, &w); err != nil {
 		return nil, err
 	}
-	return fromWire(&w, raw)
+	return fromWire(&w, p, raw)
 }
 
-func fromWire(w *wireEnvelope, raw []byte) (*Envelope, error) {
+func fromWire(w *wireEnvelope, p Payload, raw []byte) (*Envelope, error) {
 	if w.SchemaVersion != SchemaVersion {
 		return nil, reject(CodeBadSchemaVersion, "/schemaVersion", "want %s", SchemaVersion)
-	}
-	p := newPayload(w.Type)
-	if p == nil {
-		return nil, reject(CodeUnknownType, "/type", "%q", w.Type)
 	}
 	if _, err := ParseNegotiationID(w.NegotiationID); err != nil {
 		return nil, err
@@ -170,9 +178,6 @@ func fromWire(w *wireEnvelope, raw []byte) (*Envelope, error) {
 	if w.Sequence == 1 && !w.PreviousHash.IsZero() {
 		return nil, reject(CodePreviousHashMismatch, "/previousHash", "sequence 1 must have the zero previousHash")
 	}
-	if err := strictUnmarshal(w.Payload, p); err != nil {
-		return nil, withField(err, "/payload")
-	}
 	if err := checkPayload(p); err != nil {
 		return nil, withField(err, "/payload")
 	}
@@ -186,10 +191,9 @@ func fromWire(w *wireEnvelope, raw []byte) (*Envelope, error) {
 			Sequence: w.Sequence, PreviousHash: w.PreviousHash, Timestamp: ts,
 			Sender: w.Sender, Recipients: w.Recipients,
 		},
-		Payload:    p,
-		raw:        raw,
-		payloadRaw: w.Payload,
-		hash:       sha256.Sum256(raw),
+		Payload: p,
+		raw:     raw,
+		hash:    sha256.Sum256(raw),
 	}
 	copy(e.Signature[:], sig)
 	needle := []byte(`,"signature":"` + w.Signature + `"`)
@@ -252,13 +256,17 @@ func (e *Envelope) TermsHash() (h Hash, ok bool) {
 	if e.Type != TypeTaskProposal && e.Type != TypeTaskCounterOffer {
 		return Hash{}, false
 	}
+	// JCS is recursive: the terms member of the canonical envelope is itself
+	// canonical, so its bytes are hashed as they stand.
 	var m struct {
-		Terms json.RawMessage `json:"terms"`
+		Payload struct {
+			Terms json.RawMessage `json:"terms"`
+		} `json:"payload"`
 	}
-	if err := json.Unmarshal(e.payloadRaw, &m); err != nil || len(m.Terms) == 0 {
+	if err := json.Unmarshal(e.raw, &m); err != nil || len(m.Payload.Terms) == 0 {
 		return Hash{}, false
 	}
-	return sha256.Sum256(m.Terms), true
+	return sha256.Sum256(m.Payload.Terms), true
 }
 
 // Build assembles, canonicalises and signs an envelope from h and p with the
@@ -278,14 +286,10 @@ func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*En
 	if !bytes.Equal(pub, h.Sender.XMTPPublicKey[:]) {
 		return nil, reject(CodeBadSignature, "/sender/xmtpPublicKey", "signing key is not the sender's inbox key")
 	}
-	pb, err := json.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("negotiation: encode payload: %w", err)
-	}
 	w := wireEnvelope{
 		SchemaVersion: SchemaVersion, Type: h.Type, NegotiationID: h.NegotiationID, TaskID: h.TaskID,
 		Sequence: h.Sequence, PreviousHash: h.PreviousHash, Timestamp: FormatTime(h.Timestamp),
-		Sender: h.Sender, Recipients: h.Recipients, Payload: pb,
+		Sender: h.Sender, Recipients: h.Recipients, Payload: p,
 	}
 	unsigned, err := json.Marshal(w)
 	if err != nil {
