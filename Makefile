@@ -23,6 +23,7 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 test: vet npm
+	node schemas/ajv-check.mjs
 	$(GO) test -race -shuffle=on -timeout 20m $(PKGS)
 
 lint:
