@@ -57,6 +57,10 @@ func (k *InboxKey) PeerID() peer.ID { return k.id }
 // Sign returns the 64-byte ed25519 signature of msg.
 func (k *InboxKey) Sign(msg []byte) []byte { return ed25519.Sign(k.priv, msg) }
 
+// PrivateKey returns the ed25519 private key, for code that signs envelopes
+// with it. It is secret.
+func (k *InboxKey) PrivateKey() ed25519.PrivateKey { return k.priv }
+
 // Seed returns the 32-byte ed25519 seed. It is secret.
 func (k *InboxKey) Seed() []byte { return k.priv.Seed() }
 

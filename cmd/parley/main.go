@@ -34,6 +34,8 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(
 		newVersionCmd(),
+		newKeysCmd(),
+		newEnvelopeCmd(),
 	)
 	return root
 }
