@@ -269,10 +269,28 @@ func (e *Envelope) TermsHash() (h Hash, ok bool) {
 	return sha256.Sum256(m.Payload.Terms), true
 }
 
+// InboxSigner signs with an ed25519 inbox key. identity.InboxKey satisfies
+// it; Ed25519Key adapts a bare private key.
+type InboxSigner interface {
+	PublicKey() ed25519.PublicKey
+	Sign(msg []byte) []byte
+}
+
+// Ed25519Key adapts an ed25519 private key to InboxSigner.
+type Ed25519Key ed25519.PrivateKey
+
+// PublicKey returns the public half.
+func (k Ed25519Key) PublicKey() ed25519.PublicKey {
+	return ed25519.PrivateKey(k).Public().(ed25519.PublicKey)
+}
+
+// Sign signs msg.
+func (k Ed25519Key) Sign(msg []byte) []byte { return ed25519.Sign(ed25519.PrivateKey(k), msg) }
+
 // Build assembles, canonicalises and signs an envelope from h and p with the
 // inbox key, then decodes the result with the same strict rules a receiver
 // applies, so a node never sends what a peer would refuse.
-func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*Envelope, error) {
+func Build(h Header, p Payload, key InboxSigner, opts DecodeOptions) (*Envelope, error) {
 	if p == nil {
 		return nil, reject(CodeSchemaInvalid, "/payload", "no payload")
 	}
@@ -282,8 +300,7 @@ func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*En
 	if h.Type != p.MessageType() {
 		return nil, reject(CodeSchemaInvalid, "/type", "type %s with a %s payload", h.Type, p.MessageType())
 	}
-	pub := key.Public().(ed25519.PublicKey)
-	if !bytes.Equal(pub, h.Sender.XMTPPublicKey[:]) {
+	if !bytes.Equal(key.PublicKey(), h.Sender.XMTPPublicKey[:]) {
 		return nil, reject(CodeBadSignature, "/sender/xmtpPublicKey", "signing key is not the sender's inbox key")
 	}
 	w := wireEnvelope{
@@ -299,7 +316,7 @@ func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*En
 	if err != nil {
 		return nil, err
 	}
-	w.Signature = HexBytes(ed25519.Sign(key, canon))
+	w.Signature = HexBytes(key.Sign(canon))
 	signed, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("negotiation: encode envelope: %w", err)
@@ -315,25 +332,31 @@ func Build(h Header, p Payload, key ed25519.PrivateKey, opts DecodeOptions) (*En
 }
 
 // Sign re-signs the JSON envelope b (any member order, any signature or
-// none) with key and returns the canonical signed bytes. It is the CLI's
-// `envelope sign`; nodes use Build.
-func Sign(b []byte, key ed25519.PrivateKey) ([]byte, error) {
-	var m map[string]json.RawMessage
+// none) with key and returns the canonical signed bytes. It validates
+// nothing beyond JSON well-formedness (test tools sign invalid envelopes on
+// purpose); run Decode and Verify on the result to check it. Nodes use Build.
+func Sign(b []byte, key InboxSigner) ([]byte, error) {
 	canon, err := Canonicalize(b)
 	if err != nil {
 		return nil, err
 	}
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(canon, &m); err != nil {
 		return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
 	}
 	delete(m, "signature")
-	unsigned, _ := json.Marshal(m)
-	canon, err = Canonicalize(unsigned)
+	unsigned, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
 	}
-	sig, _ := json.Marshal(HexBytes(ed25519.Sign(key, canon)))
+	if canon, err = Canonicalize(unsigned); err != nil {
+		return nil, err
+	}
+	sig, _ := json.Marshal(HexBytes(key.Sign(canon)))
 	m["signature"] = sig
-	out, _ := json.Marshal(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
 	return Canonicalize(out)
 }

@@ -65,7 +65,7 @@ func (p *party) send(t testing.TB, nid string, at time.Time, to []Address, pl Pa
 
 func (p *party) build(nid string, at time.Time, to []Address, pl Payload) (*Envelope, error) {
 	h := Header{NegotiationID: nid, Sequence: p.seq + 1, PreviousHash: p.prev, Timestamp: at, Sender: p.sender(), Recipients: to}
-	e, err := Build(h, pl, p.inbox, DecodeOptions{})
+	e, err := Build(h, pl, Ed25519Key(p.inbox), DecodeOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -306,7 +306,7 @@ func (tr *transcript) send(who, verb string, o map[string]string) []string {
 			h.PreviousHash = tr.env(v).Hash()
 		}
 	}
-	e, err := Build(h, pl, p.inbox, DecodeOptions{})
+	e, err := Build(h, pl, Ed25519Key(p.inbox), DecodeOptions{})
 	if err != nil {
 		return []string{"build error " + string(CodeOf(err)) + ": " + err.Error()}
 	}
