@@ -36,6 +36,7 @@ func newRootCmd() *cobra.Command {
 		newVersionCmd(),
 		newKeysCmd(),
 		newEnvelopeCmd(),
+		newDemoCmd(),
 	)
 	return root
 }
