@@ -22,7 +22,6 @@ type actor struct {
 	prev  negotiation.Hash
 }
 
-
 func newActor(name string) (*actor, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
