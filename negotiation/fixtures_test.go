@@ -196,7 +196,7 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 	sendTask := func(p *party, i int, rcpt []Address, pl Payload) *Envelope {
 		t.Helper()
 		h := Header{NegotiationID: nid, TaskID: &taskID, Sequence: p.seq + 1, PreviousHash: p.prev, Timestamp: fixtureTime(i), Sender: p.sender(), Recipients: rcpt}
-		e, err := Build(h, pl, p.inbox, DecodeOptions{})
+		e, err := Build(h, pl, Ed25519Key(p.inbox), DecodeOptions{})
 		if err != nil {
 			t.Fatalf("%s: build %s: %v", p.name, pl.MessageType(), err)
 		}
@@ -582,7 +582,7 @@ func (w *fixtureWorld) resigned(t testing.TB, base string, by *party, mut func(d
 		by = w.byAddr[w.env[base].Sender.EVMAddress]
 	}
 	mut(d)
-	out, err := Sign(canonicalJSON(t, d), by.inbox)
+	out, err := Sign(canonicalJSON(t, d), Ed25519Key(by.inbox))
 	if err != nil {
 		t.Fatal(err)
 	}
