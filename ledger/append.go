@@ -221,6 +221,9 @@ func canonicalBody(body []byte, limit int) ([]byte, error) {
 	if len(body) > limit {
 		return nil, refuse(CodeTooLarge, "body", "%d bytes exceeds the limit of %d", len(body), limit)
 	}
+	if body[0] == '{' && isCanonical(body) {
+		return append([]byte(nil), body...), nil
+	}
 	out, err := negotiation.Canonicalize(body)
 	if err != nil {
 		return nil, &Error{Code: CodeBadBody, Field: "body", Msg: string(negotiation.CodeOf(err)), Err: err}

@@ -47,14 +47,14 @@ type BundleReport struct {
 
 // bundleFile is the JSON shape of a proof bundle.
 type bundleFile struct {
-	Format        string
-	NegotiationID string
-	Head          bundleHead
-	From          uint64
-	Prev          negotiation.Hash
-	Entries       []json.RawMessage
-	Objects       []bundleObject
-	Pruned        []string
+	Format        string            `json:"format"`
+	NegotiationID string            `json:"negotiationId"`
+	Head          bundleHead        `json:"head"`
+	From          uint64            `json:"from"`
+	Prev          negotiation.Hash  `json:"prev"`
+	Entries       []json.RawMessage `json:"entries"`
+	Objects       []bundleObject    `json:"objects"`
+	Pruned        []string          `json:"pruned"`
 }
 
 type bundleHead struct {
@@ -199,13 +199,13 @@ func verifyBundle(f *bundleFile, opts BundleOptions) (*BundleReport, error) {
 	if prev != f.Head.Hash {
 		return nil, bad(f.Head.Seq, CodeHeadMismatch, "chain hash %s, bundle head %s", prev, f.Head.Hash)
 	}
+	if err := checkBundledObjects(f, rep, opts); err != nil {
+		return nil, err
+	}
 	for _, a := range rep.Anchors {
 		if err := checkBundledAnchor(a, f.From, hashes); err != nil {
 			return nil, err
 		}
-	}
-	if err := checkBundledObjects(f, rep, opts); err != nil {
-		return nil, err
 	}
 	return rep, nil
 }

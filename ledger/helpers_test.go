@@ -121,7 +121,7 @@ func (p *party) counter(t testing.TB, nid string, to *party, note string, size i
 		Timestamp: t0.Add(time.Duration(p.seq[nid]) * time.Second), Sender: p.sender(),
 		Recipients: []negotiation.Address{to.addr},
 	}
-	e, err := negotiation.Build(h, pl, p.inbox, negotiation.DecodeOptions{})
+	e, err := negotiation.Build(h, pl, negotiation.Ed25519Key(p.inbox), negotiation.DecodeOptions{})
 	if err != nil {
 		t.Fatalf("build envelope: %v", err)
 	}

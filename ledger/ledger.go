@@ -121,7 +121,8 @@ func (l *Ledger) badgerOptions() badger.Options {
 		WithMemTableSize(l.cfg.MemTableSize).
 		WithBlockCacheSize(l.cfg.BlockCacheSize).
 		WithValueLogFileSize(l.cfg.ValueLogFileSize).
-		WithNumCompactors(l.cfg.NumCompactors)
+		WithNumCompactors(l.cfg.NumCompactors).
+		WithValueThreshold(min(1<<20, l.cfg.txnLimit()))
 }
 
 // open checks the format, verifies from the checkpoint to the head and

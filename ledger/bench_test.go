@@ -1,0 +1,266 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// benchConfig is DefaultConfig in dir (the node's defaults).
+func benchConfig(dir string) Config {
+	cfg := DefaultConfig()
+	cfg.Dir = dir
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	return cfg
+}
+
+// body2KB is a JSON object of about 2 KB, the size the figures use.
+func body2KB(i int) []byte {
+	m := map[string]any{"event": "TaskFunded", "i": i}
+	for k := range 24 {
+		m[fmt.Sprintf("field%02d", k)] = strings.Repeat(string(rune('a'+k%26)), 70)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// BenchmarkAppend measures durable appends/s of 2 KB entries with 1, 8 and
+// 64 concurrent writers. In the same run it measures the baseline: raw
+// Badger writing the same keys per entry (entry, kind and negotiation
+// indexes, and the head once per batch) in synced WriteBatches of the mean
+// batch size the group commit reached.
+func BenchmarkAppend(b *testing.B) {
+	for _, writers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) { benchAppend(b, writers) })
+	}
+}
+
+func benchAppend(b *testing.B, writers int) {
+	l, err := New(benchConfig(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	bodies := make([][]byte, 64)
+	for i := range bodies {
+		bodies[i] = body2KB(i)
+	}
+	n := nid(1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				if _, _, err := l.Append(b.Context(), Record{Kind: KindChainEvent, NegotiationID: n, Body: bodies[i%64]}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	batches, entries := l.Stats()
+	batch := max(1, int(float64(entries)/float64(batches)+0.5))
+	rate := float64(b.N) / elapsed.Seconds()
+	base := rawBaseline(b, max(b.N, 20*batch), batch, len(bodies[0]))
+	b.ReportMetric(rate, "entries/s")
+	b.ReportMetric(base, "baseline-entries/s")
+	b.ReportMetric(rate/base, "ratio")
+	b.ReportMetric(float64(entries)/float64(batches), "entries/commit")
+}
+
+// rawBaseline writes n entries in synced WriteBatches of batch entries
+// with plain Badger and returns entries/s.
+func rawBaseline(b *testing.B, n, batch, bodyLen int) float64 {
+	l := &Ledger{cfg: benchConfig(b.TempDir())}
+	db, err := badger.Open(l.badgerOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	n0 := nid(1)
+	value := make([]byte, 64+bodyLen+120)
+	start := time.Now()
+	for seq := uint64(1); seq <= uint64(n); {
+		wb := db.NewWriteBatch()
+		for i := 0; i < batch && seq <= uint64(n); i++ {
+			value[70] = byte(seq)
+			if err := wb.Set(entryKey(seq), value); err != nil {
+				b.Fatal(err)
+			}
+			if err := wb.Set(indexKey(pKind, KindChainEvent, seq), nil); err != nil {
+				b.Fatal(err)
+			}
+			if err := wb.Set(indexKey(pNeg, n0, seq), nil); err != nil {
+				b.Fatal(err)
+			}
+			seq++
+		}
+		if err := wb.Set(keyHead, value[:40]); err != nil {
+			b.Fatal(err)
+		}
+		if err := wb.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// BenchmarkAppendEnvelope measures durable appends/s of 2 KB envelopes
+// (stored by CID with their entry) with 8 writers.
+func BenchmarkAppendEnvelope(b *testing.B) {
+	l, err := New(benchConfig(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	poster, worker := newParty(b, "poster"), newParty(b, "worker")
+	envs := make([]*negotiation.Envelope, b.N)
+	for i := range envs {
+		envs[i] = poster.counter(b, nid(1), worker, fmt.Sprint(i), 2048)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				if _, _, err := l.AppendEnvelope(b.Context(), KindEnvelopeReceived, envs[i], "", t0); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "envelopes/s")
+}
+
+// BenchmarkVerify measures full verification of 20,000 entries of 2 KB.
+func BenchmarkVerify(b *testing.B) {
+	const n = 20000
+	l, err := New(benchConfig(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	fill(b, l, n, 64)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := l.Verify(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "entries/s")
+}
+
+// fill appends n 2 KB entries from writers goroutines.
+func fill(b *testing.B, l *Ledger, n, writers int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	body := body2KB(0)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if _, _, err := l.Append(b.Context(), Record{Kind: KindChainEvent, NegotiationID: nid(2), Body: body}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkExportVerifyBundle exports a negotiation of 1,000 envelopes of
+// about 2 KB and verifies the bundle offline (decode and signature of every
+// envelope included).
+func BenchmarkExportVerifyBundle(b *testing.B) {
+	l, err := New(benchConfig(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	poster, worker := newParty(b, "poster"), newParty(b, "worker")
+	n := nid(1)
+	var wg sync.WaitGroup
+	envs := make(chan *negotiation.Envelope, 64)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for env := range envs {
+				if _, _, err := l.AppendEnvelope(b.Context(), KindEnvelopeReceived, env, "", t0); err != nil {
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	for i := range 1000 {
+		from, to := poster, worker
+		if i%2 == 1 {
+			from, to = worker, poster
+		}
+		envs <- from.counter(b, n, to, fmt.Sprint(i), 2048)
+	}
+	close(envs)
+	wg.Wait()
+	var size int
+	b.ResetTimer()
+	for range b.N {
+		var buf bytes.Buffer
+		if _, err := l.Export(b.Context(), n, &buf); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+		rep, err := VerifyBundle(&buf, BundleOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Envelopes) != 1000 {
+			b.Fatalf("%d envelopes", len(rep.Envelopes))
+		}
+	}
+	b.ReportMetric(float64(size), "bundle-bytes")
+}

@@ -1,0 +1,205 @@
+package ledger
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleynet/parley/negotiation"
+)
+
+// crashRounds sets the rounds of TestCrash; PARLEY_LEDGER_CRASH_ROUNDS
+// overrides the default of 200 as well.
+var crashRounds = flag.Int("ledger.crash-rounds", 0, "rounds of the SIGKILL crash test (default 200, or $PARLEY_LEDGER_CRASH_ROUNDS)")
+
+const crashChildEnv = "PARLEY_LEDGER_CRASH_CHILD"
+
+func crashConfig(t testing.TB, dir string) Config {
+	cfg := testConfig(t, dir)
+	cfg.Clock = time.Now
+	return cfg
+}
+
+// TestCrashChild is the child side of TestCrash: it appends from four
+// goroutines until it is killed, and reports every acknowledged entry as
+// "seq hash" on file descriptor 3.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv(crashChildEnv)
+	if dir == "" {
+		t.Skip("run by TestCrash")
+	}
+	acks := bufio.NewWriter(os.NewFile(3, "acks"))
+	var mu sync.Mutex
+	cfg := crashConfig(t, dir)
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	l, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(t.Context()); err != nil {
+		fmt.Fprintln(os.Stderr, "child start:", err)
+		os.Exit(3)
+	}
+	pid := os.Getpid()
+	for w := range 4 {
+		go func() {
+			for i := 0; ; i++ {
+				r := Record{Kind: KindChainEvent, NegotiationID: nid(w), Body: fmt.Appendf(nil, `{"i":%d,"pid":%d,"pad":"%s"}`, i, pid, strings.Repeat("p", 200*w))}
+				if i%5 == 0 {
+					r.Kind, r.Object, r.ObjectCodec = KindBlobStored, fmt.Appendf(nil, "blob %d %d %d", pid, w, i), CodecRaw
+				}
+				e, _, err := l.Append(t.Context(), r)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "child append:", err)
+					os.Exit(4)
+				}
+				mu.Lock()
+				fmt.Fprintf(acks, "%d %s\n", e.Seq, e.Hash)
+				err = acks.Flush()
+				mu.Unlock()
+				if err != nil {
+					os.Exit(5)
+				}
+			}
+		}()
+	}
+	select {}
+}
+
+// TestCrash kills a child that is appending with SIGKILL at random moments
+// and checks after every round that the ledger reopens, verifies from its
+// checkpoint and holds every entry the child saw acknowledged; a full
+// verification runs at the end.
+func TestCrash(t *testing.T) {
+	rounds := 200
+	if v, err := strconv.Atoi(os.Getenv("PARLEY_LEDGER_CRASH_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	if *crashRounds > 0 {
+		rounds = *crashRounds
+	}
+	if testing.Short() {
+		rounds = 20
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	acked := map[uint64]negotiation.Hash{}
+	killedEarly, totalAcks := 0, 0
+	for round := range rounds {
+		got, stderr := crashRound(t, dir, rng)
+		if len(got) == 0 {
+			killedEarly++
+		}
+		totalAcks += len(got)
+		for seq, h := range got {
+			acked[seq] = h
+		}
+		l, err := New(crashConfig(t, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Start(t.Context()); err != nil {
+			t.Fatalf("round %d: reopen after SIGKILL: %v\nchild stderr:\n%s", round, err, stderr)
+		}
+		head := l.Head()
+		for seq, h := range got {
+			if seq > head.Seq {
+				t.Fatalf("round %d: acknowledged entry %d lost: head is %d", round, seq, head.Seq)
+			}
+			e, err := l.Get(t.Context(), seq)
+			if err != nil || e.Hash != h {
+				t.Fatalf("round %d: acknowledged entry %d: hash %s, want %s (%v)", round, seq, e.Hash, h, err)
+			}
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := open(t, crashConfig(t, dir))
+	head, err := l.Verify(t.Context())
+	if err != nil {
+		t.Fatalf("full verify: %v", err)
+	}
+	for seq, h := range acked {
+		e, err := l.Get(t.Context(), seq)
+		if err != nil || e.Hash != h {
+			t.Fatalf("acknowledged entry %d lost by the end", seq)
+		}
+	}
+	t.Logf("%d rounds, %d acknowledged entries (all kept), %d kills before the first ack, %d entries in the ledger",
+		rounds, totalAcks, killedEarly, head.Seq)
+}
+
+// crashRound runs one child, kills it, and returns what it acknowledged.
+func crashRound(t *testing.T, dir string, rng *rand.Rand) (map[uint64]negotiation.Hash, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	got := map[uint64]negotiation.Hash{}
+	record := func(line string) {
+		seqText, hashText, ok := strings.Cut(line, " ")
+		seq, err := strconv.ParseUint(seqText, 10, 64)
+		h, herr := negotiation.ParseHash(hashText)
+		if !ok || err != nil || herr != nil {
+			t.Fatalf("bad ack line %q", line)
+		}
+		got[seq] = h
+	}
+	// Kill after a random number of acknowledgements (0: at a random moment
+	// of start-up), then a random sub-millisecond delay.
+	wantAcks := rng.IntN(40)
+	deadline := time.After(time.Duration(rng.IntN(150)) * time.Millisecond)
+	if wantAcks > 0 {
+		deadline = time.After(10 * time.Second)
+	}
+wait:
+	for len(got) < wantAcks || wantAcks == 0 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("child exited: %v\n%s", cmd.Wait(), stderr.String())
+			}
+			record(line)
+		case <-deadline:
+			break wait
+		}
+	}
+	time.Sleep(time.Duration(rng.IntN(1000)) * time.Microsecond)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for line := range lines {
+		record(line)
+	}
+	r.Close()
+	_ = cmd.Wait()
+	return got, stderr.String()
+}
