@@ -65,7 +65,7 @@ func TestEntryFormatAndChain(t *testing.T) {
 	if h := l.Head(); h.Seq != 4 || h.Hash != prev {
 		t.Fatalf("head %+v, want 4 %s", h, prev)
 	}
-	if e, _ := l.Get(ctx, 3); !e.At.Equal(t0.Add(90*1e9)) {
+	if e, _ := l.Get(ctx, 3); !e.At.Equal(t0.Add(90 * 1e9)) {
 		t.Fatalf("explicit at not kept: %s", e.At)
 	}
 	if e, _ := l.Get(ctx, 2); string(e.Body) != `{"a":null,"state":"proposed","z":[1,2.5,"é\u0001"]}` {
