@@ -207,6 +207,11 @@ func (l *Link) Verify(now time.Time) error {
 	if !ed25519.Verify(l.InboxKey, unsigned, l.InboxSignature) {
 		return fail(CodeBadSignature, "inbox signature over the link does not verify")
 	}
+	return l.checkTimes(now)
+}
+
+// checkTimes checks issuedAt against now plus MaxClockSkew, and expiresAt.
+func (l *Link) checkTimes(now time.Time) error {
 	if l.IssuedAt.After(now.Add(MaxClockSkew)) {
 		return fail(CodeLinkNotYetValid, "issuedAt %s is after %s", l.IssuedAt.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}

@@ -86,11 +86,12 @@ func (c SealerConfig) Validate() error {
 type Sealer struct {
 	cfg SealerConfig
 
-	mu   sync.Mutex
-	link *Link
-	out  map[KeyID]*outSession
-	in   map[SessionID]*inSession
-	tick uint64 // orders sessions for eviction
+	mu    sync.Mutex
+	link  *Link
+	out   map[KeyID]*outSession
+	in    map[SessionID]*inSession
+	links map[[32]byte]*Link // sender links verified in session inits, by hash
+	tick  uint64             // orders sessions for eviction
 }
 
 type outSession struct {
@@ -117,10 +118,11 @@ func NewSealer(cfg SealerConfig) (*Sealer, error) {
 		return nil, err
 	}
 	return &Sealer{
-		cfg:  cfg,
-		link: cfg.Link,
-		out:  make(map[KeyID]*outSession),
-		in:   make(map[SessionID]*inSession),
+		cfg:   cfg,
+		link:  cfg.Link,
+		out:   make(map[KeyID]*outSession),
+		in:    make(map[SessionID]*inSession),
+		links: make(map[[32]byte]*Link),
 	}, nil
 }
 
@@ -397,7 +399,7 @@ func (s *Sealer) acceptInit(now time.Time, f *parsedFrame, e FrameEntry, ek *Enc
 		}
 		return err
 	}
-	link, err := DecodeLink(f.Link, now)
+	link, err := s.verifiedLink(now, f.Link)
 	if err != nil {
 		return nil, errAt(err)
 	}
@@ -422,6 +424,35 @@ func (s *Sealer) acceptInit(now time.Time, f *parsedFrame, e FrameEntry, ek *Enc
 	return &inSession{keyID: e.KeyID, aead: aead, sender: f.Sender, link: link}, nil
 }
 
+// verifiedLink decodes and verifies a sender's link at now. Links already
+// verified (by hash of their bytes) only have their times checked again.
+func (s *Sealer) verifiedLink(now time.Time, raw []byte) (*Link, error) {
+	h := sha256.Sum256(raw)
+	s.mu.Lock()
+	l, ok := s.links[h]
+	s.mu.Unlock()
+	if ok {
+		if err := l.checkTimes(now); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	l, err := DecodeLink(raw, now)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.links) >= s.cfg.MaxSessions {
+		for k := range s.links { // forget any one: it is only a cache
+			delete(s.links, k)
+			break
+		}
+	}
+	s.links[h] = l
+	s.mu.Unlock()
+	return l, nil
+}
+
 func (s *Sealer) forgetIn(id SessionID) {
 	s.mu.Lock()
 	delete(s.in, id)
@@ -442,6 +473,11 @@ func (s *Sealer) Prune(now time.Time) int {
 		if !ok || !k.Usable(now, s.cfg.GracePeriod) || !now.Before(sess.link.ExpiresAt) {
 			delete(s.in, id)
 			n++
+		}
+	}
+	for h, l := range s.links {
+		if !now.Before(l.ExpiresAt) {
+			delete(s.links, h)
 		}
 	}
 	for id, sess := range s.out {
