@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
@@ -75,9 +76,11 @@ func mustAppend(t testing.TB, l *Ledger, r Record) Entry {
 // party signs envelopes with deterministic keys.
 type party struct {
 	inbox ed25519.PrivateKey
+	evm   *ecdsa.PrivateKey
 	addr  negotiation.Address
 	seq   map[string]uint64
 	prev  map[string]negotiation.Hash
+	last  map[string]time.Time
 }
 
 func newParty(t testing.TB, name string) *party {
@@ -89,8 +92,8 @@ func newParty(t testing.TB, name string) *party {
 		t.Fatal(err)
 	}
 	return &party{
-		inbox: ed25519.NewKeyFromSeed(seed[:]), addr: negotiation.Address(crypto.PubkeyToAddress(k.PublicKey)),
-		seq: map[string]uint64{}, prev: map[string]negotiation.Hash{},
+		inbox: ed25519.NewKeyFromSeed(seed[:]), evm: k, addr: negotiation.Address(crypto.PubkeyToAddress(k.PublicKey)),
+		seq: map[string]uint64{}, prev: map[string]negotiation.Hash{}, last: map[string]time.Time{},
 	}
 }
 
@@ -116,18 +119,31 @@ func (p *party) counter(t testing.TB, nid string, to *party, note string, size i
 	if p.seq[nid] == 0 {
 		pl = &negotiation.TaskProposal{Terms: terms}
 	}
+	at := t0
+	if last, ok := p.last[nid]; ok {
+		at = last.Add(time.Second)
+	}
+	return p.send(t, nid, to, pl, at)
+}
+
+// send builds and signs p's next envelope in nid with payload pl.
+func (p *party) send(t testing.TB, nid string, to *party, pl negotiation.Payload, at time.Time) *negotiation.Envelope {
+	t.Helper()
 	h := negotiation.Header{
 		NegotiationID: nid, Sequence: p.seq[nid] + 1, PreviousHash: p.prev[nid],
-		Timestamp: t0.Add(time.Duration(p.seq[nid]) * time.Second), Sender: p.sender(),
-		Recipients: []negotiation.Address{to.addr},
+		Timestamp: at, Sender: p.sender(), Recipients: []negotiation.Address{to.addr},
 	}
 	e, err := negotiation.Build(h, pl, negotiation.Ed25519Key(p.inbox), negotiation.DecodeOptions{})
 	if err != nil {
 		t.Fatalf("build envelope: %v", err)
 	}
-	p.seq[nid], p.prev[nid] = e.Sequence, e.Hash()
+	p.seq[nid], p.prev[nid], p.last[nid] = e.Sequence, e.Hash(), at
 	return e
 }
+
+type evmSigner struct{ k *ecdsa.PrivateKey }
+
+func (s evmSigner) Sign(d []byte) ([]byte, error) { return crypto.Sign(d, s.k) }
 
 // nid returns a fixed negotiation id for i.
 func nid(i int) string {
