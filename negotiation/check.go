@@ -1,6 +1,9 @@
 package negotiation
 
-import "math/big"
+import (
+	"fmt"
+	"math/big"
+)
 
 // checkPayload applies the format rules a JSON Schema cannot express: CIDs
 // that decode, EVM signatures in r||s||v form with v in {27, 28} and low s,
@@ -12,34 +15,34 @@ func checkPayload(p Payload) error {
 	case *TaskCounterOffer:
 		return checkTerms(&v.Terms)
 	case *TaskAcceptance:
-		return checkEVMSig(v.Signature, "/signature")
+		return checkEVMSig(v.Signature, "/payload/signature")
 	case *MilestoneDefinition:
-		return checkEVMSig(v.Signature, "/signature")
+		return checkEVMSig(v.Signature, "/payload/signature")
 	case *DeliveryNotice:
-		if err := checkCID(v.ProofCID, "/proofCid"); err != nil {
+		if err := checkCID(v.ProofCID, "/payload/proofCid"); err != nil {
 			return err
 		}
 		return checkFiles(v.Files)
 	case *CapabilityProof:
 		if v.CID != "" {
-			return checkCID(v.CID, "/cid")
+			return checkCID(v.CID, "/payload/cid")
 		}
 	case *DisputeEvidence:
-		if err := checkCID(v.EvidenceCID, "/evidenceCid"); err != nil {
+		if err := checkCID(v.EvidenceCID, "/payload/evidenceCid"); err != nil {
 			return err
 		}
 		return checkFiles(v.Files)
 	case *MutualCancel:
 		if len(v.Signature) > 0 {
-			return checkEVMSig(v.Signature, "/signature")
+			return checkEVMSig(v.Signature, "/payload/signature")
 		}
 	case *ReplacementContext:
 		if v.HandoffCID != "" {
-			if err := checkCID(v.HandoffCID, "/handoffCid"); err != nil {
+			if err := checkCID(v.HandoffCID, "/payload/handoffCid"); err != nil {
 				return err
 			}
 		}
-		return checkEVMSig(v.Signature, "/signature")
+		return checkEVMSig(v.Signature, "/payload/signature")
 	}
 	return nil
 }
@@ -48,10 +51,10 @@ var max128 = new(big.Int).Lsh(big.NewInt(1), 128)
 
 func checkTerms(t *Terms) error {
 	if t.Nonce.Cmp(max128) >= 0 {
-		return reject(CodeBadInteger, "/terms/nonce", "the poster's nonce is a 128-bit value")
+		return reject(CodeBadInteger, "/payload/terms/nonce", "the poster's nonce is a 128-bit value")
 	}
 	if len(t.Milestones) == 0 {
-		return reject(CodeSchemaInvalid, "/terms/milestones", "at least one milestone")
+		return reject(CodeSchemaInvalid, "/payload/terms/milestones", "at least one milestone")
 	}
 	return nil
 }
@@ -64,8 +67,8 @@ func checkCID(c CID, field string) error {
 }
 
 func checkFiles(fs []FileRef) error {
-	for _, f := range fs {
-		if err := checkCID(f.CID, "/files/cid"); err != nil {
+	for i, f := range fs {
+		if err := checkCID(f.CID, fmt.Sprintf("/payload/files/%d/cid", i)); err != nil {
 			return err
 		}
 	}

@@ -179,7 +179,7 @@ func fromWire(w *wireEnvelope, p Payload, raw []byte) (*Envelope, error) {
 		return nil, reject(CodePreviousHashMismatch, "/previousHash", "sequence 1 must have the zero previousHash")
 	}
 	if err := checkPayload(p); err != nil {
-		return nil, withField(err, "/payload")
+		return nil, err
 	}
 	sig, err := parseHex(w.Signature, ed25519.SignatureSize)
 	if err != nil {
