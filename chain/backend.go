@@ -193,7 +193,9 @@ func (s *Simulated) TransactionReceipt(ctx context.Context, txHash common.Hash) 
 func (s *Simulated) ChainID(ctx context.Context) (*big.Int, error) { return s.client.ChainID(ctx) }
 
 // BlockNumber returns the latest block number.
-func (s *Simulated) BlockNumber(ctx context.Context) (uint64, error) { return s.client.BlockNumber(ctx) }
+func (s *Simulated) BlockNumber(ctx context.Context) (uint64, error) {
+	return s.client.BlockNumber(ctx)
+}
 
 // NonceAt returns the nonce of account at blockNumber.
 func (s *Simulated) NonceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (uint64, error) {

@@ -322,4 +322,3 @@ func TestERC20Task(t *testing.T) {
 	}
 	_ = r
 }
-
