@@ -174,7 +174,7 @@ func encryptionKeyFrom(kem KEM, priv hpke.PrivateKey, notAfter time.Time) *Encry
 // PrivateBytes returns the serialized private key. It is secret.
 func (k *EncryptionKey) PrivateBytes() ([]byte, error) { return k.private.Bytes() }
 
-// Public returns the public half of k.
+// PublicKey returns the public half of k.
 func (k *EncryptionKey) PublicKey() *PublicEncryptionKey {
 	p := k.PublicEncryptionKey
 	return &p

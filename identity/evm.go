@@ -31,6 +31,7 @@ func GenerateEVMKey() (*EVMKey, error) {
 // NewEVMKey wraps an existing secp256k1 private key, such as a dev chain's
 // funded account. It returns an error for a nil key or one on another curve.
 func NewEVMKey(priv *ecdsa.PrivateKey) (*EVMKey, error) {
+	//lint:ignore SA1019 secp256k1 is not a standard-library curve: go-ethereum keys are defined by D.
 	if priv == nil || priv.D == nil {
 		return nil, errors.New("identity: nil evm key")
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
 )
 
 func TestCreateOpen(t *testing.T) {
@@ -92,7 +94,7 @@ func TestKeyFilesAtRest(t *testing.T) {
 	encPriv, _ := ek.PrivateBytes()
 	secrets := map[string][]byte{
 		"inbox seed":  k.Inbox().Seed(),
-		"evm key":     k.EVM().PrivateKey().D.FillBytes(make([]byte, 32)),
+		"evm key":     crypto.FromECDSA(k.EVM().PrivateKey()),
 		"enc key":     encPriv,
 		"storage key": []byte(k.storage.String()),
 	}
