@@ -268,16 +268,14 @@ func (t *sender) replace(ctx context.Context, chainID *big.Int, prev *types.Tran
 	return next, nil
 }
 
-// replayFailure re-runs a failed transaction as a call on the state before
-// its block to recover the revert reason.
+// replayFailure re-runs a failed transaction as a call on the state after
+// its block to recover the revert reason. That state holds whatever beat it
+// in the same block (the usual cause: two calls racing for one digest).
 func (t *sender) replayFailure(ctx context.Context, msg ethereum.CallMsg, gas uint64, r *types.Receipt) error {
 	msg.Gas = gas
-	var at *big.Int
-	if r.BlockNumber != nil && r.BlockNumber.Sign() > 0 {
-		at = new(big.Int).Sub(r.BlockNumber, big.NewInt(1))
-	}
-	if _, err := t.b.CallContract(ctx, msg, at); err != nil {
-		if re := new(RevertError); errors.As(t.dec.callError("replay", err), &re) {
+	if _, err := t.b.CallContract(ctx, msg, r.BlockNumber); err != nil {
+		var re *RevertError
+		if errors.As(t.dec.callError("replay", err), &re) {
 			return re
 		}
 	}
