@@ -42,7 +42,6 @@ const (
 	aeadIDXChaCha   = 0x0001
 	maxFrameSender  = 64
 	maxFrameLink    = 64 << 10
-	MaxRecipients   = 64
 	nonceSize       = 24
 	contentKeySize  = 32
 	tagSize         = 16
@@ -60,6 +59,9 @@ const (
 	encSizeX25519   = 32
 	encSizeMLKEMX   = 1120
 )
+
+// MaxRecipients is the largest number of recipients one sealed frame may name.
+const MaxRecipients = 64
 
 // SessionIDSize is the length of a session id in bytes.
 const SessionIDSize = 16

@@ -169,6 +169,9 @@ func (s *Sealer) Seal(now time.Time, negotiationID [16]byte, recipients []*Link,
 	aeads := make([]cipher.AEAD, len(recipients))
 	keys := make([]*PublicEncryptionKey, len(recipients))
 	for i, l := range recipients {
+		if !now.Before(l.ExpiresAt) {
+			return nil, fail(CodeLinkExpired, "link of %s expired at %s", l.PeerID, l.ExpiresAt.Format(time.RFC3339))
+		}
 		k, err := l.CurrentKey(now)
 		if err != nil {
 			return nil, err

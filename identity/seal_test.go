@@ -386,6 +386,8 @@ func TestSealerConfigValidate(t *testing.T) {
 	_, err := s.Seal(t0, negA, []*Link{b.link}, make([]byte, DefaultMaxPlaintext+1))
 	wantCode(t, err, CodeTooLarge)
 	wantCode(t, s.SetLink(b.link), CodeBadConfig)
+	_, err = s.Seal(b.link.ExpiresAt, negA, []*Link{b.link}, []byte("x"))
+	wantCode(t, err, CodeLinkExpired)
 }
 
 func TestSealerSessionBound(t *testing.T) {
