@@ -147,8 +147,13 @@ func (k *Keyring) readEncryptionKey(pk PublicKeyInfo) (*EncryptionKey, error) {
 	if err != nil {
 		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
 	}
-	if ek.ID != pk.ID || string(ek.KEM) != pk.KEM || uint64(ek.NotAfter.Unix()) != pk.NotAfter {
+	if ek.ID != pk.ID || string(ek.KEM) != pk.KEM {
 		return nil, fail(CodeCorruptKeyFile, "%s does not match %s", name, PublicFileName)
+	}
+	// A rotation interrupted between rewriting a retired key's file and
+	// public.json leaves two notAfter values: the earlier one holds.
+	if pk.NotAfter < uint64(ek.NotAfter.Unix()) {
+		ek.NotAfter = pk.NotAfterTime()
 	}
 	return ek, nil
 }

@@ -366,3 +366,42 @@ func TestX25519Keyring(t *testing.T) {
 		t.Fatal("x25519 key did not round-trip")
 	}
 }
+
+func TestOpenAfterInterruptedRotation(t *testing.T) {
+	cfg := testConfig(t)
+	k, err := Create(cfg, testPass, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ek := k.EncryptionKeys()[0]
+	path := filepath.Join(KeysDir(cfg.Dir), PublicFileName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		notAfter int64
+		want     time.Time
+	}{
+		{"public.json earlier", t0.Add(time.Hour).Unix(), t0.Add(time.Hour)},
+		{"key file earlier", ek.NotAfter.Unix() + 3600, ek.NotAfter},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edited := bytes.Replace(b, []byte(itoa(ek.NotAfter.Unix())), []byte(itoa(tc.notAfter)), 1)
+			if bytes.Equal(edited, b) {
+				t.Fatal("notAfter not found in public.json")
+			}
+			if err := os.WriteFile(path, edited, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			o, err := Open(cfg, testPass)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := o.EncryptionKeys()[0].NotAfter; !got.Equal(tc.want) {
+				t.Fatalf("notAfter %v, want the earlier %v", got, tc.want)
+			}
+		})
+	}
+}
