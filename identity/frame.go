@@ -119,7 +119,8 @@ type parsedFrame struct {
 }
 
 // ParseFrameHeader decodes the clear header of a sealed frame. It checks
-// the whole frame's structure but opens nothing.
+// the whole frame's structure but opens nothing. The header's byte slices
+// alias b.
 func ParseFrameHeader(b []byte) (*FrameHeader, error) {
 	f, err := parseFrame(b)
 	if err != nil {
