@@ -1,0 +1,224 @@
+package p2p
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parleynet/parley/identity"
+)
+
+// Config configures a Host. Start from DefaultConfig, set the node's keys
+// and the components it wires in (Inbox, Link, Sealer, Outbox, Handler),
+// and change what the deployment needs; Validate names the first bad field.
+type Config struct {
+	// Inbox is the node's inbox key: its libp2p identity.
+	Inbox *identity.InboxKey
+	// Link returns the node's current identity link (it may be re-issued).
+	Link func() *identity.Link
+	// Sealer seals outgoing and opens incoming frames with the node's keys.
+	Sealer *identity.Sealer
+	// Outbox stores outgoing envelopes durably until they are acked.
+	Outbox OutboxStore
+	// Handler durably stores and applies received envelopes.
+	Handler Handler
+	// Blobs serves files by CID over /parley/blob/1; nil serves none.
+	Blobs BlobProvider
+	// Mailbox, when set, makes this node a store node: it keeps sealed
+	// envelopes for the peers it serves and topic history. nil: not a store.
+	Mailbox MailboxStore
+	// OnEvent, when set, is called for every Event (peer verified or
+	// rejected, envelope acked, input rejected...). It must not block.
+	OnEvent func(Event)
+
+	// ListenAddrs are the multiaddrs to listen on (TCP and QUIC). The
+	// default listens on 127.0.0.1 only; deployments set their own.
+	ListenAddrs []string
+	// Bootstrap are the peers (multiaddrs ending in /p2p/<id>) dialled at
+	// start and used to join the DHT. There is no default.
+	Bootstrap []string
+	// StorePeers are store nodes (multiaddrs with /p2p/) that hold
+	// envelopes for recipients this node cannot reach.
+	StorePeers []string
+	// MDNS enables LAN discovery by mDNS (off by default).
+	MDNS bool
+	// NAT enables NAT traversal: port mapping, AutoNAT v2, the circuit
+	// relay v2 client and hole punching (off by default).
+	NAT bool
+	// DHT runs the Kademlia DHT under the /parley protocol prefix.
+	DHT bool
+	// DHTServer makes the DHT answer queries (mode server); otherwise the
+	// DHT picks its mode from reachability.
+	DHTServer bool
+	// RecordTTL is how long a published DHT address record is valid.
+	RecordTTL time.Duration
+
+	// ConnLow, ConnHigh and ConnGrace tune the connection manager.
+	ConnLow, ConnHigh int
+	ConnGrace         time.Duration
+	// ResourceMemory and ResourceFDs size the resource manager's limits.
+	ResourceMemory int64
+	ResourceFDs    int
+
+	// MaxFrameBytes bounds one sealed frame on /parley/envelope/1.
+	MaxFrameBytes int
+	// MaxEnvelopeBytes bounds one envelope (plaintext).
+	MaxEnvelopeBytes int
+	// Window is how many frames a sender keeps unacked on one stream.
+	Window int
+	// AckTimeout is how long a sender waits for an ack before it resets the
+	// stream and retries.
+	AckTimeout time.Duration
+	// RetryMin and RetryMax bound the exponential backoff (with full
+	// jitter) between delivery attempts.
+	RetryMin, RetryMax time.Duration
+	// DialTimeout bounds one dial.
+	DialTimeout time.Duration
+	// MaxClockSkew is how far in the future a timestamp may be
+	// (clock_skew, retried) and, on topics, how far off either way.
+	MaxClockSkew time.Duration
+	// HoldCount, HoldBytes and HoldAge bound the envelopes held because
+	// they arrived ahead of their sender's previous one.
+	HoldCount int
+	HoldBytes int
+	HoldAge   time.Duration
+	// HandlerConcurrency bounds the handler calls in flight per host.
+	HandlerConcurrency int
+
+	// TopicRate and TopicBurst bound the messages per second one peer may
+	// forward on a topic before its messages are rejected.
+	TopicRate  float64
+	TopicBurst int
+	// SubscriptionBuffer is the per-subscription queue (pubsub's default of
+	// 32 drops messages silently under bursts).
+	SubscriptionBuffer int
+	// MaxBlobBytes bounds a file served or fetched over /parley/blob/1;
+	// BlobChunk is the size of one chunk.
+	MaxBlobBytes int64
+	BlobChunk    int
+
+	// Registerer receives libp2p's metrics; nil disables them (never the
+	// global registry).
+	Registerer prometheus.Registerer
+	// Logger logs with component=p2p.
+	Logger *slog.Logger
+	// Clock is the time source.
+	Clock func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxFrameBytes    = 512 << 10
+	DefaultMaxEnvelopeBytes = 256 << 10
+)
+
+// DefaultConfig returns the production defaults: listen on 127.0.0.1 (TCP
+// and QUIC, ephemeral ports), no bootstrap peers, mDNS and NAT traversal
+// off, the DHT on, and the limits documented in docs/p2p.md.
+func DefaultConfig() Config {
+	return Config{
+		ListenAddrs:        []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
+		DHT:                true,
+		RecordTTL:          24 * time.Hour,
+		ConnLow:            64,
+		ConnHigh:           192,
+		ConnGrace:          time.Minute,
+		ResourceMemory:     512 << 20,
+		ResourceFDs:        1024,
+		MaxFrameBytes:      DefaultMaxFrameBytes,
+		MaxEnvelopeBytes:   DefaultMaxEnvelopeBytes,
+		Window:             64,
+		AckTimeout:         30 * time.Second,
+		RetryMin:           250 * time.Millisecond,
+		RetryMax:           5 * time.Minute,
+		DialTimeout:        10 * time.Second,
+		MaxClockSkew:       5 * time.Minute,
+		HoldCount:          1024,
+		HoldBytes:          16 << 20,
+		HoldAge:            10 * time.Minute,
+		HandlerConcurrency: 64,
+		TopicRate:          50,
+		TopicBurst:         100,
+		SubscriptionBuffer: 4096,
+		MaxBlobBytes:       1 << 30,
+		BlobChunk:          256 << 10,
+		Logger:             slog.New(slog.DiscardHandler),
+		Clock:              time.Now,
+	}
+}
+
+// Validate returns an ErrBadConfig error naming the first field that is
+// missing or out of range.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error { return fail(CodeBadConfig, format, args...) }
+	switch {
+	case c.Inbox == nil:
+		return bad("Inbox is nil")
+	case c.Link == nil || c.Link() == nil:
+		return bad("Link is nil or returns nil")
+	case c.Link().PeerID != c.Inbox.PeerID():
+		return bad("Link is not for Inbox")
+	case c.Sealer == nil:
+		return bad("Sealer is nil")
+	case c.Outbox == nil:
+		return bad("Outbox is nil")
+	case c.Handler == nil:
+		return bad("Handler is nil")
+	case len(c.ListenAddrs) == 0:
+		return bad("ListenAddrs is empty")
+	case c.ConnLow < 1 || c.ConnHigh < c.ConnLow:
+		return bad("ConnLow %d / ConnHigh %d: want 1 <= low <= high", c.ConnLow, c.ConnHigh)
+	case c.ConnGrace < 0:
+		return bad("ConnGrace is negative")
+	case c.ResourceMemory < 16<<20:
+		return bad("ResourceMemory %d is under 16 MiB", c.ResourceMemory)
+	case c.ResourceFDs < 16:
+		return bad("ResourceFDs %d is under 16", c.ResourceFDs)
+	case c.MaxEnvelopeBytes < 1024:
+		return bad("MaxEnvelopeBytes %d is under 1 KiB", c.MaxEnvelopeBytes)
+	case c.MaxFrameBytes < c.MaxEnvelopeBytes:
+		return bad("MaxFrameBytes %d is under MaxEnvelopeBytes %d", c.MaxFrameBytes, c.MaxEnvelopeBytes)
+	case c.Window < 1:
+		return bad("Window %d is below 1", c.Window)
+	case c.AckTimeout <= 0:
+		return bad("AckTimeout is not positive")
+	case c.RetryMin <= 0 || c.RetryMax < c.RetryMin:
+		return bad("RetryMin %v / RetryMax %v: want 0 < min <= max", c.RetryMin, c.RetryMax)
+	case c.DialTimeout <= 0:
+		return bad("DialTimeout is not positive")
+	case c.MaxClockSkew <= 0:
+		return bad("MaxClockSkew is not positive")
+	case c.HoldCount < 0 || c.HoldBytes < 0 || c.HoldAge < 0:
+		return bad("HoldCount, HoldBytes and HoldAge must not be negative")
+	case c.HandlerConcurrency < 1:
+		return bad("HandlerConcurrency %d is below 1", c.HandlerConcurrency)
+	case c.TopicRate <= 0 || c.TopicBurst < 1:
+		return bad("TopicRate %v / TopicBurst %d must be positive", c.TopicRate, c.TopicBurst)
+	case c.SubscriptionBuffer < 32:
+		return bad("SubscriptionBuffer %d is under 32", c.SubscriptionBuffer)
+	case c.MaxBlobBytes < 1 || c.BlobChunk < 1024 || c.BlobChunk > c.MaxFrameBytes:
+		return bad("MaxBlobBytes %d / BlobChunk %d out of range", c.MaxBlobBytes, c.BlobChunk)
+	case c.DHT && c.RecordTTL < time.Minute:
+		return bad("RecordTTL %v is under a minute", c.RecordTTL)
+	case c.Logger == nil:
+		return bad("Logger is nil")
+	case c.Clock == nil:
+		return bad("Clock is nil")
+	}
+	for i, s := range c.ListenAddrs {
+		if _, err := ma.NewMultiaddr(s); err != nil {
+			return failWrap(CodeBadConfig, err, "ListenAddrs[%d] %q", i, s)
+		}
+	}
+	for name, list := range map[string][]string{"Bootstrap": c.Bootstrap, "StorePeers": c.StorePeers} {
+		for i, s := range list {
+			if _, err := peer.AddrInfoFromString(s); err != nil {
+				return failWrap(CodeBadConfig, err, "%s[%d] %q is not a multiaddr with /p2p/<id>", name, i, s)
+			}
+		}
+	}
+	return nil
+}

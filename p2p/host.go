@@ -1,0 +1,330 @@
+package p2p
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p"
+	dht "github.com/libp2p/go-libp2p-kad-dht"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
+	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
+	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/parleynet/parley/negotiation"
+)
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateStarted
+	stateClosed
+)
+
+// Host is a Parley node's peer-to-peer transport: a go-libp2p host with the
+// identity handshake, direct envelope delivery with a durable outbox, the
+// blob protocol, gossip topics, the DHT and, on store nodes, the mailbox.
+// Build it with New, then Start; Close stops everything it started.
+type Host struct {
+	cfg  Config
+	log  *slog.Logger
+	self negotiation.Address
+
+	book *peerBook
+	out  *outbox
+	in   *inbound
+
+	mu    sync.Mutex
+	state lifecycle
+	p2p   host.Host
+	ctx   context.Context
+	stop  context.CancelFunc
+
+	gmu     sync.Mutex // guards closing and wg.Add
+	closing bool
+	wg      sync.WaitGroup
+
+	ps     *pubsub.PubSub
+	topics *topics
+	kad    *dht.IpfsDHT
+	mdns   mdns.Service
+	stores []peer.AddrInfo
+}
+
+// New returns a Host for cfg. It does no I/O and starts nothing.
+func New(cfg Config) (*Host, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	h := &Host{
+		cfg:  cfg,
+		log:  cfg.Logger.With("component", "p2p"),
+		self: negotiation.Address(cfg.Link().EVMAddress),
+		book: newPeerBook(),
+	}
+	h.out = newOutbox(h)
+	h.in = newInbound(h)
+	h.topics = newTopics(h)
+	for _, s := range cfg.StorePeers {
+		ai, _ := peer.AddrInfoFromString(s)
+		h.stores = append(h.stores, *ai)
+	}
+	return h, nil
+}
+
+// Start builds the libp2p host, listens, registers the protocols, dials
+// the bootstrap peers, joins the DHT and the task board, and resumes
+// delivery of every envelope the outbox still holds.
+func (h *Host) Start(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != stateNew {
+		return fail(CodeClosed, "Start called twice or after Close")
+	}
+	p, err := h.buildLibp2p()
+	if err != nil {
+		return err
+	}
+	h.p2p = p
+	h.ctx, h.stop = context.WithCancel(context.Background())
+	h.state = stateStarted
+	p.SetStreamHandler(ProtocolIdentity, h.handleIdentity)
+	p.SetStreamHandler(ProtocolEnvelope, h.in.handleStream)
+	p.SetStreamHandler(ProtocolBlob, h.handleBlob)
+	if h.cfg.Mailbox != nil {
+		p.SetStreamHandler(ProtocolMailbox, h.handleMailbox)
+	}
+	p.Network().Notify(&network.NotifyBundle{ConnectedF: h.connected})
+
+	if err := h.startTopics(); err != nil {
+		h.closeLocked()
+		return err
+	}
+	if h.cfg.DHT {
+		if err := h.startDHT(); err != nil {
+			h.closeLocked()
+			return err
+		}
+	}
+	if h.cfg.MDNS {
+		h.mdns = mdns.NewMdnsService(p, "parley", mdnsNotifee{h})
+		if err := h.mdns.Start(); err != nil {
+			h.closeLocked()
+			return failWrap(CodeBadConfig, err, "mdns")
+		}
+	}
+	h.go1(func(ctx context.Context) { h.bootstrap(ctx) })
+	if err := h.out.resume(ctx); err != nil {
+		h.closeLocked()
+		return err
+	}
+	h.go1(h.in.sweep)
+	h.log.Info("p2p started", "peer", p.ID(), "addrs", p.Addrs())
+	return nil
+}
+
+func (h *Host) buildLibp2p() (host.Host, error) {
+	key, err := h.cfg.Inbox.LibP2PKey()
+	if err != nil {
+		return nil, err
+	}
+	limits := rcmgr.DefaultLimits
+	libp2p.SetDefaultServiceLimits(&limits)
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.Scale(h.cfg.ResourceMemory, h.cfg.ResourceFDs)))
+	if err != nil {
+		return nil, failWrap(CodeBadConfig, err, "resource manager")
+	}
+	cm, err := connmgr.NewConnManager(h.cfg.ConnLow, h.cfg.ConnHigh, connmgr.WithGracePeriod(h.cfg.ConnGrace))
+	if err != nil {
+		return nil, failWrap(CodeBadConfig, err, "connection manager")
+	}
+	opts := []libp2p.Option{
+		libp2p.Identity(key),
+		libp2p.ListenAddrStrings(h.cfg.ListenAddrs...),
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(quic.NewTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
+		libp2p.ResourceManager(rm),
+		libp2p.ConnectionManager(cm),
+		libp2p.WithDialTimeout(h.cfg.DialTimeout),
+	}
+	if h.cfg.Registerer != nil {
+		opts = append(opts, libp2p.PrometheusRegisterer(h.cfg.Registerer))
+	} else {
+		opts = append(opts, libp2p.DisableMetrics())
+	}
+	if h.cfg.NAT {
+		opts = append(opts, libp2p.NATPortMap(), libp2p.EnableAutoNATv2(), libp2p.EnableRelay(), libp2p.EnableHolePunching())
+	} else {
+		opts = append(opts, libp2p.DisableRelay())
+	}
+	p, err := libp2p.New(opts...)
+	if err != nil {
+		_ = rm.Close()
+		return nil, failWrap(CodeBadConfig, err, "libp2p host")
+	}
+	return p, nil
+}
+
+// connected starts the identity handshake on every new outbound
+// connection (the dialler initiates; the listener answers).
+func (h *Host) connected(_ network.Network, c network.Conn) {
+	if c.Stat().Direction != network.DirOutbound {
+		return
+	}
+	p := c.RemotePeer()
+	h.go1(func(ctx context.Context) { h.identify(ctx, p) })
+}
+
+// bootstrap dials the configured bootstrap and store peers once.
+func (h *Host) bootstrap(ctx context.Context) {
+	var all []peer.AddrInfo
+	for _, s := range h.cfg.Bootstrap {
+		ai, _ := peer.AddrInfoFromString(s)
+		all = append(all, *ai)
+	}
+	all = append(all, h.stores...)
+	var wg sync.WaitGroup
+	for _, ai := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+			defer cancel()
+			if err := h.p2p.Connect(cctx, ai); err != nil {
+				h.log.Info("bootstrap dial failed", "peer", ai.ID, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Close stops the delivery loops, topics, DHT and the libp2p host, and
+// waits for every goroutine the Host started. It is safe to call twice.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closeLocked()
+}
+
+func (h *Host) closeLocked() error {
+	if h.state != stateStarted {
+		h.state = stateClosed
+		return nil
+	}
+	h.state = stateClosed
+	h.gmu.Lock()
+	h.closing = true
+	h.gmu.Unlock()
+	h.stop()
+	var errs []error
+	if h.mdns != nil {
+		errs = append(errs, h.mdns.Close())
+	}
+	h.topics.close()
+	if h.kad != nil {
+		errs = append(errs, h.kad.Close())
+	}
+	errs = append(errs, h.p2p.Close())
+	h.wg.Wait()
+	h.out.wait()
+	h.log.Info("p2p closed")
+	return errors.Join(errs...)
+}
+
+// go1 runs f on a goroutine the Host owns; Close cancels ctx and waits.
+func (h *Host) go1(f func(ctx context.Context)) {
+	h.gmu.Lock()
+	defer h.gmu.Unlock()
+	if h.closing {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		f(h.ctx)
+	}()
+}
+
+// ID returns the node's peer id.
+func (h *Host) ID() peer.ID { return h.cfg.Inbox.PeerID() }
+
+// Address returns the node's EVM address.
+func (h *Host) Address() negotiation.Address { return h.self }
+
+// Addrs returns the node's listen addresses with /p2p/<id>, for other
+// nodes' Bootstrap lists. It is empty before Start.
+func (h *Host) Addrs() []ma.Multiaddr {
+	h.mu.Lock()
+	p := h.p2p
+	h.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	out, _ := peer.AddrInfoToP2pAddrs(&peer.AddrInfo{ID: p.ID(), Addrs: p.Addrs()})
+	return out
+}
+
+// Libp2p returns the underlying libp2p host (nil before Start), for
+// metrics and tests.
+func (h *Host) Libp2p() host.Host {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.p2p
+}
+
+// Connect dials a peer and runs the identity handshake before returning.
+func (h *Host) Connect(ctx context.Context, ai peer.AddrInfo) error {
+	p := h.Libp2p()
+	if p == nil {
+		return fail(CodeClosed, "not started")
+	}
+	if err := p.Connect(ctx, ai); err != nil {
+		return failWrap(CodeNotFound, err, "dial %s", ai.ID)
+	}
+	if h.book.byPeerID(ai.ID) == nil {
+		h.identify(ctx, ai.ID)
+	}
+	if h.book.byPeerID(ai.ID) == nil {
+		return fail(CodeUnknownLink, "peer %s did not identify", ai.ID)
+	}
+	return nil
+}
+
+func (h *Host) emit(e Event) {
+	if h.cfg.OnEvent != nil {
+		h.cfg.OnEvent(e)
+	}
+}
+
+func (h *Host) now() time.Time { return h.cfg.Clock() }
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+type mdnsNotifee struct{ h *Host }
+
+// HandlePeerFound dials a peer found on the LAN.
+func (n mdnsNotifee) HandlePeerFound(ai peer.AddrInfo) {
+	if ai.ID == n.h.ID() {
+		return
+	}
+	n.h.go1(func(ctx context.Context) {
+		cctx, cancel := context.WithTimeout(ctx, n.h.cfg.DialTimeout)
+		defer cancel()
+		_ = n.h.p2p.Connect(cctx, ai)
+	})
+}

@@ -1,0 +1,517 @@
+package p2p
+
+import (
+	"bufio"
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// OutboxItem is one envelope queued for one recipient.
+type OutboxItem struct {
+	// CID is the envelope's content identifier.
+	CID cid.Cid
+	// To is the recipient's EVM address.
+	To negotiation.Address
+	// NegotiationID is the envelope's negotiation.
+	NegotiationID string
+	// Envelope is the envelope's JCS bytes.
+	Envelope []byte
+	// Queued is when the item was first stored.
+	Queued time.Time
+}
+
+// OutboxStatus is how an item left the outbox.
+type OutboxStatus string
+
+// Outbox statuses.
+const (
+	// StatusDelivered: the recipient acked the envelope.
+	StatusDelivered OutboxStatus = "delivered"
+	// StatusHeld: a store node acked the envelope and holds it for the
+	// recipient.
+	StatusHeld OutboxStatus = "held"
+	// StatusRefused: the recipient rejected the envelope as not authentic.
+	StatusRefused OutboxStatus = "refused"
+)
+
+// OutboxStore keeps outgoing envelopes durably until they are settled. The
+// node implements it over the ledger (node.OutboxStore); p2p never imports
+// the ledger.
+type OutboxStore interface {
+	// Put stores item durably before it returns. Putting the same (CID, To)
+	// twice is harmless.
+	Put(ctx context.Context, item OutboxItem) error
+	// Settle records durably that item left the outbox with status and the
+	// ack code.
+	Settle(ctx context.Context, item OutboxItem, status OutboxStatus, code Code) error
+	// Pending returns every item put and not settled, oldest first.
+	Pending(ctx context.Context) ([]OutboxItem, error)
+}
+
+// Send queues env for each of its recipients: it stores one outbox item per
+// recipient durably, then returns; delivery, retries and re-keys happen in
+// the background until each recipient (or a store node) acks. An
+// announcement (no recipients) is refused: publish it on the task board.
+func (h *Host) Send(ctx context.Context, env *negotiation.Envelope) error {
+	if len(env.Recipients) == 0 {
+		return fail(Code(negotiation.CodeNotAddressed), "an envelope without recipients goes on the task board")
+	}
+	if len(env.Bytes()) > h.cfg.MaxEnvelopeBytes {
+		return fail(Code(negotiation.CodeTooLarge), "envelope is %d bytes, over %d", len(env.Bytes()), h.cfg.MaxEnvelopeBytes)
+	}
+	if env.Sender.EVMAddress != h.self {
+		return fail(CodeSenderMismatch, "envelope is from %s, this node is %s", env.Sender.EVMAddress, h.self)
+	}
+	if err := env.Verify(); err != nil {
+		return err
+	}
+	now := h.now()
+	var items []OutboxItem
+	for _, to := range env.Recipients {
+		if to == h.self {
+			continue
+		}
+		it := OutboxItem{CID: env.CID(), To: to, NegotiationID: env.NegotiationID, Envelope: env.Bytes(), Queued: now}
+		if err := h.cfg.Outbox.Put(ctx, it); err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	for _, it := range items {
+		h.out.enqueue(it, env)
+	}
+	return nil
+}
+
+// OutboxLen returns how many items wait for an ack in memory.
+func (h *Host) OutboxLen() int {
+	h.out.mu.Lock()
+	defer h.out.mu.Unlock()
+	n := 0
+	for _, q := range h.out.queues {
+		n += len(q.items)
+	}
+	return n
+}
+
+// outbox delivers queued items: one queue (and goroutine, while it has
+// items) per recipient address.
+type outbox struct {
+	h      *Host
+	mu     sync.Mutex
+	queues map[negotiation.Address]*queue
+	qwg    sync.WaitGroup
+}
+
+// streamIdle is how long a queue keeps its stream open after it emptied.
+const streamIdle = time.Minute
+
+type queue struct {
+	o     *outbox
+	addr  negotiation.Address
+	items []*pending
+	keys  map[cid.Cid]bool
+	wakeC chan struct{}
+	alive bool
+	st    *sendStream
+}
+
+type pending struct {
+	item     OutboxItem
+	env      *negotiation.Envelope
+	negID    [16]byte
+	attempts int
+	next     time.Time
+}
+
+func newOutbox(h *Host) *outbox {
+	return &outbox{h: h, queues: make(map[negotiation.Address]*queue)}
+}
+
+// resume loads every unsettled item from the store.
+func (o *outbox) resume(ctx context.Context) error {
+	items, err := o.h.cfg.Outbox.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		o.enqueue(it, nil)
+	}
+	return nil
+}
+
+func (o *outbox) enqueue(it OutboxItem, env *negotiation.Envelope) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q := o.queues[it.To]
+	if q == nil {
+		q = &queue{o: o, addr: it.To, keys: make(map[cid.Cid]bool), wakeC: make(chan struct{}, 1)}
+		o.queues[it.To] = q
+	}
+	if q.keys[it.CID] {
+		return
+	}
+	nid, _ := negotiation.ParseNegotiationID(it.NegotiationID)
+	q.keys[it.CID] = true
+	q.items = append(q.items, &pending{item: it, env: env, negID: nid})
+	o.startLocked(q)
+	q.signal()
+}
+
+func (o *outbox) startLocked(q *queue) {
+	if q.alive {
+		return
+	}
+	o.h.gmu.Lock()
+	defer o.h.gmu.Unlock()
+	if o.h.closing || o.h.ctx == nil {
+		return
+	}
+	q.alive = true
+	o.qwg.Add(1)
+	go func() {
+		defer o.qwg.Done()
+		q.run(o.h.ctx)
+	}()
+}
+
+// wake makes every item for addr due now (a peer just identified itself).
+func (o *outbox) wake(addr negotiation.Address) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q := o.queues[addr]
+	if q == nil {
+		return
+	}
+	for _, p := range q.items {
+		p.next = time.Time{}
+	}
+	q.signal()
+}
+
+func (o *outbox) wait() { o.qwg.Wait() }
+
+func (q *queue) signal() {
+	select {
+	case q.wakeC <- struct{}{}:
+	default:
+	}
+}
+
+// run delivers the queue's items until it is empty or the host closes.
+func (q *queue) run(ctx context.Context) {
+	o := q.o
+	defer q.closeStream()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if ctx.Err() != nil {
+			return
+		}
+		now := o.h.now()
+		o.mu.Lock()
+		if len(q.items) == 0 {
+			o.mu.Unlock()
+			// Keep the stream open for a while: the next envelope to this
+			// peer should not pay for a new stream.
+			timer.Reset(streamIdle)
+			select {
+			case <-ctx.Done():
+				return
+			case <-q.wakeC:
+			case <-timer.C:
+			}
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			o.mu.Lock()
+			if len(q.items) == 0 {
+				q.alive = false
+				delete(o.queues, q.addr)
+				o.mu.Unlock()
+				return
+			}
+			o.mu.Unlock()
+			continue
+		}
+		var due []*pending
+		var soonest time.Time
+		for _, p := range q.items {
+			if !p.next.After(now) {
+				if len(due) < o.h.cfg.Window {
+					due = append(due, p)
+				}
+			} else if soonest.IsZero() || p.next.Before(soonest) {
+				soonest = p.next
+			}
+		}
+		o.mu.Unlock()
+		if len(due) > 0 {
+			q.attempt(ctx, due)
+			continue
+		}
+		timer.Reset(soonest.Sub(now))
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wakeC:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// attempt sends due items on the recipient's stream and applies the acks.
+func (q *queue) attempt(ctx context.Context, due []*pending) {
+	h := q.o.h
+	link := h.book.byAddress(q.addr)
+	if link == nil && h.kad != nil {
+		if l, err := h.Lookup(ctx, q.addr); err == nil {
+			link = l
+		}
+	}
+	if link == nil {
+		if q.viaStore(ctx, due) {
+			return
+		}
+		q.backoff(due, CodeUnknownLink)
+		return
+	}
+	st, err := q.stream(ctx, link.PeerID)
+	if err != nil {
+		h.log.Debug("no stream to recipient", "to", q.addr, "peer", link.PeerID, "err", err)
+		if q.viaStore(ctx, due) {
+			return
+		}
+		q.backoff(due, CodeBusy)
+		return
+	}
+	now := h.now()
+	key, err := link.CurrentKey(now)
+	if err != nil {
+		q.backoff(due, Code(identity.CodeNoCurrentKey))
+		return
+	}
+	sent := make(map[uint64]*pending, len(due))
+	buf := make([]byte, 0, 64<<10)
+	for _, p := range due {
+		sealed, err := h.cfg.Sealer.Seal(now, p.negID, []*identity.Link{link}, p.item.Envelope)
+		if err != nil {
+			h.log.Info("seal failed", "to", q.addr, "cid", p.item.CID, "err", err)
+			q.backoff([]*pending{p}, CodeOf(err))
+			continue
+		}
+		st.nextID++
+		sent[st.nextID] = p
+		buf = append(buf, encodeFrame(st.nextID, sealed)...)
+	}
+	if len(sent) == 0 {
+		return
+	}
+	if _, err := st.s.Write(buf); err != nil {
+		q.resetStream()
+		q.backoff(due, CodeBusy)
+		// A frame that carried a session init may be lost with the
+		// stream: start a new session so the resend carries one.
+		h.cfg.Sealer.ResetSession(key.ID)
+		return
+	}
+	timeout := time.NewTimer(h.cfg.AckTimeout)
+	defer timeout.Stop()
+	for len(sent) > 0 {
+		select {
+		case a := <-st.acks:
+			p, ok := sent[a.id]
+			if !ok {
+				continue
+			}
+			delete(sent, a.id)
+			if a.cid.Defined() && !a.cid.Equals(p.item.CID) {
+				h.log.Info("ack names another envelope", "to", q.addr, "want", p.item.CID, "got", a.cid)
+				q.backoff([]*pending{p}, CodeBusy)
+				continue
+			}
+			q.settle(ctx, p, a.code, key.ID, false)
+		case <-st.done:
+			q.resetStream()
+			h.cfg.Sealer.ResetSession(key.ID)
+			for _, p := range sent {
+				q.backoff([]*pending{p}, CodeBusy)
+			}
+			return
+		case <-timeout.C:
+			q.resetStream()
+			h.cfg.Sealer.ResetSession(key.ID)
+			for _, p := range sent {
+				q.backoff([]*pending{p}, CodeBusy)
+			}
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// settle applies an ack code to p. held is true for a store node's ack.
+func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identity.KeyID, held bool) {
+	h := q.o.h
+	switch code.Outcome() {
+	case Delivered:
+		status, kind := StatusDelivered, EventDelivered
+		if held {
+			status, kind = StatusHeld, EventHeld
+		}
+		if err := h.cfg.Outbox.Settle(ctx, p.item, status, code); err != nil {
+			h.log.Warn("outbox settle failed", "cid", p.item.CID, "err", err)
+		}
+		q.remove(p)
+		h.emit(Event{Kind: kind, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code})
+	case ReKey:
+		h.cfg.Sealer.ResetSession(keyID)
+		q.o.mu.Lock()
+		p.attempts++
+		if p.attempts <= 2 {
+			p.next = time.Time{}
+		} else {
+			p.next = h.now().Add(backoff(h.cfg, p.attempts))
+		}
+		q.o.mu.Unlock()
+	case Retry:
+		q.backoff([]*pending{p}, code)
+	case Rejected:
+		if err := h.cfg.Outbox.Settle(ctx, p.item, StatusRefused, code); err != nil {
+			h.log.Warn("outbox settle failed", "cid", p.item.CID, "err", err)
+		}
+		q.remove(p)
+		h.log.Info("envelope refused", "to", q.addr, "cid", p.item.CID, "code", code)
+		h.emit(Event{Kind: EventRefused, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code})
+	}
+}
+
+func (q *queue) remove(p *pending) {
+	q.o.mu.Lock()
+	defer q.o.mu.Unlock()
+	for i, x := range q.items {
+		if x == p {
+			q.items = append(q.items[:i], q.items[i+1:]...)
+			break
+		}
+	}
+	delete(q.keys, p.item.CID)
+}
+
+func (q *queue) backoff(ps []*pending, code Code) {
+	h := q.o.h
+	q.o.mu.Lock()
+	defer q.o.mu.Unlock()
+	now := h.now()
+	for _, p := range ps {
+		p.attempts++
+		p.next = now.Add(backoff(h.cfg, p.attempts))
+	}
+	h.log.Debug("delivery retry", "to", q.addr, "items", len(ps), "code", code)
+}
+
+// backoff returns the delay before attempt n+1: RetryMin doubled per
+// attempt up to RetryMax, with equal jitter (half fixed, half random).
+func backoff(cfg Config, attempts int) time.Duration {
+	d := cfg.RetryMin
+	for i := 1; i < attempts && d < cfg.RetryMax; i++ {
+		d *= 2
+	}
+	if d > cfg.RetryMax {
+		d = cfg.RetryMax
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// sendStream is the long-lived /parley/envelope/1 stream to one peer.
+type sendStream struct {
+	s      network.Stream
+	peer   peer.ID
+	nextID uint64
+	acks   chan ack
+	done   chan struct{}
+}
+
+// stream returns the open stream to p, dialling and opening one if needed.
+func (q *queue) stream(ctx context.Context, p peer.ID) (*sendStream, error) {
+	if q.st != nil && q.st.peer == p {
+		select {
+		case <-q.st.done:
+			q.resetStream()
+		default:
+			return q.st, nil
+		}
+	}
+	q.resetStream()
+	h := q.o.h
+	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	defer cancel()
+	if h.p2p.Network().Connectedness(p) != network.Connected {
+		if err := h.p2p.Connect(dctx, peer.AddrInfo{ID: p}); err != nil {
+			return nil, err
+		}
+	}
+	s, err := h.p2p.NewStream(dctx, p, ProtocolEnvelope)
+	if err != nil {
+		return nil, err
+	}
+	st := &sendStream{s: s, peer: p, acks: make(chan ack, 2*h.cfg.Window), done: make(chan struct{})}
+	q.o.qwg.Add(1)
+	go func() {
+		defer q.o.qwg.Done()
+		defer close(st.done)
+		r := bufio.NewReader(s)
+		for {
+			b, err := readMsg(r, 1024)
+			if err != nil {
+				return
+			}
+			a, err := decodeAck(b)
+			if err != nil {
+				_ = s.Reset()
+				return
+			}
+			select {
+			case st.acks <- a:
+			default:
+				// The sender gave up on this batch; a late ack is dropped
+				// and its item is retried (the receiver answers duplicate).
+			}
+		}
+	}()
+	q.st = st
+	return st, nil
+}
+
+func (q *queue) resetStream() {
+	if q.st != nil {
+		_ = q.st.s.Reset()
+		q.st = nil
+	}
+}
+
+func (q *queue) closeStream() {
+	if q.st != nil {
+		_ = q.st.s.Close()
+		q.st = nil
+	}
+}
