@@ -122,7 +122,7 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 		}
 		first = false
 		bw.WriteString("\n{\"cid\":\"" + c.String() + "\",")
-		if canonical, err := negotiation.Canonicalize(obj); c.Prefix().Codec == CodecJSON && err == nil && bytes.Equal(canonical, obj) {
+		if c.Prefix().Codec == CodecJSON && canonicalForm(obj) {
 			bw.WriteString(`"json":`)
 			bw.Write(obj)
 		} else {
@@ -146,6 +146,16 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 func writeHeader(bw *bufio.Writer, negotiationID string, head Head, from uint64, prev negotiation.Hash) {
 	fmt.Fprintf(bw, "{\"format\":%q,\n\"negotiationId\":%q,\n\"head\":{\"seq\":%d,\"hash\":%q},\n\"from\":%s,\n\"prev\":%q,\n\"entries\":[\n",
 		BundleFormat, negotiationID, head.Seq, head.Hash.String(), strconv.FormatUint(from, 10), prev.String())
+}
+
+// canonicalForm reports whether b is JSON in its JCS form, so that a bundle
+// can carry it as JSON and a verifier recovers the exact bytes.
+func canonicalForm(b []byte) bool {
+	if isCanonical(b) {
+		return true
+	}
+	c, err := negotiation.Canonicalize(b)
+	return err == nil && bytes.Equal(c, b)
 }
 
 // firstOfNegotiation returns the seq of the negotiation's first entry.

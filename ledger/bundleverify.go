@@ -170,7 +170,7 @@ func verifyBundle(f *bundleFile, opts BundleOptions) (*BundleReport, error) {
 	prev := f.Prev
 	for i, text := range f.Entries {
 		seq := f.From + uint64(i)
-		raw, err := negotiation.Canonicalize(text)
+		raw, err := canonicalText(text)
 		if err != nil {
 			return nil, bad(seq, CodeMalformedEntry, "%v", err)
 		}
@@ -210,6 +210,16 @@ func verifyBundle(f *bundleFile, opts BundleOptions) (*BundleReport, error) {
 	return rep, nil
 }
 
+// canonicalText returns the JCS form of the JSON text b: b itself when it
+// is already canonical (an untouched bundle), else the library's output (a
+// reformatted one).
+func canonicalText(b []byte) ([]byte, error) {
+	if isCanonical(b) {
+		return b, nil
+	}
+	return negotiation.Canonicalize(b)
+}
+
 // checkBundledAnchor checks an anchor entry whose count falls inside the
 // bundle against the recomputed chain.
 func checkBundledAnchor(a Entry, from uint64, hashes []negotiation.Hash) error {
@@ -240,7 +250,7 @@ func checkBundledObjects(f *bundleFile, rep *BundleReport, opts BundleOptions) e
 		var b []byte
 		switch {
 		case o.JSON != nil && o.Base64 == "":
-			if b, err = negotiation.Canonicalize(o.JSON); err != nil {
+			if b, err = canonicalText(o.JSON); err != nil {
 				return bad(0, CodeBadBundle, "object %s: %v", c, err)
 			}
 		case o.JSON == nil && o.Base64 != "":

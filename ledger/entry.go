@@ -141,6 +141,11 @@ type parsedEntry struct {
 	cid           []byte // raw body.cid value, or nil
 }
 
+var (
+	entryMembers4 = []string{"at", "body", "kind", "seq"}
+	entryMembers5 = []string{"at", "body", "kind", "negotiationId", "seq"}
+)
+
 // parseEntry reads the members of JCS(entry) without decoding the body.
 // It requires exactly the members at, body, kind, negotiationId (optional)
 // and seq, in that order.
@@ -150,9 +155,9 @@ func parseEntry(raw []byte) (parsedEntry, error) {
 	if err != nil {
 		return p, err
 	}
-	want := []string{"at", "body", "kind", "seq"}
+	want := entryMembers4
 	if len(ms) == 5 {
-		want = []string{"at", "body", "kind", "negotiationId", "seq"}
+		want = entryMembers5
 	}
 	if len(ms) != len(want) {
 		return p, errMalformed
@@ -196,9 +201,11 @@ func parseEntry(raw []byte) (parsedEntry, error) {
 	if p.kind == "" || p.seq == 0 {
 		return p, errMalformed
 	}
-	if bm, err := members(p.body); err != nil {
+	v, ok, err := lookupSorted(p.body, "cid")
+	if err != nil {
 		return p, err
-	} else if v, ok := lookup(bm, "cid"); ok {
+	}
+	if ok {
 		p.cid = v
 	}
 	return p, nil

@@ -46,21 +46,24 @@ func skipLiteral(b []byte, i int, lit string) (int, error) {
 }
 
 // skipString returns the index just past the string whose quote is b[i].
+// It jumps from quote to quote and counts the backslashes before each: an
+// even count means the quote closes the string.
 func skipString(b []byte, i int) (int, error) {
 	j := i + 1
 	for {
-		k := bytes.IndexAny(b[j:], `"\`)
+		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			return 0, errMalformed
 		}
 		j += k
-		if b[j] == '"' {
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1, nil
 		}
-		j += 2 // a backslash and the character it escapes
-		if j > len(b) {
-			return 0, errMalformed
-		}
+		j++
 	}
 }
 
@@ -101,49 +104,79 @@ type member struct {
 // members returns the top-level members of the compact JSON object b, in
 // order. It checks the object's structure, not the values' contents.
 func members(b []byte) ([]member, error) {
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return nil, errMalformed
-	}
 	var out []member
+	err := eachMember(b, func(m member) bool {
+		out = append(out, m)
+		return true
+	})
+	return out, err
+}
+
+// eachMember calls fn for each top-level member of the compact JSON object
+// b until fn returns false.
+func eachMember(b []byte, fn func(member) bool) error {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return errMalformed
+	}
 	i := 1
 	if b[i] == '}' {
 		if i+1 != len(b) {
-			return nil, errMalformed
+			return errMalformed
 		}
-		return out, nil
+		return nil
 	}
 	for {
 		start := i
 		if i >= len(b) || b[i] != '"' {
-			return nil, errMalformed
+			return errMalformed
 		}
 		kend, err := skipString(b, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if kend >= len(b) || b[kend] != ':' {
-			return nil, errMalformed
+			return errMalformed
 		}
 		vend, err := skipValue(b, kend+1)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, member{key: b[i+1 : kend-1], val: b[kend+1 : vend], start: start, end: vend})
 		if vend >= len(b) {
-			return nil, errMalformed
+			return errMalformed
+		}
+		if !fn(member{key: b[i+1 : kend-1], val: b[kend+1 : vend], start: start, end: vend}) {
+			return nil
 		}
 		switch b[vend] {
 		case ',':
 			i = vend + 1
 		case '}':
 			if vend+1 != len(b) {
-				return nil, errMalformed
+				return errMalformed
 			}
-			return out, nil
+			return nil
 		default:
-			return nil, errMalformed
+			return errMalformed
 		}
 	}
+}
+
+// lookupSorted returns the value of member key of the canonical object b,
+// reading members only up to where key would sort (JCS orders them).
+func lookupSorted(b []byte, key string) ([]byte, bool, error) {
+	var val []byte
+	found := false
+	err := eachMember(b, func(m member) bool {
+		switch k := string(m.key); {
+		case k == key:
+			val, found = m.val, true
+			return false
+		case k > key:
+			return false
+		}
+		return true
+	})
+	return val, found, err
 }
 
 // lookup returns the raw value of the top-level member named key.
