@@ -102,7 +102,9 @@ func TestReplayThreadFromLedgerAndBundle(t *testing.T) {
 	}
 	node := &liveNode{t: t, l: l, th: th, self: poster.addr, now: t0}
 	// Noise from another negotiation between the entries.
-	noise := func() { mustAppend(t, l, Record{Kind: KindChainEvent, NegotiationID: nid(2), Body: []byte(`{"fact":"other"}`)}) }
+	noise := func() {
+		mustAppend(t, l, Record{Kind: KindChainEvent, NegotiationID: nid(2), Body: []byte(`{"fact":"other"}`)})
+	}
 
 	proposal := poster.counter(t, id, worker, "replay", 0)
 	node.envelope(proposal.Bytes())
