@@ -14,8 +14,8 @@ import (
 
 func TestDisputeRulingSplitsEscrow(t *testing.T) {
 	for _, tc := range []struct {
-		ruling           uint64
-		worker, poster   *big.Int // of a 3 ETH escrow (1 of 4 ETH already released)
+		ruling         uint64
+		worker, poster *big.Int // of a 3 ETH escrow (1 of 4 ETH already released)
 	}{
 		{ruling: 1, worker: eths(0), poster: eths(3)},
 		{ruling: 10001, worker: eths(3), poster: eths(0)},
