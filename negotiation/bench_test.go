@@ -82,7 +82,7 @@ func BenchmarkPipeline(b *testing.B) {
 		th, envs := benchEnvelopes(b, b.N)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if out := th.Apply(envs[i], t0.Add(time.Hour)); !out.Effective() {
+			if out := th.Apply(envs[i], envs[i].Timestamp); !out.Effective() {
 				b.Fatal(out.Err)
 			}
 		}
@@ -99,7 +99,7 @@ func BenchmarkPipeline(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if out := th.Apply(e, t0.Add(time.Hour)); !out.Effective() {
+			if out := th.Apply(e, e.Timestamp); !out.Effective() {
 				b.Fatal(out.Err)
 			}
 		}
