@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -26,6 +27,12 @@ const crashChildEnv = "PARLEY_LEDGER_CRASH_CHILD"
 func crashConfig(t testing.TB, dir string) Config {
 	cfg := testConfig(t, dir)
 	cfg.Clock = time.Now
+	// Small buffers: every round opens the store twice.
+	cfg.MemTableSize = 4 << 20
+	cfg.MaxBatchBytes = 512 << 10
+	cfg.MaxEntryBytes = 64 << 10
+	cfg.MaxObjectBytes = 64 << 10
+	cfg.ValueLogFileSize = 8 << 20
 	return cfg
 }
 
@@ -95,7 +102,7 @@ func TestCrash(t *testing.T) {
 	acked := map[uint64]negotiation.Hash{}
 	killedEarly, totalAcks := 0, 0
 	for round := range rounds {
-		got, stderr := crashRound(t, dir, rng)
+		got, stderr := crashRound(t, dir, rng, 0)
 		if len(got) == 0 {
 			killedEarly++
 		}
@@ -139,8 +146,9 @@ func TestCrash(t *testing.T) {
 		rounds, totalAcks, killedEarly, head.Seq)
 }
 
-// crashRound runs one child, kills it, and returns what it acknowledged.
-func crashRound(t *testing.T, dir string, rng *rand.Rand) (map[uint64]negotiation.Hash, string) {
+// crashRound runs one child, kills it after at least minAcks
+// acknowledgements, and returns what it acknowledged.
+func crashRound(t *testing.T, dir string, rng *rand.Rand, minAcks int) (map[uint64]negotiation.Hash, string) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -175,7 +183,7 @@ func crashRound(t *testing.T, dir string, rng *rand.Rand) (map[uint64]negotiatio
 	}
 	// Kill after a random number of acknowledgements (0: at a random moment
 	// of start-up), then a random sub-millisecond delay.
-	wantAcks := rng.IntN(40)
+	wantAcks := max(minAcks, rng.IntN(40))
 	deadline := time.After(time.Duration(rng.IntN(150)) * time.Millisecond)
 	if wantAcks > 0 {
 		deadline = time.After(10 * time.Second)
@@ -202,4 +210,34 @@ wait:
 	r.Close()
 	_ = cmd.Wait()
 	return got, stderr.String()
+}
+
+// TestReadOnlyAfterCrash checks that a read-only open of a ledger killed
+// mid-write asks for recovery, and that one read-write open recovers it
+// with every acknowledged entry.
+func TestReadOnlyAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	got, _ := crashRound(t, dir, rand.New(rand.NewPCG(3, 4)), 5)
+	cfg := crashConfig(t, dir)
+	cfg.ReadOnly = true
+	ro, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.Start(t.Context()); !errors.Is(err, ErrNeedsRecovery) {
+		t.Fatalf("read-only open after a crash: %v", err)
+	}
+	l := open(t, crashConfig(t, dir))
+	for seq, h := range got {
+		if e, err := l.Get(t.Context(), seq); err != nil || e.Hash != h {
+			t.Fatalf("acknowledged entry %d lost", seq)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro = open(t, cfg)
+	if _, err := ro.Verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -52,6 +52,10 @@ var (
 	ErrFailed = errors.New("ledger: store failed")
 	// ErrReadOnly reports an append to a ledger opened read-only.
 	ErrReadOnly = errors.New("ledger: read-only")
+	// ErrNeedsRecovery reports a read-only open of a ledger that was not
+	// closed cleanly: its write-ahead log must be replayed (and its torn,
+	// never acknowledged tail cut) by one read-write open first.
+	ErrNeedsRecovery = errors.New("ledger: not closed cleanly; a read-write open recovers it")
 )
 
 // Sentinels for errors.Is on input refusals: errors.Is(err, ErrTooLarge)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -78,6 +79,10 @@ func (l *Ledger) Start(ctx context.Context) error {
 	}
 	db, err := badger.Open(l.badgerOptions())
 	if err != nil {
+		// Badger does not wrap this one with %w; match its text.
+		if l.cfg.ReadOnly && strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error()) {
+			return fmt.Errorf("%w: %s: %v", ErrNeedsRecovery, l.cfg.Dir, err)
+		}
 		return fmt.Errorf("ledger: open %s: %w", l.cfg.Dir, err)
 	}
 	head, err := l.open(ctx, db)

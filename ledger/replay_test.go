@@ -90,9 +90,13 @@ func (n *liveNode) fact(f negotiation.TaskFunded) {
 	n.state(out, now)
 }
 
-func TestReplayThreadFromLedgerAndBundle(t *testing.T) {
-	l := open(t, testConfig(t, t.TempDir()))
-	ctx := t.Context()
+// negotiateToFunded records, through a live poster node, a negotiation that
+// reaches funded: a proposal, a counter-offer, both acceptances, a counter
+// refused after acceptance (authentic, effect refused), a forged envelope
+// (not authentic), the funding fact and every state change, with entries of
+// another negotiation in between. It returns the live thread and its params.
+func negotiateToFunded(t *testing.T, l *Ledger) (*negotiation.Thread, negotiation.Params) {
+	t.Helper()
 	poster, worker := newParty(t, "poster"), newParty(t, "worker")
 	id := nid(1)
 	params := negotiation.Params{NegotiationID: id, Self: poster.addr}
@@ -153,6 +157,15 @@ func TestReplayThreadFromLedgerAndBundle(t *testing.T) {
 	if th.State() != negotiation.StateFunded {
 		t.Fatalf("live state %s, want funded", th.State())
 	}
+
+	return th, params
+}
+
+func TestReplayThreadFromLedgerAndBundle(t *testing.T) {
+	l := open(t, testConfig(t, t.TempDir()))
+	ctx := t.Context()
+	th, params := negotiateToFunded(t, l)
+	id := params.NegotiationID
 
 	same := func(what string, got *negotiation.Thread) {
 		t.Helper()

@@ -29,8 +29,19 @@ func ledgerDir(dataDir string) (string, error) {
 }
 
 // openLedger opens the ledger under dataDir read-only (a running node holds
-// it exclusively: stop it first).
+// it exclusively: stop it first). A ledger left by a node that did not close
+// cleanly is opened read-write once, which replays its write-ahead log as a
+// node start would (nothing acknowledged is lost), and is said so on stderr.
 func openLedger(cmd *cobra.Command, dataDir string) (*ledger.Ledger, error) {
+	l, err := openLedgerMode(cmd, dataDir, true)
+	if errors.Is(err, ledger.ErrNeedsRecovery) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "parley: the ledger was not closed cleanly; recovering its write-ahead log")
+		l, err = openLedgerMode(cmd, dataDir, false)
+	}
+	return l, err
+}
+
+func openLedgerMode(cmd *cobra.Command, dataDir string, readOnly bool) (*ledger.Ledger, error) {
 	dir, err := ledgerDir(dataDir)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
@@ -40,13 +51,16 @@ func openLedger(cmd *cobra.Command, dataDir string) (*ledger.Ledger, error) {
 	}
 	cfg := ledger.DefaultConfig()
 	cfg.Dir = dir
-	cfg.ReadOnly = true
+	cfg.ReadOnly = readOnly
 	cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	l, err := ledger.New(cfg)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
 	if err := l.Start(cmd.Context()); err != nil {
+		if errors.Is(err, ledger.ErrNeedsRecovery) {
+			return nil, err
+		}
 		return nil, verifyExit(cmd, err)
 	}
 	return l, nil
