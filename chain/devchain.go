@@ -210,6 +210,9 @@ func StartDevchain(ctx context.Context, cfg DevchainConfig) (*Devchain, error) {
 	ec.SnapshotCache = 16
 	ec.Miner.PendingFeeRecipient = d.Deployer.Address
 	ec.RPCTxFeeCap = 0
+	// No log index: rendering it costs a quarter of the CPU per block, and
+	// eth_getLogs over a dev chain's few blocks is fast without it.
+	ec.LogNoHistory = true
 	backend, err := eth.New(stack, &ec)
 	if err != nil {
 		return fail(fmt.Errorf("chain: devchain: eth: %w", err))
