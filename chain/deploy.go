@@ -73,7 +73,7 @@ func Deploy(ctx context.Context, b Backend, s Signer, cfg Config, dc DeployConfi
 	if err != nil {
 		return Addresses{}, err
 	}
-	tx := newSender(b, s, cfg, dec, log.With("component", "chain"))
+	tx := newSender(b, s, cfg, dec, log)
 
 	nonce, err := b.PendingNonceAt(ctx, s.Address())
 	if err != nil {
@@ -90,7 +90,7 @@ func Deploy(ctx context.Context, b Backend, s Signer, cfg Config, dc DeployConfi
 		if err != nil {
 			return common.Address{}, 0, fmt.Errorf("chain: deploy %s: %w", name, err)
 		}
-		log.Info("contract deployed", "component", "chain", "contract", name, "address", r.ContractAddress, "gas", r.GasUsed)
+		log.Info("contract deployed", "contract", name, "address", r.ContractAddress, "gas", r.GasUsed)
 		return r.ContractAddress, r.BlockNumber.Uint64(), nil
 	}
 
