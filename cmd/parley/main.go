@@ -37,6 +37,7 @@ func newRootCmd() *cobra.Command {
 		newKeysCmd(),
 		newEnvelopeCmd(),
 		newDemoCmd(),
+		newDevchainCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
 	)
 	return root
