@@ -32,7 +32,8 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 // party), at=+DURATION (from the start; default one second after the last
 // envelope), now=+DURATION (the receiver's clock; default the envelope's
 // time), fork=LABEL (reuse that envelope's sequence: equivocation),
-// skip=N (skip N sequence numbers), prev=zero|LABEL, task=agreed|bad|none.
+// skip=N (skip N sequence numbers), prev=zero|LABEL, task=agreed|bad|none,
+// hold=1 (build it but deliver it later with resend).
 type transcript struct {
 	t       *testing.T
 	parties map[string]*party
@@ -314,6 +315,9 @@ func (tr *transcript) send(who, verb string, o map[string]string) []string {
 		p.seq, p.prev = e.Sequence, e.Hash()
 	}
 	tr.remember(o["as"], e)
+	if o["hold"] != "" {
+		return []string{fmt.Sprintf("%s %s#%d %s held back (not delivered yet)", tr.label(e.Hash()), who, e.Sequence, e.Type)}
+	}
 	return tr.apply(tr.label(e.Hash()), e, now)
 }
 
