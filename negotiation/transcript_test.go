@@ -437,8 +437,18 @@ func (tr *transcript) payload(p *party, verb string, o map[string]string, at tim
 // digestOf computes the settlement digest of an offer as party p sees it.
 func (tr *transcript) digestOf(off *Envelope, p *party) [32]byte {
 	o := tr.th.offers[off.Hash()]
-	if o == nil {
-		return [32]byte{0xde, 0xad}
+	if o == nil { // not delivered yet: the sender computes it from the envelope it holds
+		var terms *Terms
+		switch p := off.Payload.(type) {
+		case *TaskProposal:
+			terms = &p.Terms
+		case *TaskCounterOffer:
+			terms = &p.Terms
+		default:
+			return [32]byte{0xde, 0xad}
+		}
+		th, _ := off.TermsHash()
+		o = &Offer{Envelope: off, Terms: terms, TermsHash: th}
 	}
 	worker := tr.th.worker
 	if worker == (Address{}) {
