@@ -15,11 +15,7 @@ const ProtocolMailbox protocol.ID = "/parley/mailbox/1"
 
 type BlobProvider interface{}
 type MailboxStore interface{}
-type topics struct{}
 
-func newTopics(h *Host) *topics                { return &topics{} }
-func (t *topics) close()                       {}
-func (h *Host) startTopics() error             { return nil }
 func (h *Host) startDHT() error                { return nil }
 func (h *Host) handleBlob(s network.Stream)    { s.Reset() }
 func (h *Host) handleMailbox(s network.Stream) { s.Reset() }

@@ -1,0 +1,380 @@
+package p2p
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/multiformats/go-multihash"
+	"golang.org/x/time/rate"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// TopicTaskBoard is the public task board: signed, unsealed announcements.
+const TopicTaskBoard = "/parley/taskboard/1"
+
+// EvidenceTopic returns the topic of one dispute's evidence thread.
+func EvidenceTopic(disputeID string) string { return "/parley/evidence/1/" + disputeID }
+
+// Peer-score thresholds (docs/p2p.md "Peer scoring"). A peer below
+// GraylistThreshold has every message it sends ignored.
+const (
+	GossipThreshold   = -100.0
+	PublishThreshold  = -200.0
+	GraylistThreshold = -400.0
+)
+
+// maxCachedLinks bounds the cache of links verified on topics.
+const maxCachedLinks = 4096
+
+// topics runs gossipsub: the task board and evidence topics, their
+// validators, and the peer scores.
+type topics struct {
+	h *Host
+
+	mu       sync.Mutex
+	joined   map[string]*pubsub.Topic
+	subs     map[string]context.CancelFunc
+	members  map[string]map[negotiation.Address]bool // evidence topic -> members
+	limiters map[peer.ID]*rate.Limiter
+	links    map[[32]byte]*identity.Link
+	scores   map[peer.ID]float64
+}
+
+func newTopics(h *Host) *topics {
+	return &topics{
+		h:        h,
+		joined:   make(map[string]*pubsub.Topic),
+		subs:     make(map[string]context.CancelFunc),
+		members:  make(map[string]map[negotiation.Address]bool),
+		limiters: make(map[peer.ID]*rate.Limiter),
+		links:    make(map[[32]byte]*identity.Link),
+		scores:   make(map[peer.ID]float64),
+	}
+}
+
+// scoreParams are the peer-score parameters of docs/p2p.md: invalid
+// messages weigh heavily (squared), so a peer that floods invalid
+// messages falls below the graylist threshold after a handful.
+func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
+	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
+	topic := func(weight float64) *pubsub.TopicScoreParams {
+		return &pubsub.TopicScoreParams{
+			TopicWeight:                    weight,
+			TimeInMeshWeight:               0.01,
+			TimeInMeshQuantum:              time.Second,
+			TimeInMeshCap:                  100,
+			FirstMessageDeliveriesWeight:   1,
+			FirstMessageDeliveriesDecay:    0.9,
+			FirstMessageDeliveriesCap:      50,
+			InvalidMessageDeliveriesWeight: -10,
+			InvalidMessageDeliveriesDecay:  0.99,
+		}
+	}
+	return &pubsub.PeerScoreParams{
+			Topics:                      map[string]*pubsub.TopicScoreParams{TopicTaskBoard: topic(1)},
+			TopicScoreCap:               100,
+			AppSpecificScore:            func(peer.ID) float64 { return 0 },
+			AppSpecificWeight:           1,
+			IPColocationFactorWeight:    -10,
+			IPColocationFactorThreshold: 8,
+			IPColocationFactorWhitelist: []*net.IPNet{loopback},
+			BehaviourPenaltyWeight:      -10,
+			BehaviourPenaltyThreshold:   6,
+			BehaviourPenaltyDecay:       0.99,
+			DecayInterval:               time.Second,
+			DecayToZero:                 0.01,
+			RetainScore:                 time.Hour,
+		}, &pubsub.PeerScoreThresholds{
+			GossipThreshold:             GossipThreshold,
+			PublishThreshold:            PublishThreshold,
+			GraylistThreshold:           GraylistThreshold,
+			AcceptPXThreshold:           100,
+			OpportunisticGraftThreshold: 5,
+		}
+}
+
+// startTopics builds gossipsub with signing off (StrictNoSign: envelopes
+// are signed already), message id = CID, scoring on, and joins the task
+// board.
+func (h *Host) startTopics() error {
+	params, thresholds := scoreParams()
+	ps, err := pubsub.NewGossipSub(h.ctx, h.p2p,
+		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
+		pubsub.WithNoAuthor(),
+		pubsub.WithMessageIdFn(messageID),
+		pubsub.WithMaxMessageSize(h.cfg.MaxFrameBytes+maxLinkBytes+64),
+		pubsub.WithPeerExchange(false),
+		pubsub.WithPeerScore(params, thresholds),
+		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(h.topics.inspect), 250*time.Millisecond),
+	)
+	if err != nil {
+		return failWrap(CodeBadConfig, err, "gossipsub")
+	}
+	h.ps = ps
+	if err := ps.RegisterTopicValidator(TopicTaskBoard, h.topics.validateBoard); err != nil {
+		return failWrap(CodeBadConfig, err, "task board validator")
+	}
+	return h.topics.subscribe(TopicTaskBoard)
+}
+
+// messageID is the CID of the envelope on the task board (a bundle whose
+// envelope is named by its own CID) and the CID (raw codec) of the sealed
+// bytes on evidence topics.
+func messageID(m *pb.Message) string {
+	if m.GetTopic() == TopicTaskBoard {
+		if _, env, ok := splitBundle(m.Data); ok {
+			return negotiation.CIDFromHash(sha256.Sum256(env)).KeyString()
+		}
+	}
+	mh, _ := multihash.Sum(m.Data, multihash.SHA2_256, -1)
+	return cid.NewCidV1(cid.Raw, mh).KeyString()
+}
+
+// bundle is a task-board message: uvarint link length, the publisher's
+// identity link (JCS), then the envelope (JCS), so that any node can
+// verify an announcement without having met its author.
+func bundle(link, env []byte) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, 10+len(link)+len(env)), uint64(len(link)))
+	b = append(b, link...)
+	return append(b, env...)
+}
+
+func splitBundle(b []byte) (link, env []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > maxLinkBytes || uint64(len(b)-k) <= n {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// announcement is what the task-board validator hands to the subscriber.
+type announcement struct {
+	env  *negotiation.Envelope
+	link *identity.Link
+}
+
+// validateBoard accepts only a public announcement, signed, by the holder
+// of a valid link, within the clock window, from a peer within its rate.
+func (t *topics) validateBoard(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	a, code := t.checkBoard(from, m.Data)
+	if code != "" {
+		t.h.in.reject(from, "", m.Data, code, TopicTaskBoard)
+		return pubsub.ValidationReject
+	}
+	m.ValidatorData = a
+	return pubsub.ValidationAccept
+}
+
+func (t *topics) checkBoard(from peer.ID, data []byte) (*announcement, Code) {
+	h := t.h
+	if len(data) > h.cfg.MaxEnvelopeBytes+maxLinkBytes+16 {
+		return nil, Code(negotiation.CodeTooLarge)
+	}
+	if from != h.ID() && !t.allow(from) {
+		return nil, CodeOverRate
+	}
+	lb, eb, ok := splitBundle(data)
+	if !ok {
+		return nil, Code(identity.CodeBadFrame)
+	}
+	now := h.now()
+	link, err := t.link(lb, now)
+	if err != nil {
+		return nil, CodeOf(err)
+	}
+	env, err := negotiation.Decode(eb, negotiation.DecodeOptions{MaxBytes: h.cfg.MaxEnvelopeBytes})
+	if err != nil {
+		return nil, CodeOf(err)
+	}
+	if !env.IsAnnouncement() {
+		return nil, CodeNotAnnounce
+	}
+	if code := h.in.checkSender(env, link); code != "" {
+		return nil, code
+	}
+	if err := env.Verify(); err != nil {
+		return nil, CodeOf(err)
+	}
+	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || d < -h.cfg.MaxClockSkew {
+		return nil, CodeBadTimestamp
+	}
+	return &announcement{env: env, link: link}, ""
+}
+
+// link verifies a link, caching verified links by hash.
+func (t *topics) link(b []byte, now time.Time) (*identity.Link, error) {
+	k := sha256.Sum256(b)
+	t.mu.Lock()
+	l := t.links[k]
+	t.mu.Unlock()
+	if l != nil {
+		if err := checkTimes(l, now); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	l, err := identity.DecodeLink(b, now)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if len(t.links) >= maxCachedLinks {
+		clear(t.links)
+	}
+	t.links[k] = l
+	t.mu.Unlock()
+	return l, nil
+}
+
+// checkTimes re-checks a cached link's validity window.
+func checkTimes(l *identity.Link, now time.Time) error {
+	if !now.Before(l.ExpiresAt) {
+		return &identity.Error{Code: identity.CodeLinkExpired}
+	}
+	return nil
+}
+
+// allow spends one token of from's rate.
+func (t *topics) allow(from peer.ID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.limiters[from]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(t.h.cfg.TopicRate), t.h.cfg.TopicBurst)
+		t.limiters[from] = l
+	}
+	return l.Allow()
+}
+
+// subscribe joins name and hands every valid message to the Handler.
+func (t *topics) subscribe(name string) error {
+	h := t.h
+	tp, err := h.ps.Join(name)
+	if err != nil {
+		return failWrap(CodeBadConfig, err, "join %s", name)
+	}
+	sub, err := tp.Subscribe(pubsub.WithBufferSize(h.cfg.SubscriptionBuffer))
+	if err != nil {
+		_ = tp.Close()
+		return failWrap(CodeBadConfig, err, "subscribe %s", name)
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	t.mu.Lock()
+	t.joined[name] = tp
+	t.subs[name] = cancel
+	t.mu.Unlock()
+	h.go1(func(context.Context) {
+		defer sub.Cancel()
+		for {
+			m, err := sub.Next(ctx)
+			if err != nil {
+				return
+			}
+			if m.Local {
+				continue
+			}
+			var d Delivery
+			switch v := m.ValidatorData.(type) {
+			case *announcement:
+				d = Delivery{Envelope: v.env, Sender: v.link, From: m.ReceivedFrom, Topic: name}
+			case *Delivery:
+				d = *v
+				d.From, d.Topic = m.ReceivedFrom, name
+			default:
+				continue
+			}
+			if code := h.in.call(ctx, d); code.Outcome() != Delivered {
+				h.log.Debug("topic message not taken", "topic", name, "cid", d.Envelope.CID(), "code", code)
+			}
+		}
+	})
+	return nil
+}
+
+func (t *topics) topic(name string) *pubsub.Topic {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.joined[name]
+}
+
+// Announce publishes a public task announcement (a TaskProposal without
+// recipients, from this node) on the task board.
+func (h *Host) Announce(ctx context.Context, env *negotiation.Envelope) error {
+	if !env.IsAnnouncement() {
+		return fail(CodeNotAnnounce, "only a TaskProposal without recipients goes on the task board")
+	}
+	if env.Sender.EVMAddress != h.self {
+		return fail(CodeSenderMismatch, "announcement is from %s, this node is %s", env.Sender.EVMAddress, h.self)
+	}
+	tp := h.topics.topic(TopicTaskBoard)
+	if tp == nil {
+		return fail(CodeClosed, "not started")
+	}
+	return publish(ctx, tp, bundle(h.cfg.Link().Bytes(), env.Bytes()))
+}
+
+// readyWait bounds how long a publish waits for the router to have a peer
+// on the topic (gossipsub drops a message published before its first
+// heartbeat has set the topic up).
+const readyWait = 3 * time.Second
+
+// publish waits (bounded) until the topic has a peer, then publishes.
+func publish(ctx context.Context, tp *pubsub.Topic, data []byte) error {
+	rctx, cancel := context.WithTimeout(ctx, readyWait)
+	err := tp.Publish(rctx, data, pubsub.WithReadiness(pubsub.MinTopicSize(1)))
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		err = tp.Publish(ctx, data) // no peer yet: publish anyway
+	}
+	if err != nil {
+		return failWrap(CodeClosed, err, "publish")
+	}
+	return nil
+}
+
+// inspect records the peer scores gossipsub reports.
+func (t *topics) inspect(scores map[peer.ID]float64) {
+	t.mu.Lock()
+	t.scores = scores
+	t.mu.Unlock()
+}
+
+// PeerScore returns the gossipsub score of p as last reported (every
+// 250 ms), and whether p has one.
+func (h *Host) PeerScore(p peer.ID) (float64, bool) {
+	h.topics.mu.Lock()
+	defer h.topics.mu.Unlock()
+	s, ok := h.topics.scores[p]
+	return s, ok
+}
+
+// TopicPeers returns the peers this node knows on topic name.
+func (h *Host) TopicPeers(name string) []peer.ID {
+	if tp := h.topics.topic(name); tp != nil {
+		return tp.ListPeers()
+	}
+	return nil
+}
+
+func (t *topics) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for name, cancel := range t.subs {
+		cancel()
+		delete(t.subs, name)
+	}
+	for name, tp := range t.joined {
+		_ = tp.Close()
+		delete(t.joined, name)
+	}
+}
