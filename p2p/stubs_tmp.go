@@ -10,14 +10,11 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-const ProtocolBlob protocol.ID = "/parley/blob/1"
 const ProtocolMailbox protocol.ID = "/parley/mailbox/1"
 
-type BlobProvider interface{}
 type MailboxStore interface{}
 
 func (h *Host) startDHT() error                { return nil }
-func (h *Host) handleBlob(s network.Stream)    { s.Reset() }
 func (h *Host) handleMailbox(s network.Stream) { s.Reset() }
 func (h *Host) Lookup(ctx context.Context, a negotiation.Address) (*identity.Link, error) {
 	return nil, ErrNotFound
