@@ -190,9 +190,9 @@ func (c *Client) Amend(ctx context.Context, taskID [32]byte, a negotiation.Amend
 }
 
 // ReplaceWorker hands a task to a new worker with the Replacement
-// signatures of poster, current worker and new worker.
-func (c *Client) ReplaceWorker(ctx context.Context, taskID [32]byte, r negotiation.Replacement, task Task, posterSig, workerSig, newWorkerSig []byte) (*TaskResult, error) {
-	data, err := c.reg.TryPackReplaceWorker(taskID, ReplacementArgs(r), task, posterSig, workerSig, newWorkerSig)
+// signatures of the poster and the current worker.
+func (c *Client) ReplaceWorker(ctx context.Context, taskID [32]byte, r negotiation.Replacement, task Task, posterSig, workerSig []byte) (*TaskResult, error) {
+	data, err := c.reg.TryPackReplaceWorker(taskID, ReplacementArgs(r), task, posterSig, workerSig)
 	return c.taskTx(ctx, taskID, nil, data, err)
 }
 

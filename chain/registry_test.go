@@ -267,9 +267,15 @@ func TestReplaceWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without the current worker's consent: refused.
-	_, err = e.poster.c.ReplaceWorker(ctx, res.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.outsider, d), e.sign(e.newWorker, d))
+	_, err = e.poster.c.ReplaceWorker(ctx, res.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.newWorker, d))
 	wantRevert(t, err, "wrong_signer")
-	r, err = e.poster.c.ReplaceWorker(ctx, res.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.worker, d), e.sign(e.newWorker, d))
+	// A new worker that is one of the parties: refused.
+	self := rp
+	self.NewWorker = e.poster.addr
+	sd, _ := self.Digest(e.domain)
+	_, err = e.poster.c.ReplaceWorker(ctx, res.TaskID, self, r.Task, e.sign(e.poster, sd), e.sign(e.worker, sd))
+	wantRevert(t, err, "bad_worker")
+	r, err = e.poster.c.ReplaceWorker(ctx, res.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.worker, d))
 	if err != nil {
 		t.Fatal(err)
 	}

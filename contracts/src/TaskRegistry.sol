@@ -313,16 +313,16 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     }
 
     /// @notice Hands a funded task to a new worker with the Replacement
-    /// signatures of the poster, the current worker and the new worker.
-    /// Unreleased milestones pass to the new worker as open (proofs the old
-    /// worker submitted do not carry over).
+    /// signatures of the poster and the current worker, the two parties whose
+    /// agreement it changes (the new worker takes on no obligation it could
+    /// not simply ignore). Unreleased milestones pass to the new worker as
+    /// open: proofs the old worker submitted do not carry over.
     function replaceWorker(
         bytes32 taskId,
         Replacement calldata r,
         Task calldata task,
         bytes calldata posterSig,
-        bytes calldata workerSig,
-        bytes calldata newWorkerSig
+        bytes calldata workerSig
     ) external nonReentrant {
         Task memory t = _loadActive(taskId, task);
         if (r.nonce != t.nonce) revert StaleNonce(t.nonce, r.nonce);
@@ -332,7 +332,6 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         bytes32 digest = _hashTypedDataV4(ParleyHashes.hashReplacement(taskId, r));
         _checkSig(digest, posterSig, t.poster);
         _checkSig(digest, workerSig, t.worker);
-        _checkSig(digest, newWorkerSig, r.newWorker);
         for (uint256 i; i < t.milestones.length; ++i) {
             Milestone memory m = t.milestones[i];
             if (m.state == MilestoneState.Submitted) {
