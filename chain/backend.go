@@ -79,9 +79,9 @@ type Simulated struct {
 	closeOnce  sync.Once
 }
 
-// NewSimulated starts a simulated chain (chain id 1337) whose genesis funds
+// StartSimulated starts a simulated chain (chain id 1337) whose genesis funds
 // alloc. It runs in process and needs no network.
-func NewSimulated(alloc types.GenesisAlloc) *Simulated {
+func StartSimulated(alloc types.GenesisAlloc) *Simulated {
 	sim := simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
 		ec.Genesis.Config = MainnetRules(nil)
 		ec.DatabaseCache = 16

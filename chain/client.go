@@ -298,3 +298,26 @@ func (c *Client) CancelDigestOnChain(ctx context.Context, x negotiation.Cancel) 
 	}
 	return c.reg.UnpackCancelDigest(out)
 }
+
+// DomainSeparator returns the registry's EIP-712 domain separator.
+func (c *Client) DomainSeparator(ctx context.Context) ([32]byte, error) {
+	out, err := c.tx.call(ctx, c.cfg.Contracts.TaskRegistry, c.reg.PackDomainSeparator())
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return c.reg.UnpackDomainSeparator(out)
+}
+
+// TaskHashOnChain returns the hash the registry computes for a task state
+// (TaskHash computes the same in Go).
+func (c *Client) TaskHashOnChain(ctx context.Context, task Task) ([32]byte, error) {
+	data, err := c.reg.TryPackHashTask(task)
+	if err != nil {
+		return [32]byte{}, packErr("hashTask", err)
+	}
+	out, err := c.tx.call(ctx, c.cfg.Contracts.TaskRegistry, data)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return c.reg.UnpackHashTask(out)
+}

@@ -83,3 +83,31 @@ func (c *Client) Dispute(ctx context.Context, taskID [32]byte) (DisputeRecord, e
 	}
 	return c.arb.UnpackDispute(out)
 }
+
+// DisputeTimeouts returns the seconds the parties have to agree on an
+// arbitrator and the seconds an assigned arbitrator has to rule.
+func (c *Client) DisputeTimeouts(ctx context.Context) (assign, rule uint64, err error) {
+	out, err := c.tx.call(ctx, c.cfg.Contracts.ArbitrationModule, c.arb.PackAssignTimeout())
+	if err != nil {
+		return 0, 0, err
+	}
+	if assign, err = c.arb.UnpackAssignTimeout(out); err != nil {
+		return 0, 0, err
+	}
+	out, err = c.tx.call(ctx, c.cfg.Contracts.ArbitrationModule, c.arb.PackRuleTimeout())
+	if err != nil {
+		return 0, 0, err
+	}
+	rule, err = c.arb.UnpackRuleTimeout(out)
+	return assign, rule, err
+}
+
+// ExternalDispute returns the task id an ERC-792 arbitrator contract's own
+// dispute id maps to (zero if none).
+func (c *Client) ExternalDispute(ctx context.Context, arbitrator common.Address, externalID *big.Int) ([32]byte, error) {
+	out, err := c.tx.call(ctx, c.cfg.Contracts.ArbitrationModule, c.arb.PackExternalDispute(arbitrator, bigOrZero(externalID)))
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return c.arb.UnpackExternalDispute(out)
+}

@@ -139,6 +139,10 @@ func TestDisputeTimeouts(t *testing.T) {
 			r := e.disputeWith(t, arb, eths(2))
 			_, err := e.outsider.c.ResolveTimedOut(ctx, r.TaskID)
 			wantRevert(t, err, "not_timed_out")
+			assign, rule, err := e.outsider.c.DisputeTimeouts(ctx)
+			if err != nil || time.Duration(assign)*time.Second != 14*24*time.Hour || time.Duration(rule)*time.Second != 30*24*time.Hour {
+				t.Fatalf("timeouts %d %d %v", assign, rule, err)
+			}
 			e.advance(wait + time.Second)
 			if _, err := e.outsider.c.ResolveTimedOut(ctx, r.TaskID); err != nil {
 				t.Fatal(err)
@@ -167,6 +171,9 @@ func TestContractArbitrator(t *testing.T) {
 	}
 	_, _, err = e.outsider.c.RaiseWithArbitrator(ctx, r.TaskID, nil, fee)
 	wantRevert(t, err, "cannot_raise")
+	if id, err := e.outsider.c.ExternalDispute(ctx, courtAddr, extID); err != nil || id != r.TaskID {
+		t.Fatalf("court's dispute %v maps to %x (%v)", extID, id, err)
+	}
 	// The court rules with its own dispute id.
 	e.exec(t, e.arbitrator, courtAddr, nil, court.PackGiveRuling(extID, big.NewInt(10001)))
 	if e.owed(ethToken, e.worker.addr).Cmp(eths(1)) != 0 {

@@ -59,7 +59,7 @@ func newEnv(t testing.TB) *env {
 		keys[i] = newKey(t)
 		alloc[crypto.PubkeyToAddress(keys[i].PublicKey)] = types.Account{Balance: eths(1_000_000)}
 	}
-	sim := NewSimulated(alloc)
+	sim := StartSimulated(alloc)
 	t.Cleanup(sim.Close)
 	ctx := context.Background()
 	cfg := DefaultConfig()

@@ -99,6 +99,17 @@ func TestStoredStateIsTheTaskHash(t *testing.T) {
 	if stored != mustHash(t, res.Task) {
 		t.Fatal("stored hash is not keccak256(abi.encode(task))")
 	}
+	if on, err := e.poster.c.TaskHashOnChain(t.Context(), res.Task); err != nil || on != stored {
+		t.Fatalf("contract's hashTask %x, stored %x (%v)", on, stored, err)
+	}
+	sep, err := e.poster.c.DomainSeparator(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := e.settlement(eths(1)).TypedData(e.domain)
+	if want, err := td.HashStruct("EIP712Domain", td.Domain.Map()); err != nil || [32]byte(want) != sep {
+		t.Fatalf("domain separator %x, want %x (%v)", sep, want, err)
+	}
 	// A caller passing a state other than the stored one is refused.
 	forged := CopyTask(res.Task)
 	forged.Milestones[0].Amount = eths(100)

@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/parleynet/parley/identity"
 )
 
 // Signer is the EVM key the client acts with. identity.EVMKey satisfies it;
@@ -29,7 +31,10 @@ type KeySigner struct {
 	addr common.Address
 }
 
-var _ Signer = (*KeySigner)(nil)
+var (
+	_ Signer = (*KeySigner)(nil)
+	_ Signer = (*identity.EVMKey)(nil)
+)
 
 // NewKeySigner returns a Signer for key.
 func NewKeySigner(key *ecdsa.PrivateKey) *KeySigner {
