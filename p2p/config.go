@@ -43,6 +43,8 @@ type Config struct {
 	// StorePeers are store nodes (multiaddrs with /p2p/) that hold
 	// envelopes for recipients this node cannot reach.
 	StorePeers []string
+	// MailboxPoll is how often a node collects its mail from StorePeers.
+	MailboxPoll time.Duration
 	// MDNS enables LAN discovery by mDNS (off by default).
 	MDNS bool
 	// NAT enables NAT traversal: port mapping, AutoNAT v2, the circuit
@@ -122,6 +124,7 @@ func DefaultConfig() Config {
 	return Config{
 		ListenAddrs:        []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
 		DHT:                true,
+		MailboxPoll:        30 * time.Second,
 		RecordTTL:          24 * time.Hour,
 		ConnLow:            64,
 		ConnHigh:           192,
@@ -201,6 +204,8 @@ func (c Config) Validate() error {
 		return bad("SubscriptionBuffer %d is under 32", c.SubscriptionBuffer)
 	case c.MaxBlobBytes < 1 || c.BlobChunk < 1024 || c.BlobChunk > c.MaxFrameBytes:
 		return bad("MaxBlobBytes %d / BlobChunk %d out of range", c.MaxBlobBytes, c.BlobChunk)
+	case c.MailboxPoll <= 0:
+		return bad("MailboxPoll is not positive")
 	case c.DHT && c.RecordTTL < time.Minute:
 		return bad("RecordTTL %v is under a minute", c.RecordTTL)
 	case c.Logger == nil:

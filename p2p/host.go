@@ -57,11 +57,12 @@ type Host struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	ps     *pubsub.PubSub
-	topics *topics
-	kad    *dht.IpfsDHT
-	mdns   mdns.Service
-	stores []peer.AddrInfo
+	ps      *pubsub.PubSub
+	topics  *topics
+	kad     *dht.IpfsDHT
+	mdns    mdns.Service
+	stores  []peer.AddrInfo
+	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
 }
 
 // New returns a Host for cfg. It does no I/O and starts nothing.
@@ -132,6 +133,7 @@ func (h *Host) Start(ctx context.Context) error {
 		return err
 	}
 	h.go1(h.in.sweep)
+	h.go1(h.pollMail)
 	h.log.Info("p2p started", "peer", p.ID(), "addrs", p.Addrs())
 	return nil
 }

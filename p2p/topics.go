@@ -176,11 +176,18 @@ func (t *topics) validateBoard(ctx context.Context, from peer.ID, m *pubsub.Mess
 }
 
 func (t *topics) checkBoard(from peer.ID, data []byte) (*announcement, Code) {
+	return t.checkBoardAt(from, data, true, false)
+}
+
+// checkBoardAt checks a task-board message. rated spends from's rate;
+// history relaxes the time window to "not in the future" (catch-up
+// replays old announcements).
+func (t *topics) checkBoardAt(from peer.ID, data []byte, rated, history bool) (*announcement, Code) {
 	h := t.h
 	if len(data) > h.cfg.MaxEnvelopeBytes+maxLinkBytes+16 {
 		return nil, Code(negotiation.CodeTooLarge)
 	}
-	if from != h.ID() && !t.allow(from) {
+	if rated && from != h.ID() && !t.allow(from) {
 		return nil, CodeOverRate
 	}
 	lb, eb, ok := splitBundle(data)
@@ -205,7 +212,7 @@ func (t *topics) checkBoard(from peer.ID, data []byte) (*announcement, Code) {
 	if err := env.Verify(); err != nil {
 		return nil, CodeOf(err)
 	}
-	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || d < -h.cfg.MaxClockSkew {
+	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || (!history && d < -h.cfg.MaxClockSkew) {
 		return nil, CodeBadTimestamp
 	}
 	return &announcement{env: env, link: link}, ""
@@ -280,7 +287,12 @@ func (t *topics) subscribe(name string) error {
 			if err != nil {
 				return
 			}
-			if m.Local {
+			if h.cfg.Mailbox != nil && m.ValidatorData != nil {
+				if err := h.cfg.Mailbox.Record(ctx, name, m.Data); err != nil {
+					h.log.Warn("topic history not recorded", "topic", name, "err", err)
+				}
+			}
+			if m.ReceivedFrom == h.ID() {
 				continue
 			}
 			var d Delivery

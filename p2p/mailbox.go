@@ -1,0 +1,322 @@
+package p2p
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// ProtocolMailbox is spoken with store nodes (docs/p2p.md "Mailbox and
+// history"): a sender hands over a sealed envelope for a recipient it
+// cannot reach (put), a recipient collects what is held for it by cursor
+// (fetch), and anyone asks for a topic's history by cursor (history).
+const ProtocolMailbox protocol.ID = "/parley/mailbox/1"
+
+// Mailbox operations.
+const (
+	opPut     = 1
+	opFetch   = 2
+	opHistory = 3
+)
+
+// mailboxPage bounds the items of one fetch or history answer.
+const mailboxPage = 256
+
+// MailItem is one stored message with its cursor (cursors increase; ask
+// for the items after the last one seen).
+type MailItem struct {
+	Cursor uint64
+	Data   []byte
+}
+
+// MailboxStore is a store node's durable memory; the node implements it
+// over the ledger (node.MailboxStore).
+type MailboxStore interface {
+	// Hold stores a sealed envelope for the recipient to, durably, before
+	// it returns. Holding the same bytes twice is harmless.
+	Hold(ctx context.Context, to negotiation.Address, from peer.ID, sealed []byte) error
+	// Mail returns up to limit items held for to with a cursor after
+	// after, in cursor order.
+	Mail(ctx context.Context, to negotiation.Address, after uint64, limit int) ([]MailItem, error)
+	// Record stores a valid message seen on a topic.
+	Record(ctx context.Context, topic string, data []byte) error
+	// History returns up to limit messages of topic with a cursor after
+	// after, in cursor order.
+	History(ctx context.Context, topic string, after uint64, limit int) ([]MailItem, error)
+}
+
+// handleMailbox serves one request on a store node.
+func (h *Host) handleMailbox(s network.Stream) {
+	defer s.Close()
+	_ = s.SetDeadline(time.Now().Add(blobTimeout))
+	remote := s.Conn().RemotePeer()
+	req, err := readMsg(bufio.NewReader(s), h.cfg.MaxFrameBytes+64)
+	if err != nil || len(req) < 1 {
+		_ = s.Reset()
+		return
+	}
+	ctx := h.ctx
+	switch req[0] {
+	case opPut:
+		_ = writeMsg(s, []byte(h.mailboxPut(ctx, remote, req[1:])))
+	case opFetch:
+		after, n := binary.Uvarint(req[1:])
+		link := h.book.byPeerID(remote)
+		if n <= 0 || link == nil {
+			_ = s.Reset()
+			return
+		}
+		items, err := h.cfg.Mailbox.Mail(ctx, negotiation.Address(link.EVMAddress), after, mailboxPage)
+		writeItems(s, items, err)
+	case opHistory:
+		after, n := binary.Uvarint(req[1:])
+		if n <= 0 {
+			_ = s.Reset()
+			return
+		}
+		items, err := h.cfg.Mailbox.History(ctx, string(req[1+n:]), after, mailboxPage)
+		writeItems(s, items, err)
+	default:
+		_ = s.Reset()
+	}
+}
+
+// mailboxPut checks a hand-over (its frame parses and was sealed by the
+// peer handing it over) and holds it.
+func (h *Host) mailboxPut(ctx context.Context, remote peer.ID, b []byte) Code {
+	if len(b) < 20 {
+		return Code(identity.CodeBadFrame)
+	}
+	var to negotiation.Address
+	copy(to[:], b[:20])
+	sealed := b[20:]
+	hdr, err := identity.ParseFrameHeader(sealed)
+	if err != nil {
+		return CodeOf(err)
+	}
+	if hdr.Sender != remote {
+		return CodeSenderMismatch
+	}
+	if err := h.cfg.Mailbox.Hold(ctx, to, remote, sealed); err != nil {
+		return CodeBusy
+	}
+	return CodeHeld
+}
+
+func writeItems(s network.Stream, items []MailItem, err error) {
+	if err != nil {
+		_ = s.Reset()
+		return
+	}
+	w := bufio.NewWriter(s)
+	for _, it := range items {
+		_, _ = w.Write(appendMsg(nil, binary.AppendUvarint(nil, it.Cursor), it.Data))
+	}
+	_, _ = w.Write(appendMsg(nil))
+	_ = w.Flush()
+}
+
+// readItems reads items until the empty terminator.
+func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
+	var out []MailItem
+	for {
+		b, err := readMsg(r, max)
+		if err != nil {
+			return out, err
+		}
+		if len(b) == 0 {
+			return out, nil
+		}
+		c, n := binary.Uvarint(b)
+		if n <= 0 {
+			return out, fail(CodeBadRecord, "bad item cursor")
+		}
+		out = append(out, MailItem{Cursor: c, Data: b[n:]})
+	}
+}
+
+// mailboxRequest sends one request to a store and returns its stream.
+func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
+	s, err := h.p2p.NewStream(ctx, store, ProtocolMailbox)
+	if err != nil {
+		return nil, nil, failWrap(CodeNotFound, err, "mailbox stream to %s", store)
+	}
+	_ = s.SetDeadline(time.Now().Add(blobTimeout))
+	if err := writeMsg(s, req...); err != nil {
+		_ = s.Reset()
+		return nil, nil, failWrap(CodeBusy, err, "mailbox request")
+	}
+	if err := s.CloseWrite(); err != nil {
+		_ = s.Reset()
+		return nil, nil, failWrap(CodeBusy, err, "mailbox request")
+	}
+	return s, bufio.NewReaderSize(s, 64<<10), nil
+}
+
+// viaStore hands due items to a store node when their recipient cannot be
+// reached directly; a store's ack counts as held. It reports whether a
+// store took any.
+func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
+	h := q.o.h
+	link := h.book.byAddress(q.addr)
+	if len(h.stores) == 0 || link == nil {
+		return false
+	}
+	now := h.now()
+	key, err := link.CurrentKey(now)
+	if err != nil {
+		return false
+	}
+	for _, st := range h.stores {
+		if st.ID == link.PeerID {
+			continue
+		}
+		took := false
+		for _, p := range due {
+			// A new session per held envelope: the recipient opens it
+			// whatever it saw before.
+			h.cfg.Sealer.ResetSession(key.ID)
+			sealed, err := h.cfg.Sealer.Seal(now, p.negID, []*identity.Link{link}, p.item.Envelope)
+			h.cfg.Sealer.ResetSession(key.ID)
+			if err != nil {
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+			s, r, err := h.mailboxRequest(cctx, st.ID, []byte{opPut}, q.addr[:], sealed)
+			cancel()
+			if err != nil {
+				break
+			}
+			b, err := readMsg(r, 64)
+			_ = s.Close()
+			if err != nil {
+				break
+			}
+			if Code(b) == CodeHeld {
+				q.settle(ctx, p, CodeOK, key.ID, true)
+				took = true
+			}
+		}
+		if took {
+			return true
+		}
+	}
+	return false
+}
+
+// CollectMail fetches what the store nodes hold for this node, after the
+// last cursor collected from each, and delivers it like direct envelopes.
+// It returns how many envelopes the handler took.
+func (h *Host) CollectMail(ctx context.Context) (int, error) {
+	n := 0
+	var firstErr error
+	for _, st := range h.stores {
+		got, err := h.collectFrom(ctx, st.ID)
+		n += got
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return n, firstErr
+}
+
+func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
+	taken := 0
+	for {
+		h.mu.Lock()
+		if h.cursors == nil {
+			h.cursors = make(map[peer.ID]uint64)
+		}
+		after := h.cursors[store]
+		h.mu.Unlock()
+		s, r, err := h.mailboxRequest(ctx, store, []byte{opFetch}, binary.AppendUvarint(nil, after))
+		if err != nil {
+			return taken, err
+		}
+		items, err := readItems(r, h.cfg.MaxFrameBytes+16)
+		_ = s.Close()
+		if err != nil {
+			return taken, failWrap(CodeBusy, err, "mailbox fetch")
+		}
+		for _, it := range items {
+			o, err := h.cfg.Sealer.Open(h.now(), it.Data)
+			if err == nil {
+				code, _ := h.in.accept(ctx, store, o, it.Data, true)
+				if code.Outcome() == Delivered {
+					taken++
+				}
+			} else if CodeOf(err).Outcome() == Rejected {
+				h.in.reject(store, "", it.Data, CodeOf(err), "")
+			}
+			h.mu.Lock()
+			h.cursors[store] = max(h.cursors[store], it.Cursor)
+			h.mu.Unlock()
+		}
+		if len(items) < mailboxPage {
+			return taken, nil
+		}
+	}
+}
+
+// CatchUp asks a store node for the task board's history after cursor
+// after, validates each message as if it had arrived by gossip and hands
+// the valid ones to the handler. It returns the last cursor seen and how
+// many the handler took.
+func (h *Host) CatchUp(ctx context.Context, store peer.ID, after uint64) (uint64, int, error) {
+	taken := 0
+	for {
+		s, r, err := h.mailboxRequest(ctx, store, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(TopicTaskBoard))
+		if err != nil {
+			return after, taken, err
+		}
+		items, err := readItems(r, h.cfg.MaxFrameBytes+maxLinkBytes+64)
+		_ = s.Close()
+		if err != nil {
+			return after, taken, failWrap(CodeBusy, err, "history")
+		}
+		for _, it := range items {
+			after = max(after, it.Cursor)
+			a, code := h.topics.checkBoardAt(store, it.Data, false, true)
+			if code != "" {
+				h.in.reject(store, "", it.Data, code, TopicTaskBoard)
+				continue
+			}
+			d := Delivery{Envelope: a.env, Sender: a.link, From: store, Topic: TopicTaskBoard}
+			if h.in.call(ctx, d).Outcome() == Delivered {
+				taken++
+			}
+		}
+		if len(items) < mailboxPage {
+			return after, taken, nil
+		}
+	}
+}
+
+// pollMail collects mail from the store nodes after start and then every
+// MailboxPoll.
+func (h *Host) pollMail(ctx context.Context) {
+	if len(h.stores) == 0 {
+		return
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.CollectMail(ctx); err != nil {
+			h.log.Debug("mailbox collect failed", "err", err)
+		}
+		t.Reset(h.cfg.MailboxPoll)
+	}
+}

@@ -1,0 +1,101 @@
+package p2p_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/p2p"
+)
+
+// newStore starts a store node: its mailbox and topic history live in its
+// ledger.
+func newStore(t *testing.T) *testNode {
+	t.Helper()
+	s := &testNode{t: t, dir: t.TempDir()}
+	s.seq, s.prev = nil, nil
+	s.startStore()
+	return s
+}
+
+func (n *testNode) startStore() {
+	// The ledger opens in start; the mailbox needs it, so wire it through
+	// an option that runs after the ledger is up.
+	n.start(func(c *p2p.Config) { c.Mailbox = node.NewMailboxStore(n.led) })
+}
+
+func withStore(s *testNode) nodeOpt {
+	return func(c *p2p.Config) {
+		c.StorePeers = []string{s.bootstrapAddr()}
+		c.MailboxPoll = 100 * time.Millisecond
+	}
+}
+
+func TestDeliveryThroughStoreNode(t *testing.T) {
+	store := newStore(t)
+	b := newNode(t, withStore(store))
+	a := newNode(t, withStore(store))
+	// A knows B's link (from an earlier meeting, the DHT or its operator)
+	// but has no address for it: only the store can reach B.
+	if err := a.host.AddPeer(b.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	nid := newNID()
+	env := a.envelope(nid, b.addr())
+	if err := a.host.Send(t.Context(), env); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the store's ack", func() bool { return len(a.ev.of(p2p.EventHeld)) == 1 })
+	if n := a.pending(); n != 0 {
+		t.Fatalf("%d pending after the store held it", n)
+	}
+	if len(a.ev.of(p2p.EventDelivered)) != 0 {
+		t.Fatal("a store's ack counted as delivered")
+	}
+	eventually(t, "B to collect its mail", func() bool { e, _ := b.rec.snapshot(); return len(e) == 1 })
+	effects, _ := b.rec.snapshot()
+	distinct(t, effects, effects[:1])
+	if !effects[0].Equals(env.CID()) {
+		t.Fatalf("B stored %s, want %s", effects[0], env.CID())
+	}
+	// Collecting again hands nothing new over.
+	if n, err := b.host.CollectMail(t.Context()); err != nil || n != 0 {
+		t.Fatalf("second collect took %d (%v)", n, err)
+	}
+}
+
+func TestLateJoinerCatchesUpOnTaskBoard(t *testing.T) {
+	store := newStore(t)
+	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
+	eventually(t, "the poster on the task board", func() bool {
+		return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
+	})
+	want := map[string]bool{}
+	for range 3 {
+		ann := poster.envelope(newNID())
+		if err := poster.host.Announce(t.Context(), ann); err != nil {
+			t.Fatal(err)
+		}
+		want[ann.CID().String()] = true
+	}
+	eventually(t, "the store to record the announcements", func() bool { e, _ := store.rec.snapshot(); return len(e) == 3 })
+
+	// A worker joins after the fact and asks the store for the history.
+	worker := newNode(t)
+	connect(t, worker, store)
+	cursor, taken, err := worker.host.CatchUp(t.Context(), store.host.ID(), 0)
+	if err != nil || taken != 3 {
+		t.Fatalf("catch-up took %d (%v)", taken, err)
+	}
+	effects, _ := worker.rec.snapshot()
+	for _, c := range effects {
+		if !want[c.String()] {
+			t.Fatalf("caught up on %s, which was not announced (or twice)", c)
+		}
+		delete(want, c.String())
+	}
+	// From the returned cursor there is nothing more.
+	if _, taken, err := worker.host.CatchUp(t.Context(), store.host.ID(), cursor); err != nil || taken != 0 {
+		t.Fatalf("second catch-up took %d (%v)", taken, err)
+	}
+}
