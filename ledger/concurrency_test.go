@@ -1,8 +1,10 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -101,6 +103,46 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("no group commit: %d commits for %d entries", batches, entries)
 	}
 	if _, err := l.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBatchAtTransactionLimit fills group commits up to Badger's
+// transaction limit with the largest entries and objects the config allows.
+func TestBatchAtTransactionLimit(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.MemTableSize = 4 << 20 // a transaction limit of 629,145 bytes
+	cfg.MaxBatchBytes = int(cfg.txnLimit())
+	cfg.MaxEntryBytes = 64 << 10
+	cfg.MaxObjectBytes = int(cfg.txnLimit()) - cfg.MaxEntryBytes - entryOverhead
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, cfg)
+	bigBody := fmt.Appendf(nil, `{"pad":"%s"}`, strings.Repeat("b", cfg.MaxEntryBytes-400))
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				r := Record{Kind: KindBlobStored, NegotiationID: nid(w), Body: bigBody, ObjectCodec: CodecRaw,
+					Object: append(fmt.Appendf(nil, "%04d%04d", w, i), bytes.Repeat([]byte{byte(w)}, cfg.MaxObjectBytes-8)...)}
+				if i%2 == 1 {
+					r.Object = r.Object[:1000]
+				}
+				if _, _, err := l.Append(t.Context(), r); err != nil {
+					t.Errorf("writer %d append %d: %v", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if l.Head().Seq != 32 {
+		t.Fatalf("head %d, want 32", l.Head().Seq)
+	}
+	if _, err := l.Verify(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 }

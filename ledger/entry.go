@@ -89,9 +89,10 @@ type Entry struct {
 	Raw []byte
 }
 
-// entryOverhead bounds the bytes of an entry beyond its body, kind and
-// negotiation id, and of its keys in one transaction.
-const entryOverhead = 512
+// entryOverhead bounds what one append adds to a transaction beyond its
+// entry and object bytes: its index keys (each counted as at least 128
+// bytes, see keyCost) and the head.
+const entryOverhead = 2048
 
 // encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and
 // negotiationID are validated plain ASCII, body is canonical, and the

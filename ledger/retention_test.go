@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/parleynet/parley/negotiation"
 )
 
 func TestRetention(t *testing.T) {
@@ -14,12 +16,14 @@ func TestRetention(t *testing.T) {
 	poster, worker := newParty(t, "poster"), newParty(t, "worker")
 	closed, open := nid(1), nid(2)
 	var cids []Entry
+	var envs []*negotiation.Envelope
 	for range 25 {
-		e, _, err := l.AppendEnvelope(ctx, KindEnvelopeSent, poster.counter(t, closed, worker, "c", 0), "", t0)
+		env := poster.counter(t, closed, worker, "c", 0)
+		e, _, err := l.AppendEnvelope(ctx, KindEnvelopeSent, env, "", t0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cids = append(cids, e)
+		cids, envs = append(cids, e), append(envs, env)
 		if _, _, err := l.AppendEnvelope(ctx, KindEnvelopeSent, poster.counter(t, open, worker, "o", 0), "", t0); err != nil {
 			t.Fatal(err)
 		}
@@ -91,9 +95,14 @@ func TestRetention(t *testing.T) {
 	if err != nil || rep.Pruned != 25 || len(rep.Envelopes) != 0 {
 		t.Fatalf("bundle of a pruned negotiation: %+v %v", rep, err)
 	}
-	// A pruned envelope that arrives again is still a duplicate.
-	again := poster.counter(t, closed, worker, "late", 0)
-	if _, existed, err := l.AppendEnvelope(ctx, KindEnvelopeReceived, again, "", t0); err != nil || existed {
-		t.Fatal(err)
+	// A pruned envelope that arrives again is still a duplicate: its entry
+	// remains, and nothing is stored again.
+	before := snapshot(t, l)
+	again, existed, err := l.AppendEnvelope(ctx, KindEnvelopeReceived, envs[3], "", t0)
+	if err != nil || !existed || again.Seq != cids[3].Seq {
+		t.Fatalf("pruned envelope again: seq %d existed=%v %v", again.Seq, existed, err)
+	}
+	if !equalMaps(before, snapshot(t, l)) {
+		t.Fatal("a pruned envelope was stored again")
 	}
 }

@@ -79,17 +79,19 @@ func (l *Ledger) submit(ctx interface {
 // it, and only then answers each caller (group commit).
 func (l *Ledger) writer() {
 	batch := make([]*request, 0, l.cfg.MaxBatch)
+	// Leave room for the head, which every transaction writes once.
+	limit := min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40))
 	for r := range l.reqs {
 		batch = append(batch[:0], r)
 		size := r.size
 	gather:
-		for len(batch) < l.cfg.MaxBatch && size < int64(l.cfg.MaxBatchBytes) {
+		for len(batch) < l.cfg.MaxBatch && size < limit {
 			select {
 			case r2, ok := <-l.reqs:
 				if !ok {
 					break gather
 				}
-				if size+r2.size > int64(l.cfg.MaxBatchBytes) {
+				if size+r2.size > limit {
 					l.commit(batch)
 					batch = append(batch[:0], r2)
 					size = r2.size
