@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"time"
@@ -255,10 +254,4 @@ func objectCID(obj []byte, codec uint64, limit int) (cid.Cid, error) {
 		return cid.Undef, err
 	}
 	return cid.NewCidV1(codec, mh), nil
-}
-
-// errRefused reports whether err is an input refusal.
-func errRefused(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
 }

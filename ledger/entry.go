@@ -67,18 +67,24 @@ type Record struct {
 // Head names the last entry: its seq (the number of entries) and hash. The
 // head hash identifies the whole history.
 type Head struct {
-	Seq  uint64
+	// Seq is the last entry's seq: the number of entries.
+	Seq uint64
+	// Hash is the last entry's hash.
 	Hash negotiation.Hash
 }
 
 // Entry is one stored ledger entry.
 type Entry struct {
-	Seq           uint64
-	Kind          string
+	// Seq is the entry's position in the chain, counting from 1.
+	Seq uint64
+	// Kind names the event.
+	Kind string
+	// NegotiationID is the negotiation the entry belongs to, or "".
 	NegotiationID string
 	// Body is the entry's body in JCS form.
 	Body json.RawMessage
-	At   time.Time
+	// At is when the event happened (millisecond precision, UTC).
+	At time.Time
 	// CID is body.cid: the object the entry stored, or cid.Undef.
 	CID cid.Cid
 	// Prev is the previous entry's hash (zero for the first entry).

@@ -73,10 +73,14 @@ var (
 
 // Error is an input refused with a stable code. Nothing was written.
 type Error struct {
-	Code  Code
+	// Code is the stable reason.
+	Code Code
+	// Field names the offending part of the input, when one is known.
 	Field string
-	Msg   string
-	Err   error
+	// Msg describes the refusal for people.
+	Msg string
+	// Err is the underlying cause, if any.
+	Err error
 }
 
 // Error returns "ledger: <code>: <field>: <msg>".
@@ -107,9 +111,12 @@ func refuse(code Code, field, format string, args ...any) *Error {
 // VerifyError reports the first entry that fails verification: its
 // position in the chain (seq, counting from 1) and why.
 type VerifyError struct {
-	Seq  uint64
+	// Seq is the bad entry's position (0 for a bundle file as a whole).
+	Seq uint64
+	// Code is the stable reason.
 	Code Code
-	Msg  string
+	// Msg describes the failure for people.
+	Msg string
 }
 
 // Error returns "ledger: entry <seq>: <code>: <msg>".

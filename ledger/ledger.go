@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/parleynet/parley/negotiation"
 )
 
 // Ledger is an append-only, hash-chained, content-addressed event log in one
@@ -254,6 +253,3 @@ func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
 	}
 	return it.ValueCopy(nil)
 }
-
-// zeroHash is the prev of the first entry.
-var zeroHash negotiation.Hash
