@@ -30,7 +30,8 @@
 //     of a closed negotiation, never of an open or disputed one, and never
 //     an entry.
 //
-// It imports negotiation (hashes, canonical JSON, envelopes) and storage
-// libraries. It must never import p2p, chain, approval or node: those wire
-// the ledger behind their own interfaces.
+// It imports negotiation (hashes, canonical JSON, envelopes, the state
+// machine for replay), Badger and the CID libraries. It must never import
+// p2p, chain, approval or node: those wire the ledger behind their own
+// interfaces.
 package ledger
