@@ -98,7 +98,12 @@ func TestCrash(t *testing.T) {
 		rounds = 20
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("PARLEY_LEDGER_CRASH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("kill schedule seed %d (PARLEY_LEDGER_CRASH_SEED)", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
 	acked := map[uint64]negotiation.Hash{}
 	killedEarly, totalAcks := 0, 0
 	for round := range rounds {
