@@ -97,6 +97,12 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		return false
 	}
 	out := Outcome{Authentic: true, From: from}
+	if t.alreadyApplied(f) {
+		// A node learns of an effect twice, from the envelope and from the
+		// chain: the second report is a success that changes nothing.
+		out.Code, out.To = CodeDuplicate, t.state
+		return out
+	}
 	switch v := f.(type) {
 	case TaskFunded:
 		if !need(StateAgreed) {
@@ -190,6 +196,31 @@ func (t *Thread) applyFact(f Fact) Outcome {
 	}
 	out.To = t.state
 	return out
+}
+
+// alreadyApplied reports whether f describes an effect the thread already
+// holds.
+func (t *Thread) alreadyApplied(f Fact) bool {
+	switch v := f.(type) {
+	case TaskFunded:
+		return t.taskID != nil && t.taskID.Cmp(&v.TaskID.Int) == 0
+	case MilestoneReleased:
+		return t.released[v.Milestone]
+	case ProofSubmitted:
+		_, pending := t.delivered[v.Milestone]
+		return pending && t.state == StateDelivered
+	case DisputeOpened:
+		return t.disputeID != nil && t.disputeID.Cmp(&v.DisputeID.Int) == 0
+	case ArbitratorAssigned:
+		return t.state != StateDisputed && t.arbitrator == v.Arbitrator && t.arbitrator != (Address{})
+	case Ruled:
+		return t.ruling != nil && *t.ruling == v.Ruling
+	case TaskCancelled:
+		return t.state == StateCancelled
+	case WorkerReplaced:
+		return t.worker == v.NewWorker
+	}
+	return false
 }
 
 // Ruling returns the arbitrator's ruling, if any.
