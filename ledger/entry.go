@@ -158,9 +158,22 @@ var (
 // and seq, in that order.
 func parseEntry(raw []byte) (parsedEntry, error) {
 	var p parsedEntry
-	ms, err := members(raw)
+	var arr [5]member
+	ms := arr[:0]
+	tooMany := false
+	err := eachMember(raw, func(m member) bool {
+		if len(ms) == len(arr) {
+			tooMany = true
+			return false
+		}
+		ms = append(ms, m)
+		return true
+	})
 	if err != nil {
 		return p, err
+	}
+	if tooMany {
+		return p, errMalformed
 	}
 	want := entryMembers4
 	if len(ms) == 5 {

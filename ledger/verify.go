@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ipfs/go-cid"
@@ -59,6 +60,7 @@ func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, e
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
 	defer it.Close()
 	var objErr error
+	sum := sha256.New()
 	for it.Seek(entryKey(next)); it.Valid(); it.Next() {
 		if next%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -79,7 +81,7 @@ func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, e
 		}
 		var ref []byte
 		err := item.Value(func(v []byte) error {
-			h, c, err := checkStored(seq, prev, v)
+			h, c, err := checkStored(sum, seq, prev, v)
 			if err != nil {
 				return err
 			}
@@ -107,7 +109,7 @@ func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, e
 
 // checkStored checks one stored entry value against its position and the
 // previous hash. It returns the entry's hash and its raw body.cid value.
-func checkStored(seq uint64, prev negotiation.Hash, v []byte) (negotiation.Hash, []byte, error) {
+func checkStored(h hash.Hash, seq uint64, prev negotiation.Hash, v []byte) (negotiation.Hash, []byte, error) {
 	if len(v) < 64+2 {
 		return negotiation.Hash{}, nil, bad(seq, CodeMalformedEntry, "value of %d bytes", len(v))
 	}
@@ -122,7 +124,7 @@ func checkStored(seq uint64, prev negotiation.Hash, v []byte) (negotiation.Hash,
 	if negotiation.Hash(v[:32]) != prev {
 		return negotiation.Hash{}, nil, bad(seq, CodePrevMismatch, "prev %x is not the previous entry's hash %s", v[:32], prev)
 	}
-	h := sha256.New()
+	h.Reset()
 	h.Write(v[:32])
 	h.Write(raw)
 	var sum negotiation.Hash
