@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -45,10 +46,7 @@ type result struct {
 func keyCost(k, v int) int64 { return max(int64(k+v+12), 128) }
 
 // submit hands r to the writer and waits for its result.
-func (l *Ledger) submit(ctx interface {
-	Done() <-chan struct{}
-	Err() error
-}, r *request) (Entry, bool, error) {
+func (l *Ledger) submit(ctx context.Context, r *request) (Entry, bool, error) {
 	r.done = make(chan result, 1)
 	l.mu.RLock()
 	if l.state != stateOpen {
