@@ -8,13 +8,13 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-// ClosedStates are the thread states after which a negotiation can no
-// longer change: its objects may be deleted under the retention rule. Any
-// other state (open, funded, delivered, disputed, arbitrated, ...) and a
-// negotiation with no thread.state entry keep everything.
-var ClosedStates = map[string]bool{
-	"completed": true, "cancelled": true, "resolved": true, "vetoed": true, "expired": true,
-}
+// Closed reports whether a negotiation whose latest thread.state is state
+// can no longer change (negotiation.State.Terminal: completed, resolved,
+// cancelled, vetoed), so that its objects may be deleted under the retention
+// rule. Any other state (open, funded, delivered, disputed, arbitrated,
+// expired, ...) and a negotiation with no thread.state entry keep
+// everything.
+func Closed(state string) bool { return negotiation.State(state).Terminal() }
 
 // errNothingToPrune tells Prune that no object was left to delete.
 var errNothingToPrune = &Error{Code: "nothing_to_prune"}
@@ -23,7 +23,7 @@ var errNothingToPrune = &Error{Code: "nothing_to_prune"}
 // negotiation and appends a retention.pruned entry naming their CIDs, in one
 // transaction. Entries are never deleted: the chain, the CIDs and the codes
 // stay, so the history still verifies. It refuses with CodeRetained unless
-// the negotiation's latest thread.state is one of ClosedStates, so nothing
+// the negotiation's latest thread.state is Closed, so nothing
 // of an open or disputed negotiation is ever deleted. It deletes at most a
 // bounded number of objects per call and returns how many; call it until
 // it returns 0.
@@ -67,7 +67,7 @@ func (l *Ledger) preparePrune(st *txnState, r *request) ([]byte, error) {
 	if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, err
 	}
-	if !ClosedStates[string(state)] {
+	if !Closed(string(state)) {
 		s := string(state)
 		if s == "" {
 			s = "unknown"

@@ -42,7 +42,7 @@ func TestRetention(t *testing.T) {
 		}
 	}
 	refused(closed) // no state yet
-	for _, s := range []string{"agreed", "funded", "delivered", "disputed", "arbitrated"} {
+	for _, s := range []string{"agreed", "funded", "delivered", "disputed", "arbitrated", "expired"} {
 		state(closed, s)
 		refused(closed)
 	}
