@@ -143,26 +143,35 @@ func (t *sender) signAndSend(ctx context.Context, chainID *big.Int, build func(u
 			return nil, fmt.Errorf("chain: sign tx: %w", err)
 		}
 		err = t.b.SendTransaction(ctx, signed)
-		if err == nil {
+		if err == nil || isAlreadyKnown(err) {
 			t.nextNonce++
 			t.log.Debug("tx sent", "hash", signed.Hash(), "nonce", signed.Nonce(), "gas", signed.Gas())
 			return signed, nil
 		}
-		if isNonceError(err) && attempt == 0 {
-			t.nonceKnown = false
-			continue
-		}
 		if isNonceError(err) {
+			// The node refused this transaction, so nothing was sent: re-read
+			// the pending nonce (another sender of this key moved it) and sign
+			// again once.
 			t.nonceKnown = false
+			if attempt == 0 {
+				continue
+			}
 		}
 		return nil, fmt.Errorf("chain: send tx: %w", err)
 	}
 }
 
+// isNonceError reports a refusal caused by the nonce: too low or too high,
+// or taken by a pending transaction with higher fees.
 func isNonceError(err error) bool {
 	s := strings.ToLower(err.Error())
 	return strings.Contains(s, "nonce too low") || strings.Contains(s, "nonce too high") ||
-		strings.Contains(s, "already known")
+		strings.Contains(s, "replacement transaction underpriced")
+}
+
+// isAlreadyKnown reports that the node already holds this exact transaction.
+func isAlreadyKnown(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), "already known")
 }
 
 func isNotYet(err error) bool {
