@@ -26,7 +26,7 @@ const ProtocolEnvelope protocol.ID = "/parley/envelope/1"
 
 // lanesPerStream is how many envelopes of different negotiations one
 // stream processes at once; envelopes of one negotiation stay in order.
-const lanesPerStream = 16
+const lanesPerStream = 64
 
 // seenCapacity bounds the in-memory set of CIDs recently acked; the
 // Handler's durable check answers for older ones.

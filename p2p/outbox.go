@@ -378,10 +378,12 @@ func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identit
 		if held {
 			status, kind = StatusHeld, EventHeld
 		}
-		if err := h.cfg.Outbox.Settle(ctx, p.item, status, code); err != nil {
-			h.log.Warn("outbox settle failed", "cid", p.item.CID, "err", err)
-		}
+		// The item leaves the queue now; its settlement is written in the
+		// background (concurrent settlements share one group commit). A
+		// crash before the write only resends it: the receiver answers
+		// duplicate.
 		q.remove(p)
+		q.settleLater(p.item, status, code)
 		h.emit(Event{Kind: kind, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code})
 	case ReKey:
 		h.cfg.Sealer.ResetSession(keyID)
@@ -396,13 +398,26 @@ func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identit
 	case Retry:
 		q.backoff([]*pending{p}, code)
 	case Rejected:
-		if err := h.cfg.Outbox.Settle(ctx, p.item, StatusRefused, code); err != nil {
-			h.log.Warn("outbox settle failed", "cid", p.item.CID, "err", err)
-		}
 		q.remove(p)
+		q.settleLater(p.item, StatusRefused, code)
 		h.log.Info("envelope refused", "to", q.addr, "cid", p.item.CID, "code", code)
 		h.emit(Event{Kind: EventRefused, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code})
 	}
+}
+
+// settleLater records a settlement on a goroutine the outbox owns (Close
+// waits for it; it uses a context of its own so that it completes).
+func (q *queue) settleLater(item OutboxItem, status OutboxStatus, code Code) {
+	h := q.o.h
+	q.o.qwg.Add(1)
+	go func() {
+		defer q.o.qwg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := h.cfg.Outbox.Settle(ctx, item, status, code); err != nil {
+			h.log.Warn("outbox settle failed", "cid", item.CID, "err", err)
+		}
+	}()
 }
 
 func (q *queue) remove(p *pending) {
