@@ -1,0 +1,183 @@
+package node
+
+import (
+	"math/big"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/parleynet/parley/chain"
+)
+
+// Config is what an operator configures about a node. Start from
+// DefaultConfig, set DataDir, and change what the deployment needs;
+// Validate names the first bad field by its configuration key (the YAML
+// key cmd/parley reads it from).
+type Config struct {
+	// DataDir holds the keys (DataDir/keys), the ledger (DataDir/ledger)
+	// and the chain watcher's progress.
+	DataDir string
+	// Name labels the node in logs and metrics (for example "poster").
+	Name string
+	// Capabilities are the task categories this node offers or takes; the
+	// discovery document lists them.
+	Capabilities []string
+
+	// P2P configures the transport.
+	P2P P2PConfig
+	// Chain configures the chain client; an empty RPC runs the node
+	// without a chain (negotiation only: acts that need the chain fail
+	// with CodeNoChain).
+	Chain ChainConfig
+
+	// ApprovalTTL is the window of one approval request (the Human Intent
+	// Protocol allows 5 s to 600 s): a request not decided by then expires
+	// and the act fails with CodeApprovalExpired.
+	ApprovalTTL time.Duration
+	// FetchTimeout bounds one attempt to fetch a delivered or evidence file.
+	FetchTimeout time.Duration
+}
+
+// P2PConfig configures the node's libp2p host.
+type P2PConfig struct {
+	// Listen are multiaddrs to listen on. The default is loopback only.
+	Listen []string
+	// Bootstrap are peers (multiaddrs ending in /p2p/<peer id>) dialled at
+	// start. There is no public default.
+	Bootstrap []string
+	// StorePeers are store nodes that hold envelopes for recipients this
+	// node cannot reach.
+	StorePeers []string
+	// DHT runs the Kademlia DHT under /parley.
+	DHT bool
+	// MDNS enables LAN discovery (off by default).
+	MDNS bool
+	// NAT enables NAT traversal (off by default).
+	NAT bool
+	// RetryMax caps the backoff between delivery attempts of one envelope.
+	RetryMax time.Duration
+}
+
+// ChainConfig configures the chain client and watcher.
+type ChainConfig struct {
+	// RPC is the JSON-RPC endpoint (http, https, ws, wss, or an IPC path);
+	// empty runs the node without a chain.
+	RPC string
+	// ChainID, when not zero, must equal the endpoint's chain id.
+	ChainID uint64
+	// Contracts are the deployed Parley contracts.
+	Contracts chain.Addresses
+	// Confirmations is how many blocks (counting the one that includes a
+	// transaction) must exist before its receipt or events count.
+	Confirmations uint64
+	// PollInterval is how often receipts and new blocks are polled.
+	PollInterval time.Duration
+}
+
+// DefaultConfig returns the defaults: loopback listening on ephemeral TCP
+// and QUIC ports, no bootstrap peers, DHT on, mDNS and NAT off, no chain,
+// ten-minute approval requests.
+func DefaultConfig() Config {
+	return Config{
+		P2P: P2PConfig{
+			Listen:   []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
+			DHT:      true,
+			RetryMax: time.Minute,
+		},
+		Chain: ChainConfig{
+			Confirmations: 1,
+			PollInterval:  time.Second,
+		},
+		ApprovalTTL:  10 * time.Minute,
+		FetchTimeout: time.Minute,
+	}
+}
+
+// Validate returns an *Error with CodeBadConfig naming the first field that
+// is missing or out of range, by its configuration key.
+func (c Config) Validate() error {
+	bad := func(key, format string, args ...any) error {
+		return fail(CodeBadConfig, key+": "+format, args...)
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		return bad("data_dir", "is empty")
+	}
+	if len(c.P2P.Listen) == 0 {
+		return bad("p2p.listen", "is empty")
+	}
+	for i, s := range c.P2P.Listen {
+		if _, err := ma.NewMultiaddr(s); err != nil {
+			return bad("p2p.listen", "entry %d %q is not a multiaddr: %v", i, s, err)
+		}
+	}
+	for key, list := range map[string][]string{"p2p.bootstrap": c.P2P.Bootstrap, "p2p.store_peers": c.P2P.StorePeers} {
+		for i, s := range list {
+			if _, err := peer.AddrInfoFromString(s); err != nil {
+				return bad(key, "entry %d %q is not a multiaddr ending in /p2p/<peer id>: %v", i, s, err)
+			}
+		}
+	}
+	if c.P2P.RetryMax < 100*time.Millisecond {
+		return bad("p2p.retry_max", "%v is under 100ms", c.P2P.RetryMax)
+	}
+	if c.Chain.RPC != "" {
+		if err := validRPC(c.Chain.RPC); err != nil {
+			return bad("chain.rpc", "%v", err)
+		}
+		if err := c.Chain.Contracts.Validate(); err != nil {
+			return bad("chain.contracts", "%v", err)
+		}
+	}
+	if c.Chain.Confirmations < 1 {
+		return bad("chain.confirmations", "must be at least 1")
+	}
+	if c.Chain.PollInterval < 10*time.Millisecond {
+		return bad("chain.poll_interval", "%v is under 10ms", c.Chain.PollInterval)
+	}
+	if c.ApprovalTTL < 5*time.Second || c.ApprovalTTL > 600*time.Second {
+		return bad("approval.ttl", "%v is outside 5s..600s (Human Intent Protocol)", c.ApprovalTTL)
+	}
+	if c.FetchTimeout < time.Second {
+		return bad("fetch_timeout", "%v is under a second", c.FetchTimeout)
+	}
+	for i, s := range c.Capabilities {
+		if strings.TrimSpace(s) == "" || len(s) > 64 {
+			return bad("capabilities", "entry %d %q is empty or over 64 characters", i, s)
+		}
+	}
+	return nil
+}
+
+func validRPC(s string) error {
+	if strings.HasPrefix(s, "/") {
+		return nil // an IPC socket path
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return fail(CodeBadConfig, "scheme %q is not http, https, ws or wss", u.Scheme)
+	}
+	if u.Host == "" {
+		return fail(CodeBadConfig, "%q has no host", s)
+	}
+	return nil
+}
+
+// chainConfig returns the chain client configuration.
+func (c Config) chainConfig() chain.Config {
+	cc := chain.DefaultConfig()
+	if c.Chain.ChainID != 0 {
+		cc.ChainID = new(big.Int).SetUint64(c.Chain.ChainID)
+	}
+	cc.Contracts = c.Chain.Contracts
+	cc.Confirmations = c.Chain.Confirmations
+	cc.PollInterval = c.Chain.PollInterval
+	return cc
+}

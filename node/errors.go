@@ -1,0 +1,116 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/parleynet/parley/negotiation"
+)
+
+// Code is a stable, machine-readable reason a node refused an act or a
+// configuration. It shares its vocabulary with negotiation.Code (a refusal
+// by the state machine carries the state machine's code) and adds the
+// node's own. The HTTP API and the CLI map codes, never messages.
+type Code string
+
+// The node's own codes.
+const (
+	CodeBadConfig          Code = "bad_config"           // a Config field or an option is missing, out of range or conflicting
+	CodeNotStarted         Code = "not_started"          // the node is not started, or already closed
+	CodeStarted            Code = "already_started"      // Start was called twice
+	CodeUnknownNegotiation Code = "unknown_negotiation"  // no thread with this negotiationId
+	CodeUnknownTask        Code = "unknown_announcement" // no announcement with this hash on the board
+	CodeNotParty           Code = "not_party"            // this node has no role in the thread that may do this
+	CodeStateForbidden     Code = "state_forbidden"      // the thread's state does not allow the act
+	CodeBadArgument        Code = "bad_argument"         // an argument is missing or out of range
+	CodeNoChain            Code = "no_chain"             // the act needs a chain and none is configured
+	CodeChainFailed        Code = "chain_failed"         // the chain refused or failed a transaction
+	CodeApprovalDenied     Code = "approval_denied"      // the approval gate denied the act
+	CodeApprovalExpired    Code = "approval_expired"     // no decision within the request's window
+	CodeAlreadyConsumed    Code = "already_consumed"     // an approval was presented twice
+	CodeDeliveryMissing    Code = "delivery_unavailable" // a delivered file has not been fetched and checked
+	CodeProofMismatch      Code = "proof_mismatch"       // the proof CID on chain differs from the delivery's
+	CodeNothingOwed        Code = "nothing_owed"         // a withdrawal with nothing owed
+	CodeStoreFailed        Code = "store_failed"         // the ledger refused or failed a write
+	CodeBadBundle          Code = "bad_bundle"           // a proof bundle failed verification
+	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
+)
+
+// Error is an act or a configuration the node refused, with a stable code.
+// Nothing was signed, stored or sent when an act is refused before its
+// approval was consumed; the message says otherwise when it was.
+type Error struct {
+	// Code is the stable reason.
+	Code Code
+	// Msg describes the refusal for people.
+	Msg string
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+// Error returns "node: <code>: <msg>".
+func (e *Error) Error() string {
+	s := "node: " + string(e.Code)
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels for errors.Is: each matches every *Error with its code.
+var (
+	// ErrBadConfig matches a refused configuration or option.
+	ErrBadConfig = &Error{Code: CodeBadConfig}
+	// ErrNotStarted matches a call on a node that is not running.
+	ErrNotStarted = &Error{Code: CodeNotStarted}
+	// ErrStarted matches a second Start.
+	ErrStarted = &Error{Code: CodeStarted}
+	// ErrUnknownNegotiation matches an act on a negotiation the node does not hold.
+	ErrUnknownNegotiation = &Error{Code: CodeUnknownNegotiation}
+	// ErrNotParty matches an act by a node whose role does not allow it.
+	ErrNotParty = &Error{Code: CodeNotParty}
+	// ErrStateForbidden matches an act the thread's state does not allow.
+	ErrStateForbidden = &Error{Code: CodeStateForbidden}
+	// ErrBadArgument matches an act with a missing or out-of-range argument.
+	ErrBadArgument = &Error{Code: CodeBadArgument}
+	// ErrNoChain matches an act that needs a chain on a node without one.
+	ErrNoChain = &Error{Code: CodeNoChain}
+	// ErrApprovalDenied matches an act the approval gate denied.
+	ErrApprovalDenied = &Error{Code: CodeApprovalDenied}
+	// ErrApprovalExpired matches an act whose approval was not decided in time.
+	ErrApprovalExpired = &Error{Code: CodeApprovalExpired}
+)
+
+func fail(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+func failWrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// CodeOf returns the code of err: the node's own, or the state machine's
+// when the state machine refused an envelope the node built; "" when err
+// carries none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if c := negotiation.CodeOf(err); c != "" {
+		return Code(c)
+	}
+	return ""
+}

@@ -1,0 +1,267 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/p2p"
+)
+
+var _ p2p.Handler = (*Node)(nil)
+
+// HandleEnvelope is the transport's handler: it stores a received
+// envelope durably and applies it to its thread, and answers the code the
+// sender acts on (p2p.Handler). An announcement on the task board goes on
+// the board. An authentic envelope is stored whole with its outcome ("ok"
+// or the code with which the state machine refused its effect); input
+// that is not authentic is recorded by hash and code only; an envelope
+// the thread cannot take yet (a gap, a reference not seen, a thread this
+// node joins later) gets a retryable code and nothing is stored.
+func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.Code {
+	env := d.Envelope
+	if d.Topic == p2p.TopicTaskBoard {
+		return n.takeAnnouncement(ctx, d)
+	}
+	if env.IsAnnouncement() {
+		return n.reject(ctx, env, negotiation.CodeNotAddressed)
+	}
+	for {
+		t, fresh, code := n.threadFor(ctx, d)
+		if t == nil {
+			n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
+			if code.Retryable() || code == negotiation.Code(p2p.CodeBusy) {
+				return code
+			}
+			return n.reject(ctx, env, code)
+		}
+		if !fresh {
+			t.mu.Lock()
+			if t.dead {
+				t.mu.Unlock()
+				continue
+			}
+		}
+		code = n.applyReceived(ctx, t, d, fresh)
+		t.mu.Unlock()
+		n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
+		return code
+	}
+}
+
+// applyReceived applies a received envelope to t and records it (t.mu
+// held). A fresh thread is registered when its first envelope is
+// authentic and dropped otherwise.
+func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
+	env := d.Envelope
+	now := n.now()
+	out := t.th.Apply(env, now)
+	drop := func() {
+		if fresh {
+			n.tmu.Lock()
+			if n.threads[t.id] == t {
+				delete(n.threads, t.id)
+			}
+			n.tmu.Unlock()
+			t.dead = true
+		}
+	}
+	switch {
+	case out.Code == negotiation.CodeDuplicate:
+		return out.Code
+	case out.Authentic:
+		code := "ok"
+		if out.Code != "" {
+			code = string(out.Code)
+		}
+		err := n.recordOpened(ctx, t)
+		if err == nil {
+			err = n.recordLink(ctx, t, d.Sender)
+		}
+		if err == nil {
+			_, _, err = n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, negotiation.Code(code), now)
+		}
+		if err == nil {
+			err = n.recordState(ctx, t)
+		}
+		if err != nil {
+			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
+			if !t.opened {
+				drop()
+			} else if rerr := n.rebuild(ctx, t); rerr != nil {
+				n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
+			}
+			return negotiation.Code(p2p.CodeBusy)
+		}
+		if fresh {
+			n.register(t)
+		} else {
+			n.index(t)
+		}
+		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.id, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.th.State(), At: now})
+		if out.Effective() {
+			n.retryFacts(ctx, t)
+		}
+		n.afterReceived(t, d, out)
+		if out.Code != "" {
+			return out.Code
+		}
+		return negotiation.Code(p2p.CodeOK)
+	case out.Code.Retryable():
+		drop()
+		return out.Code
+	default:
+		drop()
+		if out.Equivocation != nil {
+			n.recordEquivocation(ctx, t.id, out.Equivocation)
+			return out.Code
+		}
+		return n.reject(ctx, env, out.Code)
+	}
+}
+
+// threadFor returns the thread d belongs to. For a negotiation the node
+// does not hold it opens a fresh thread (locked, registered when its first
+// envelope is recorded) when d opens one: a direct proposal to this node,
+// or an answer to an announcement on the board. Otherwise it returns a
+// nil thread and the code to answer.
+func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh bool, code negotiation.Code) {
+	env := d.Envelope
+	nid := env.NegotiationID
+	n.tmu.Lock()
+	defer n.tmu.Unlock()
+	if t := n.threads[nid]; t != nil {
+		return t, false, ""
+	}
+	if n.joining[nid] {
+		return nil, false, negotiation.CodeMissingReference
+	}
+	var params negotiation.Params
+	role := negotiation.RoleNone
+	switch p := env.Payload.(type) {
+	case *negotiation.TaskProposal:
+		params = negotiation.Params{NegotiationID: nid, Self: n.self}
+		role = negotiation.RoleWorker
+	case *negotiation.TaskCounterOffer:
+		ann := n.board[p.InReplyTo]
+		if ann == nil {
+			return nil, false, negotiation.CodeMissingReference
+		}
+		params = negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: ann.env}
+	case *negotiation.TaskAcceptance:
+		ann := n.board[p.AcceptedOfferHash]
+		if ann == nil {
+			return nil, false, negotiation.CodeMissingReference
+		}
+		params = negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: ann.env}
+	case *negotiation.DisputeEvidence:
+		// A thread this node joins late: the proof bundle of the thread
+		// so far comes with the hand-over; until the node has joined,
+		// the sender retries.
+		if f := bundleFile(p); f != nil {
+			n.joining[nid] = true
+			n.spawn(func(ctx context.Context) { n.join(ctx, d, *f) })
+		}
+		return nil, false, negotiation.CodeMissingReference
+	case *negotiation.ArbitratorProposal:
+		return nil, false, negotiation.CodeMissingReference
+	default:
+		return nil, false, negotiation.CodeWrongNegotiation
+	}
+	if params.Announcement != nil {
+		if params.Announcement.Sender.EVMAddress == n.self {
+			role = negotiation.RolePoster
+		} else {
+			return nil, false, negotiation.CodeNotAddressed
+		}
+	}
+	nt, err := newThread(params, role, false)
+	if err != nil {
+		return nil, false, negotiation.CodeOf(err)
+	}
+	nt.mu.Lock()
+	n.threads[nid] = nt
+	return nt, true, ""
+}
+
+// reject records input that is not authentic by hash and code only and
+// returns the code.
+func (n *Node) reject(ctx context.Context, env *negotiation.Envelope, code negotiation.Code) negotiation.Code {
+	nid := env.NegotiationID
+	if _, err := negotiation.ParseNegotiationID(nid); err != nil {
+		nid = ""
+	}
+	if _, err := n.led.AppendRejected(ctx, env.Bytes(), code, nid, n.now()); err != nil {
+		n.log.Warn("rejected input not recorded", "code", code, "err", err)
+	}
+	n.log.Debug("envelope rejected", "negotiation", nid, "code", code)
+	return code
+}
+
+// recordEquivocation keeps the second envelope of an equivocation whole,
+// as evidence beside the first.
+func (n *Node) recordEquivocation(ctx context.Context, nid string, eq *negotiation.Equivocation) {
+	body, _ := json.Marshal(map[string]any{"sender": eq.Sender, "sequence": eq.Sequence, "first": eq.First})
+	_, _, err := n.led.Append(ctx, ledger.Record{Kind: KindEquivocation, NegotiationID: nid, Body: body, Object: eq.Second.Bytes(), At: n.now()})
+	if err != nil {
+		n.log.Warn("equivocation not recorded", "negotiation", nid, "err", err)
+	}
+	n.log.Warn("equivocation", "negotiation", nid, "sender", eq.Sender, "sequence", eq.Sequence)
+}
+
+// afterReceived starts the work an envelope calls for (t.mu held): files
+// of a delivery or of evidence are fetched and checked against their CIDs.
+func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
+	if !out.Effective() || d.Sender == nil {
+		return
+	}
+	switch p := d.Envelope.Payload.(type) {
+	case *negotiation.DeliveryNotice:
+		if t.th.RoleOf(n.self) == negotiation.RolePoster || t.observer {
+			n.fetchFiles(t.id, d.Sender.PeerID, deliveryFiles(p))
+		}
+	case *negotiation.DisputeEvidence:
+		if bundleFile(p) == nil {
+			n.fetchFiles(t.id, d.Sender.PeerID, evidenceFiles(p))
+		}
+	}
+}
+
+// onP2PEvent receives the transport's events; rejections go to the
+// ledger on the recorder goroutine (the callback must not block).
+func (n *Node) onP2PEvent(ev p2p.Event) {
+	switch ev.Kind {
+	case p2p.EventInputRejected:
+		n.m.rejected.WithLabelValues(string(ev.Code)).Inc()
+		select {
+		case n.rejq <- ev:
+		default:
+		}
+	case p2p.EventRefused:
+		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
+	}
+}
+
+// recordRejections writes the transport's rejections to the ledger, by
+// hash and code only.
+func (n *Node) recordRejections(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-n.rejq:
+			body, _ := json.Marshal(map[string]any{
+				"code": ev.Code, "hash": negotiation.Hash(ev.Hash), "size": ev.Size, "peer": ev.Peer.String(), "topic": ev.Topic,
+			})
+			rec := ledger.Record{Kind: KindInputRejected, Body: body, At: n.now()}
+			if _, err := negotiation.ParseNegotiationID(ev.NegotiationID); err == nil {
+				rec.NegotiationID = ev.NegotiationID
+			}
+			if _, _, err := n.led.Append(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
+				n.log.Warn("transport rejection not recorded", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package node
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// metrics are the node's Prometheus metrics, registered with the
+// registerer the node was given (never the global one).
+type metrics struct {
+	received  *prometheus.CounterVec // envelopes handled, by type and code
+	sent      *prometheus.CounterVec // envelopes sent, by type
+	facts     *prometheus.CounterVec // chain facts, by fact and code
+	acts      *prometheus.CounterVec // acts, by act and result
+	approvals *prometheus.CounterVec // approval decisions, by act and decision
+	rejected  *prometheus.CounterVec // input rejected by the transport, by code
+	files     *prometheus.CounterVec // files fetched, by result
+	threads   prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "envelopes_received_total",
+			Help: "Envelopes received and judged, by type and code (ok, an effect code, or a rejection).",
+		}, []string{"type", "code"}),
+		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "envelopes_sent_total",
+			Help: "Envelopes this node built, stored and queued, by type.",
+		}, []string{"type"}),
+		facts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "chain_facts_total",
+			Help: "Chain facts applied to threads, by fact and code.",
+		}, []string{"fact", "code"}),
+		acts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "acts_total",
+			Help: "Acts requested through the node's API, by act and result code (ok or a refusal).",
+		}, []string{"act", "result"}),
+		approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "approvals_total",
+			Help: "Approval requests decided, by gated act and decision (approved, denied, expired).",
+		}, []string{"act", "decision"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "input_rejected_total",
+			Help: "Input the transport rejected as not authentic, by code.",
+		}, []string{"code"}),
+		files: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "files_fetched_total",
+			Help: "Delivered and evidence files fetched by CID, by result.",
+		}, []string{"result"}),
+		threads: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "parley", Subsystem: "node", Name: "threads",
+			Help: "Negotiation threads the node holds.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,399 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/p2p"
+)
+
+// LedgerDirName is the ledger's directory inside the data directory.
+const LedgerDirName = "ledger"
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateStarted
+	stateClosed
+)
+
+// Node is one Parley node: its keys, ledger, transport, chain client,
+// approval gate and the negotiation threads it takes part in. Build it with
+// New, run it with Start, stop it with Close. Its methods are the API the
+// HTTP layer and the CLI call; all are safe for concurrent use.
+type Node struct {
+	cfg Config
+	o   options
+	log *slog.Logger
+	m   *metrics
+	now func() time.Time
+
+	mu     sync.Mutex // lifecycle
+	state  lifecycle
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	smu     sync.Mutex // guards closing and wg.Add
+	closing bool
+	wg      sync.WaitGroup
+
+	keys    *identity.Keyring
+	self    negotiation.Address
+	led     *ledger.Ledger
+	sealer  *identity.Sealer
+	host    *p2p.Host
+	backend chain.Backend
+	ownsBE  bool
+	client  *chain.Client
+	watcher *chain.Watcher
+	cursor  *ledgerCursor
+	gate    Gate
+	oper    *OperatorGate
+
+	tmu      sync.Mutex // guards the maps below
+	threads  map[string]*thread
+	byTask   map[[32]byte]string
+	board    map[negotiation.Hash]*boardEntry
+	joining  map[string]bool
+	fetching map[fetchKey]bool
+	seenLogs map[string]bool // chain events recorded, by "tx/index"
+	consumed map[string]bool // approval requests consumed
+
+	events *broadcaster
+	rejq   chan p2p.Event
+}
+
+// New returns a node for cfg. It validates cfg and the options and does no
+// I/O: Start opens the keys, the ledger, the transport and the chain.
+func New(cfg Config, opts ...Option) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fail(CodeBadConfig, "nil option")
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if o.passphrase == nil {
+		return nil, fail(CodeBadConfig, "no passphrase: pass WithPassphrase")
+	}
+	if o.backend != nil && cfg.Chain.RPC != "" {
+		return nil, fail(CodeBadConfig, "chain.rpc %q and WithChainBackend conflict: give one", cfg.Chain.RPC)
+	}
+	if o.backend != nil {
+		if err := cfg.Chain.Contracts.Validate(); err != nil {
+			return nil, fail(CodeBadConfig, "chain.contracts: %v", err)
+		}
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	if o.clock == nil {
+		o.clock = time.Now
+	}
+	n := &Node{
+		cfg: cfg, o: o, now: o.clock,
+		log:      o.logger.With("component", "node"),
+		threads:  map[string]*thread{},
+		byTask:   map[[32]byte]string{},
+		board:    map[negotiation.Hash]*boardEntry{},
+		joining:  map[string]bool{},
+		fetching: map[fetchKey]bool{},
+		seenLogs: map[string]bool{},
+		consumed: map[string]bool{},
+		events:   newBroadcaster(),
+	}
+	if cfg.Name != "" {
+		n.log = n.log.With("node", cfg.Name)
+	}
+	n.gate = o.gate
+	if n.gate == nil {
+		n.oper = NewOperatorGate()
+		n.gate = n.oper
+	}
+	reg := o.registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry() // private: nothing is exported
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, failWrap(CodeBadConfig, err, "metrics")
+	}
+	n.m = m
+	return n, nil
+}
+
+// Start opens the keys with the passphrase, opens and verifies the ledger,
+// rebuilds every negotiation thread from it, starts the transport and the
+// chain watcher, and resumes what a stop interrupted: envelopes stored but
+// not queued, hand-overs to an assigned arbitrator and files not yet
+// fetched. On failure it closes what it opened.
+func (n *Node) Start(ctx context.Context) (err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch n.state {
+	case stateStarted:
+		return ErrStarted
+	case stateClosed:
+		return fail(CodeNotStarted, "closed")
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			n.shutdown()
+			n.state = stateClosed
+		}
+	}()
+	now := n.now()
+	kcfg := identity.DefaultConfig(n.cfg.DataDir)
+	if n.keys, err = identity.Open(kcfg, n.o.passphrase); err != nil {
+		return fmt.Errorf("node: keys: %w", err)
+	}
+	if l := n.keys.Link(); l == nil || l.Verify(now) != nil || l.ExpiresAt.Sub(now) < kcfg.LinkLifetime/3 {
+		if _, err := n.keys.IssueLink(now); err != nil {
+			return fmt.Errorf("node: identity link: %w", err)
+		}
+		n.log.Info("identity link issued", "expires", n.keys.Link().ExpiresAt)
+	}
+	n.self = negotiation.Address(n.keys.EVM().Address())
+	n.log = n.log.With("address", n.self.String())
+
+	lcfg := ledger.DefaultConfig()
+	lcfg.Dir = filepath.Join(n.cfg.DataDir, LedgerDirName)
+	lcfg.Logger = n.o.logger
+	lcfg.Clock = n.now
+	if n.o.ledgerTune != nil {
+		n.o.ledgerTune(&lcfg)
+	}
+	if n.led, err = ledger.New(lcfg); err != nil {
+		return fmt.Errorf("node: ledger: %w", err)
+	}
+	if err = n.led.Start(ctx); err != nil {
+		return fmt.Errorf("node: ledger: %w", err)
+	}
+	if n.sealer, err = identity.NewSealer(identity.DefaultSealerConfig(n.keys.Inbox(), n.keys.Link(), n.keys)); err != nil {
+		return fmt.Errorf("node: sealer: %w", err)
+	}
+	if err = n.load(ctx); err != nil {
+		return err
+	}
+	if err = n.startChain(ctx); err != nil {
+		return err
+	}
+	if err = n.startHost(ctx); err != nil {
+		return err
+	}
+	n.rejq = make(chan p2p.Event, 1024)
+	n.spawn(n.recordRejections)
+	if n.watcher != nil {
+		if err = n.watcher.Start(n.ctx); err != nil {
+			return fmt.Errorf("node: chain watcher: %w", err)
+		}
+	}
+	n.state = stateStarted
+	n.resume()
+	n.log.Info("node started", "peer", n.host.ID(), "threads", len(n.threads), "ledger_head", n.led.Head().Seq)
+	return nil
+}
+
+// startChain builds the chain client and the watcher (not yet started).
+func (n *Node) startChain(ctx context.Context) error {
+	switch {
+	case n.o.backend != nil:
+		n.backend = n.o.backend
+	case n.cfg.Chain.RPC != "":
+		b, err := chain.DialRPC(ctx, n.cfg.Chain.RPC)
+		if err != nil {
+			return failWrap(CodeNoChain, err, "dial %s", n.cfg.Chain.RPC)
+		}
+		n.backend, n.ownsBE = b, true
+	default:
+		return nil
+	}
+	cc := n.cfg.chainConfig()
+	var err error
+	if n.client, err = chain.New(n.backend, n.keys.EVM(), cc, n.o.logger); err != nil {
+		return fmt.Errorf("node: chain client: %w", err)
+	}
+	if err := chain.CheckDeployed(ctx, n.backend, cc.Contracts); err != nil {
+		return failWrap(CodeNoChain, err, "contracts")
+	}
+	n.cursor = newLedgerCursor(n.led)
+	if err := n.cursor.load(ctx); err != nil {
+		return err
+	}
+	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onChainEvents, n.o.logger); err != nil {
+		return fmt.Errorf("node: chain watcher: %w", err)
+	}
+	return nil
+}
+
+// startHost builds and starts the transport with this node as its
+// envelope handler and blob provider.
+func (n *Node) startHost(ctx context.Context) error {
+	pc := p2p.DefaultConfig()
+	pc.Inbox, pc.Link, pc.Sealer = n.keys.Inbox(), n.keys.Link, n.sealer
+	pc.Outbox = NewOutboxStore(n.led)
+	pc.Handler = n
+	pc.Blobs = n
+	pc.OnEvent = n.onP2PEvent
+	pc.ListenAddrs = n.cfg.P2P.Listen
+	pc.Bootstrap = n.cfg.P2P.Bootstrap
+	pc.StorePeers = n.cfg.P2P.StorePeers
+	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
+	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
+	pc.Registerer = n.o.registerer
+	pc.Logger = n.o.logger
+	pc.Clock = n.now
+	if n.o.p2pTune != nil {
+		n.o.p2pTune(&pc)
+	}
+	h, err := p2p.New(pc)
+	if err != nil {
+		return fmt.Errorf("node: p2p: %w", err)
+	}
+	if err := h.Start(ctx); err != nil {
+		return fmt.Errorf("node: p2p: %w", err)
+	}
+	n.host = h
+	return nil
+}
+
+// Close stops the node in the reverse order of Start: it cancels the
+// node's own work (waiting approvals, fetches, hand-overs), stops the
+// chain watcher and the transport, waits for every goroutine the node
+// started, and closes the chain connection and the ledger. It is safe to
+// call twice.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.state == stateClosed {
+		return nil
+	}
+	n.state = stateClosed
+	return n.shutdown()
+}
+
+// shutdown releases every part that was opened (n.mu held).
+func (n *Node) shutdown() error {
+	var errs []error
+	if n.cancel != nil {
+		n.cancel()
+	}
+	if n.watcher != nil {
+		errs = append(errs, n.watcher.Close())
+	}
+	if n.host != nil {
+		errs = append(errs, n.host.Close())
+	}
+	n.smu.Lock()
+	n.closing = true
+	n.smu.Unlock()
+	n.wg.Wait()
+	if n.backend != nil && n.ownsBE {
+		n.backend.Close()
+	}
+	if n.led != nil {
+		errs = append(errs, n.led.Close())
+	}
+	n.events.close()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("node: close: %w", err)
+	}
+	return nil
+}
+
+// spawn runs f on a goroutine the node owns: Close cancels its context and
+// waits for it.
+func (n *Node) spawn(f func(ctx context.Context)) {
+	n.smu.Lock()
+	defer n.smu.Unlock()
+	if n.closing || n.ctx == nil {
+		return
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		f(n.ctx)
+	}()
+}
+
+// running returns ErrNotStarted unless the node is started.
+func (n *Node) running() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.state != stateStarted {
+		return ErrNotStarted
+	}
+	return nil
+}
+
+// Address returns the node's EVM address (zero before Start).
+func (n *Node) Address() negotiation.Address { return n.self }
+
+// PeerID returns the node's libp2p peer id ("" before Start).
+func (n *Node) PeerID() peer.ID {
+	if n.host == nil {
+		return ""
+	}
+	return n.host.ID()
+}
+
+// Addrs returns the node's listen addresses with /p2p/<id>, for other
+// nodes' bootstrap lists (empty before Start).
+func (n *Node) Addrs() []ma.Multiaddr {
+	if n.host == nil {
+		return nil
+	}
+	return n.host.Addrs()
+}
+
+// Link returns the node's current identity link (nil before Start).
+func (n *Node) Link() *identity.Link {
+	if n.keys == nil {
+		return nil
+	}
+	return n.keys.Link()
+}
+
+// Operator returns the operator gate that waits for the operator's
+// decisions, or nil when the node was given another gate.
+func (n *Node) Operator() *OperatorGate { return n.oper }
+
+// Ledger returns the node's ledger (nil before Start), for read-only use:
+// verification, export and inspection.
+func (n *Node) Ledger() *ledger.Ledger { return n.led }
+
+// Host returns the node's transport (nil before Start), for inspection.
+func (n *Node) Host() *p2p.Host { return n.host }
+
+// Chain returns the node's chain client, or nil without a chain.
+func (n *Node) Chain() *chain.Client { return n.client }
+
+// Config returns the configuration the node was built with.
+func (n *Node) Config() Config { return n.cfg }
+
+// fetchKey names one file to fetch for one negotiation.
+type fetchKey struct {
+	nid string
+	c   cid.Cid
+}

@@ -1,0 +1,41 @@
+package node
+
+import (
+	"context"
+
+	"github.com/parleynet/parley/negotiation"
+)
+
+// resume restarts, after Start, what a stop interrupted: envelopes
+// recorded but never queued are queued, disputes' evidence topics are
+// joined again, an arbitrator the chain assigned is handed the thread if
+// it was not yet, files not yet fetched are fetched, and chain facts kept
+// pending are tried again.
+func (n *Node) resume() {
+	n.spawn(func(ctx context.Context) {
+		if err := n.resendUnqueued(ctx); err != nil && ctx.Err() == nil {
+			n.log.Warn("queueing recorded envelopes failed", "err", err)
+		}
+		n.tmu.Lock()
+		ts := make([]*thread, 0, len(n.threads))
+		for _, t := range n.threads {
+			ts = append(ts, t)
+		}
+		n.tmu.Unlock()
+		for _, t := range ts {
+			if ctx.Err() != nil {
+				return
+			}
+			t.mu.Lock()
+			n.retryFacts(ctx, t)
+			n.joinEvidenceLocked(t)
+			role := t.th.RoleOf(n.self)
+			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.th.State() == negotiation.StateArbitrated && !n.handedOff(t) {
+				nid := t.id
+				n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
+			}
+			n.fetchThreadFiles(t)
+			t.mu.Unlock()
+		}
+	})
+}

@@ -1,0 +1,357 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ipfs/go-cid"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// thread is one negotiation as this node holds it: the state machine's
+// thread and what the node recorded about it. Every Apply and the ledger
+// append that records it happen under mu, so the ledger's order of a
+// negotiation's entries is the order the thread took them, and a replay
+// of the ledger rebuilds the same thread.
+type thread struct {
+	mu sync.Mutex
+	id string
+	p  negotiation.Params
+	th *negotiation.Thread
+
+	role     negotiation.Role // this node's role when the thread was opened
+	observer bool             // joined late from a proof bundle (an arbitrator)
+	opened   bool             // thread.opened is recorded
+	dead     bool             // removed from the node's map: look it up again
+
+	links    map[negotiation.Address]bool // identity.link recorded per party
+	recorded negotiation.State            // the last thread.state recorded
+	proofs   map[int]negotiation.CID      // proof CIDs the chain reported, per milestone
+	pending  []pendingFact                // chain facts refused for the thread's state, to retry
+}
+
+func newThread(p negotiation.Params, role negotiation.Role, observer bool) (*thread, error) {
+	th, err := negotiation.NewThread(p)
+	if err != nil {
+		return nil, err
+	}
+	return &thread{
+		id: p.NegotiationID, p: p, th: th, role: role, observer: observer,
+		links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{},
+	}, nil
+}
+
+// announcementCID returns the CID of the announcement the thread answers,
+// or cid.Undef.
+func (t *thread) announcementCID() cid.Cid {
+	if t.p.Announcement == nil {
+		return cid.Undef
+	}
+	return t.p.Announcement.CID()
+}
+
+// lookup returns the live thread for nid, or nil.
+func (n *Node) lookup(nid string) *thread {
+	n.tmu.Lock()
+	defer n.tmu.Unlock()
+	return n.threads[nid]
+}
+
+// locked returns the thread for nid with its lock held, or an
+// unknown_negotiation error. The caller unlocks.
+func (n *Node) locked(nid string) (*thread, error) {
+	for {
+		t := n.lookup(nid)
+		if t == nil {
+			return nil, fail(CodeUnknownNegotiation, "no negotiation %s", nid)
+		}
+		t.mu.Lock()
+		if !t.dead {
+			return t, nil
+		}
+		t.mu.Unlock()
+	}
+}
+
+// register adds t to the node's threads (t.mu held by the caller or t not
+// yet shared).
+func (n *Node) register(t *thread) {
+	n.tmu.Lock()
+	n.threads[t.id] = t
+	n.indexLocked(t)
+	n.tmu.Unlock()
+	n.m.threads.Set(float64(n.threadCount()))
+}
+
+func (n *Node) threadCount() int {
+	n.tmu.Lock()
+	defer n.tmu.Unlock()
+	return len(n.threads)
+}
+
+// index records the task id of t's agreement, so chain events find t.
+func (n *Node) index(t *thread) {
+	n.tmu.Lock()
+	n.indexLocked(t)
+	n.tmu.Unlock()
+}
+
+func (n *Node) indexLocked(t *thread) {
+	if a := t.th.Agreement(); a != nil {
+		n.byTask[[32]byte(a.Digest)] = t.id
+	}
+}
+
+// byTaskID returns the negotiation of a task id, or "".
+func (n *Node) byTaskID(id [32]byte) string {
+	n.tmu.Lock()
+	defer n.tmu.Unlock()
+	return n.byTask[id]
+}
+
+// recordOpened appends thread.opened for a new thread (t.mu held).
+func (n *Node) recordOpened(ctx context.Context, t *thread) error {
+	if t.opened {
+		return nil
+	}
+	b := openedBody{Role: t.role, Observer: t.observer}
+	if c := t.announcementCID(); c.Defined() {
+		b.Announcement = c.String()
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindThreadOpened, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
+		return failWrap(CodeStoreFailed, err, "thread.opened")
+	}
+	t.opened = true
+	return nil
+}
+
+// recordLink appends the identity link of a party of t once per
+// negotiation (t.mu held), so the negotiation's bundle carries it.
+func (n *Node) recordLink(ctx context.Context, t *thread, l *identity.Link) error {
+	if l == nil {
+		return nil
+	}
+	a := negotiation.Address(l.EVMAddress)
+	if t.links[a] {
+		return nil
+	}
+	body, err := json.Marshal(linkBody{Address: a, Link: l.Bytes()})
+	if err != nil {
+		return err
+	}
+	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindIdentityLink, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
+		return failWrap(CodeStoreFailed, err, "identity.link")
+	}
+	t.links[a] = true
+	return nil
+}
+
+// recordState appends thread.state when t's state changed since the last
+// record (t.mu held).
+func (n *Node) recordState(ctx context.Context, t *thread) error {
+	st := t.th.State()
+	if st == t.recorded {
+		return nil
+	}
+	body, err := json.Marshal(stateBody{State: st, A2A: string(st.A2A())})
+	if err != nil {
+		return err
+	}
+	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
+		return failWrap(CodeStoreFailed, err, "thread.state")
+	}
+	from := t.recorded
+	t.recorded = st
+	n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
+	return nil
+}
+
+// rebuild replaces t's state machine with one replayed from the ledger
+// (t.mu held). It undoes an Apply whose record failed or whose effect an
+// own act must not keep.
+func (n *Node) rebuild(ctx context.Context, t *thread) error {
+	if !t.opened {
+		th, err := negotiation.NewThread(t.p)
+		if err != nil {
+			return err
+		}
+		t.th = th
+		return nil
+	}
+	th, err := n.led.ReplayThread(ctx, t.p, replayFact)
+	if err != nil {
+		n.log.Error("thread replay failed", "negotiation", t.id, "err", err)
+		return fmt.Errorf("node: rebuild %s: %w", t.id, err)
+	}
+	t.th = th
+	return nil
+}
+
+// load rebuilds the node's memory from its ledger: the task board, the
+// approvals consumed, the chain events recorded and every thread (each
+// replayed through the state machine, which must take the decisions the
+// ledger recorded).
+func (n *Node) load(ctx context.Context) error {
+	type pending struct {
+		body   openedBody
+		links  map[negotiation.Address]bool
+		proofs map[int]negotiation.CID
+		state  negotiation.State
+		facts  map[string]ledger.Entry // chain.event entries by transaction/log index, the last one
+		keys   []string
+	}
+	opened := map[string]*pending{}
+	var order []string
+	for e, err := range n.led.Entries(ctx, 1) {
+		if err != nil {
+			return fmt.Errorf("node: load: %w", err)
+		}
+		p := opened[e.NegotiationID]
+		switch e.Kind {
+		case KindThreadOpened:
+			var b openedBody
+			if err := json.Unmarshal(e.Body, &b); err != nil {
+				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
+			}
+			opened[e.NegotiationID] = &pending{body: b, links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}
+			order = append(order, e.NegotiationID)
+		case KindIdentityLink:
+			var b linkBody
+			if p != nil && json.Unmarshal(e.Body, &b) == nil {
+				p.links[b.Address] = true
+			}
+		case ledger.KindThreadState:
+			var b stateBody
+			if p != nil && json.Unmarshal(e.Body, &b) == nil {
+				p.state = b.State
+			}
+		case ledger.KindChainEvent:
+			var b factBody
+			if err := json.Unmarshal(e.Body, &b); err != nil {
+				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
+			}
+			key := logKey(b.Tx, b.LogIndex)
+			n.seenLogs[key] = true
+			if p != nil {
+				if b.Fact == "proof_submitted" && b.Milestone != nil {
+					p.proofs[*b.Milestone] = negotiation.CID(b.ProofCID)
+				}
+				if _, ok := p.facts[key]; !ok {
+					p.keys = append(p.keys, key)
+				}
+				p.facts[key] = e
+			}
+		case ledger.KindApproval:
+			var b approvalBody
+			if json.Unmarshal(e.Body, &b) == nil && b.Event == "consumed" {
+				n.consumed[b.RequestID] = true
+			}
+		case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived:
+			if err := n.loadAnnouncement(ctx, e); err != nil {
+				return err
+			}
+		}
+	}
+	for _, nid := range order {
+		p := opened[nid]
+		params := negotiation.Params{NegotiationID: nid, Self: n.self}
+		if p.body.Observer {
+			params.Self = negotiation.Address{}
+		}
+		if p.body.Announcement != "" {
+			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
+			if err != nil {
+				return fmt.Errorf("node: load %s: announcement: %w", nid, err)
+			}
+			params.Announcement = ann
+		}
+		th, err := n.led.ReplayThread(ctx, params, replayFact)
+		if err != nil {
+			return fmt.Errorf("node: load %s: %w", nid, err)
+		}
+		t := &thread{
+			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
+			links: p.links, proofs: p.proofs, recorded: p.state,
+		}
+		for _, k := range p.keys {
+			var b factBody
+			if json.Unmarshal(p.facts[k].Body, &b) != nil || b.Code != string(negotiation.CodeStateForbidden) {
+				continue
+			}
+			f, err := decodeFact(b)
+			if err != nil {
+				return fmt.Errorf("node: load %s: %w", nid, err)
+			}
+			t.pending = append(t.pending, pendingFact{f: f, log: types.Log{TxHash: common.HexToHash(b.Tx), Index: b.LogIndex, BlockNumber: b.Block}})
+		}
+		n.threads[nid] = t
+		n.indexLocked(t)
+	}
+	n.m.threads.Set(float64(len(n.threads)))
+	return nil
+}
+
+// loadAnnouncement adds the announcement an envelope entry stored to the
+// board (other entries are skipped after reading their type).
+func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
+	var b struct {
+		Type negotiation.MessageType `json:"type"`
+	}
+	if err := json.Unmarshal(e.Body, &b); err != nil || b.Type != negotiation.TypeTaskProposal || !e.CID.Defined() {
+		return nil
+	}
+	raw, err := n.led.Object(ctx, e.CID)
+	if err != nil {
+		return nil // pruned
+	}
+	env, err := negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
+	if err != nil {
+		return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
+	}
+	if env.IsAnnouncement() {
+		n.board[env.Hash()] = &boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self}
+	}
+	return nil
+}
+
+// envelopeByCID reads and decodes an envelope the ledger stores.
+func (n *Node) envelopeByCID(ctx context.Context, s string) (*negotiation.Envelope, error) {
+	c, err := cid.Decode(s)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := n.led.Object(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
+}
+
+func logKey(tx string, index uint) string { return fmt.Sprintf("%s/%d", tx, index) }
+
+// ownChain returns the sequence, previousHash and last timestamp of this
+// node's next envelope in t (t.mu held).
+func (n *Node) ownChain(t *thread) (seq uint64, prev negotiation.Hash, last time.Time) {
+	log := t.th.Log()
+	for i := len(log) - 1; i >= 0; i-- {
+		if log[i].Sender == n.self {
+			if e := t.th.Envelope(log[i].Hash); e != nil {
+				last = e.Timestamp
+			}
+			return log[i].Seq + 1, log[i].Hash, last
+		}
+	}
+	return 1, negotiation.ZeroHash, time.Time{}
+}

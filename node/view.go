@@ -1,0 +1,215 @@
+package node
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// ThreadView is a negotiation as the node's API shows it: its state and
+// the state's A2A projection, the parties, the current offer, the
+// agreement, the task and dispute, the deliveries and every envelope's
+// record.
+type ThreadView struct {
+	NegotiationID string                  `json:"negotiationId"`
+	State         negotiation.State       `json:"state"`
+	A2A           negotiation.A2AState    `json:"a2a"`
+	Role          negotiation.Role        `json:"role"`
+	Poster        *negotiation.Address    `json:"poster,omitempty"`
+	Worker        *negotiation.Address    `json:"worker,omitempty"`
+	Arbitrator    *negotiation.Address    `json:"arbitrator,omitempty"`
+	Announcement  *negotiation.Hash       `json:"announcement,omitempty"`
+	Current       *OfferView              `json:"current,omitempty"`
+	Agreement     *AgreementView          `json:"agreement,omitempty"`
+	TaskID        string                  `json:"taskId,omitempty"`
+	DisputeID     string                  `json:"disputeId,omitempty"`
+	Ruling        *uint64                 `json:"ruling,omitempty"`
+	Deliveries    []DeliveryView          `json:"deliveries,omitempty"`
+	Log           []RecordView            `json:"log"`
+	Limits        map[string]int          `json:"limits"`
+	Observer      bool                    `json:"observer,omitempty"`
+	Pending       int                     `json:"pendingFacts,omitempty"`
+	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
+}
+
+// OfferView is one revision of the terms.
+type OfferView struct {
+	Hash     negotiation.Hash    `json:"hash"`
+	Revision int                 `json:"revision"`
+	By       negotiation.Address `json:"by"`
+	Terms    negotiation.Terms   `json:"terms"`
+}
+
+// AgreementView is an agreed settlement.
+type AgreementView struct {
+	Offer  negotiation.Hash `json:"offer"`
+	Digest negotiation.Hash `json:"digest"`
+	Amount string           `json:"amount"`
+}
+
+// DeliveryView is one milestone's latest delivery.
+type DeliveryView struct {
+	Milestone  int                   `json:"milestone"`
+	Notice     negotiation.Hash      `json:"notice"`
+	ProofCID   negotiation.CID       `json:"proofCid"`
+	ChainProof negotiation.CID       `json:"chainProofCid,omitempty"`
+	Files      []negotiation.FileRef `json:"files,omitempty"`
+	Fetched    bool                  `json:"fetched"`
+	Accepted   bool                  `json:"accepted"`
+}
+
+// RecordView is the thread's record of one authentic envelope.
+type RecordView struct {
+	Hash   negotiation.Hash        `json:"hash"`
+	Type   negotiation.MessageType `json:"type"`
+	Sender negotiation.Address     `json:"sender"`
+	Seq    uint64                  `json:"sequence"`
+	Code   string                  `json:"code"`
+	State  negotiation.State       `json:"state"`
+}
+
+func addr(a negotiation.Address) *negotiation.Address {
+	if a == (negotiation.Address{}) {
+		return nil
+	}
+	return &a
+}
+
+// Thread returns the view of negotiation nid.
+func (n *Node) Thread(nid string) (ThreadView, error) {
+	t, err := n.locked(nid)
+	if err != nil {
+		return ThreadView{}, err
+	}
+	defer t.mu.Unlock()
+	return n.viewLocked(t), nil
+}
+
+// Threads returns every thread, most recently changed first... in the
+// order of their negotiation ids (stable across calls).
+func (n *Node) Threads() []ThreadView {
+	n.tmu.Lock()
+	ids := make([]string, 0, len(n.threads))
+	for id := range n.threads {
+		ids = append(ids, id)
+	}
+	n.tmu.Unlock()
+	slices.Sort(ids)
+	out := make([]ThreadView, 0, len(ids))
+	for _, id := range ids {
+		if v, err := n.Thread(id); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// viewLocked builds t's view (t.mu held).
+func (n *Node) viewLocked(t *thread) ThreadView {
+	th := t.th
+	st := th.StateAt(n.now())
+	v := ThreadView{
+		NegotiationID: t.id, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self),
+		Poster: addr(th.Poster()), Worker: addr(th.Worker()), Arbitrator: addr(th.Arbitrator()),
+		Observer: t.observer, Pending: len(t.pending), Milestones: th.Milestones(),
+	}
+	if v.Role == negotiation.RoleNone {
+		v.Role = t.role
+	}
+	if a := t.p.Announcement; a != nil {
+		h := a.Hash()
+		v.Announcement = &h
+	}
+	if c := th.Current(); c != nil {
+		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
+	}
+	if a := th.Agreement(); a != nil {
+		v.Agreement = &AgreementView{Offer: a.Offer, Digest: a.Digest, Amount: fmtAmount(a.Settlement.Amount)}
+	}
+	if id := th.TaskID(); id != nil {
+		v.TaskID = id.String()
+	}
+	v.DisputeID = disputeIDOf(t)
+	if r, ok := th.Ruling(); ok {
+		v.Ruling = &r
+	}
+	maxRev, ttl, maxAcc := th.Limits()
+	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
+	seen := map[int]bool{}
+	log := th.Log()
+	for i := len(log) - 1; i >= 0; i-- {
+		r := log[i]
+		if r.Type != negotiation.TypeDeliveryNotice || r.Code != "" {
+			continue
+		}
+		p, ok := th.Envelope(r.Hash).Payload.(*negotiation.DeliveryNotice)
+		if !ok || seen[p.Milestone] {
+			continue
+		}
+		seen[p.Milestone] = true
+		d := DeliveryView{Milestone: p.Milestone, Notice: r.Hash, ProofCID: p.ProofCID, ChainProof: t.proofs[p.Milestone], Files: p.Files, Accepted: releasedIn(t, r.Hash), Fetched: true}
+		for _, f := range deliveryFiles(p) {
+			if !n.objectStored(context.Background(), f.c) {
+				d.Fetched = false
+			}
+		}
+		v.Deliveries = append(v.Deliveries, d)
+	}
+	slices.SortFunc(v.Deliveries, func(a, b DeliveryView) int { return a.Milestone - b.Milestone })
+	v.Log = make([]RecordView, len(log))
+	for i, r := range log {
+		code := "ok"
+		if r.Code != "" {
+			code = string(r.Code)
+		}
+		v.Log[i] = RecordView{Hash: r.Hash, Type: r.Type, Sender: r.Sender, Seq: r.Seq, Code: code, State: r.State}
+	}
+	return v
+}
+
+// Status is the node's state at a glance, for the discovery document and
+// `parley status`.
+type Status struct {
+	Name         string              `json:"name,omitempty"`
+	Address      negotiation.Address `json:"evmAddress"`
+	PeerID       string              `json:"peerId"`
+	Addrs        []string            `json:"addrs"`
+	LinkHash     negotiation.Hash    `json:"linkHash"`
+	LinkExpires  time.Time           `json:"linkExpires"`
+	Capabilities []string            `json:"capabilities,omitempty"`
+	Threads      int                 `json:"threads"`
+	Board        int                 `json:"board"`
+	Ledger       ledger.Head         `json:"ledgerHead"`
+	Chain        bool                `json:"chain"`
+	ChainError   string              `json:"chainError,omitempty"`
+	Approvals    int                 `json:"pendingApprovals"`
+	Outbox       int                 `json:"outbox"`
+}
+
+// Status returns the node's status.
+func (n *Node) Status() (Status, error) {
+	if err := n.running(); err != nil {
+		return Status{}, err
+	}
+	s := Status{
+		Name: n.cfg.Name, Address: n.self, PeerID: n.host.ID().String(), Capabilities: n.cfg.Capabilities,
+		LinkHash: negotiation.Hash(n.keys.Link().Hash()), LinkExpires: n.keys.Link().ExpiresAt,
+		Threads: n.threadCount(), Ledger: n.led.Head(), Chain: n.client != nil,
+		Approvals: len(n.Approvals()), Outbox: n.host.OutboxLen(),
+	}
+	for _, a := range n.host.Addrs() {
+		s.Addrs = append(s.Addrs, a.String())
+	}
+	n.tmu.Lock()
+	s.Board = len(n.board)
+	n.tmu.Unlock()
+	if n.watcher != nil {
+		if err := n.watcher.LastError(); err != nil {
+			s.ChainError = err.Error()
+		}
+	}
+	return s, nil
+}
