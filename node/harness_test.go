@@ -136,15 +136,14 @@ func (w *world) add(name string, opts ...nodeOpt) *tnode {
 
 func (n *tnode) options() []node.Option {
 	t := n.w.t
-	return []node.Option{
+	opts := []node.Option{
 		node.WithPassphrase(testPass),
-		node.WithGate(n.gate),
 		node.WithLogger(testLogger(t, n.name)),
 		node.WithLedgerTuning(func(c *ledger.Config) {
-			c.MemTableSize = 8 << 20
+			c.MemTableSize = 16 << 20
 			c.BlockCacheSize = 4 << 20
-			c.ValueLogFileSize = 8 << 20
-			c.MaxObjectBytes = 2 << 20
+			c.ValueLogFileSize = 16 << 20
+			c.MaxObjectBytes = 1 << 20
 			c.MaxBatchBytes = 1 << 20
 		}),
 		node.WithP2PTuning(func(c *p2p.Config) {
@@ -155,6 +154,10 @@ func (n *tnode) options() []node.Option {
 			c.ResourceFDs = 256
 		}),
 	}
+	if n.gate != nil {
+		opts = append(opts, node.WithGate(n.gate))
+	}
+	return opts
 }
 
 // start builds and starts the node from its data directory.
@@ -241,7 +244,9 @@ func connect(t testing.TB, a, b *tnode) {
 	})
 }
 
-func eth(milli int64) *big.Int { return new(big.Int).Mul(big.NewInt(milli), big.NewInt(params.Ether/1000)) }
+func eth(milli int64) *big.Int {
+	return new(big.Int).Mul(big.NewInt(milli), big.NewInt(params.Ether/1000))
+}
 
 func spec(title string, amounts ...*big.Int) node.TaskSpec {
 	s := node.TaskSpec{Title: title, Category: "translation", Deadline: time.Now().Add(72 * time.Hour)}
