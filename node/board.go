@@ -301,4 +301,3 @@ func fmtAmount(x *big.Int) string {
 	}
 	return x.String()
 }
-

@@ -347,4 +347,3 @@ func VerifyBundle(r io.Reader, opts ledger.BundleOptions) (*ledger.BundleReport,
 	}
 	return rep, nil
 }
-
