@@ -214,7 +214,7 @@ func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
 
 // CollectMail fetches what the store nodes hold for this node, after the
 // last cursor collected from each, and delivers it like direct envelopes.
-// It returns how many envelopes the handler took.
+// It returns how many envelopes the handler took (duplicates not counted).
 func (h *Host) CollectMail(ctx context.Context) (int, error) {
 	n := 0
 	var firstErr error
@@ -250,7 +250,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 			o, err := h.cfg.Sealer.Open(h.now(), it.Data)
 			if err == nil {
 				code, _ := h.in.accept(ctx, store, o, it.Data, true)
-				if code.Outcome() == Delivered {
+				if code.Outcome() == Delivered && code != CodeDuplicate {
 					taken++
 				}
 			} else if CodeOf(err).Outcome() == Rejected {
@@ -290,7 +290,7 @@ func (h *Host) CatchUp(ctx context.Context, store peer.ID, after uint64) (uint64
 				continue
 			}
 			d := Delivery{Envelope: a.env, Sender: a.link, From: store, Topic: TopicTaskBoard}
-			if h.in.call(ctx, d).Outcome() == Delivered {
+			if code := h.in.call(ctx, d); code.Outcome() == Delivered && code != CodeDuplicate {
 				taken++
 			}
 		}

@@ -114,6 +114,7 @@ func (h *Host) startTopics() error {
 		pubsub.WithMessageIdFn(messageID),
 		pubsub.WithMaxMessageSize(h.cfg.MaxFrameBytes+maxLinkBytes+64),
 		pubsub.WithPeerExchange(false),
+		pubsub.WithFloodPublish(true),
 		pubsub.WithPeerScore(params, thresholds),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(h.topics.inspect), 250*time.Millisecond),
 	)
@@ -335,20 +336,18 @@ func (h *Host) Announce(ctx context.Context, env *negotiation.Envelope) error {
 	return publish(ctx, tp, bundle(h.cfg.Link().Bytes(), env.Bytes()))
 }
 
-// readyWait bounds how long a publish waits for the router to have a peer
-// on the topic (gossipsub drops a message published before its first
-// heartbeat has set the topic up).
+// readyWait bounds how long a publish waits for the topic to have a peer
+// (a node that just joined has not yet heard its neighbours' subscriptions).
 const readyWait = 3 * time.Second
 
-// publish waits (bounded) until the topic has a peer, then publishes.
+// publish waits (bounded) until the topic has a peer, then publishes; flood
+// publishing sends a node's own messages to every topic peer at once.
 func publish(ctx context.Context, tp *pubsub.Topic, data []byte) error {
-	rctx, cancel := context.WithTimeout(ctx, readyWait)
-	err := tp.Publish(rctx, data, pubsub.WithReadiness(pubsub.MinTopicSize(1)))
-	cancel()
-	if err != nil && ctx.Err() == nil {
-		err = tp.Publish(ctx, data) // no peer yet: publish anyway
+	deadline := time.Now().Add(readyWait)
+	for len(tp.ListPeers()) == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
 	}
-	if err != nil {
+	if err := tp.Publish(ctx, data); err != nil {
 		return failWrap(CodeClosed, err, "publish")
 	}
 	return nil

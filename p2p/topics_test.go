@@ -34,7 +34,7 @@ func newRawPublisher(t *testing.T, to ...*testNode) *rawPublisher {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); _ = h.Close() })
 	ps, err := pubsub.NewGossipSub(ctx, h,
-		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign), pubsub.WithNoAuthor(),
+		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign), pubsub.WithNoAuthor(), pubsub.WithFloodPublish(true),
 		pubsub.WithMessageIdFn(func(m *pb.Message) string { s := sha256.Sum256(m.Data); return string(s[:]) }))
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 		{bundleOf(ol, []byte(`{"schemaVersion":"azzle-xmtp-v1"}`)), p2p.Code(negotiation.CodeSchemaInvalid)},
 	}
 	for i, k := range kinds {
-		if err := x.topic.Publish(t.Context(), k.data, pubsub.WithReadiness(pubsub.MinTopicSize(1))); err != nil {
+		if err := x.topic.Publish(t.Context(), k.data); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, fmt.Sprintf("rejection %d (%s)", i, k.want), func() bool {
