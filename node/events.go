@@ -27,6 +27,9 @@ const (
 	EventFile EventKind = "file"
 	// EventJoined: the node joined a thread late from a proof bundle.
 	EventJoined EventKind = "joined"
+	// EventTopic: an envelope arrived on a dispute's evidence topic
+	// (whatever its outcome; Detail names the topic).
+	EventTopic EventKind = "topic"
 )
 
 // Event is one thing that happened to the node's threads, for the API's

@@ -28,6 +28,9 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 	if env.IsAnnouncement() {
 		return n.reject(ctx, env, negotiation.CodeNotAddressed)
 	}
+	if d.Topic != "" {
+		n.events.publish(Event{Kind: EventTopic, NegotiationID: env.NegotiationID, Type: env.Type, Hash: env.Hash().String(), Detail: d.Topic, At: n.now()})
+	}
 	for {
 		t, fresh, code := n.threadFor(ctx, d)
 		if t == nil {
