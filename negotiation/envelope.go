@@ -140,7 +140,7 @@ func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("negotiation: schemas: %w", err)
 	}
-	if err := set.Validate(schemas.Envelope, generic); err != nil {
+	if err := set.ValidateEnvelope(generic); err != nil {
 		var se *schemas.Error
 		if errors.As(err, &se) {
 			return nil, &Error{Code: Code(se.Code), Field: se.Pointer, Msg: se.Msg, Err: err}
