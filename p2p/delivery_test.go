@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -150,20 +148,4 @@ func TestSenderStoppedMidStreamNothingDoubled(t *testing.T) {
 	eventually(t, "A's outbox to drain", func() bool { return a.pending() == 0 })
 	effects, _ := b.rec.snapshot()
 	distinct(t, effects, want)
-}
-
-func TestAddPeerRejectsBadLink(t *testing.T) {
-	a, b := newNode(t), newNode(t)
-	l := b.kr.Link()
-	raw := l.Bytes()
-	_ = raw
-	if err := a.host.AddPeer(l, []peer.AddrInfo{b.info()}); err != nil {
-		t.Fatalf("valid link refused: %v", err)
-	}
-	if _, ok := a.host.Link(b.addr()); !ok {
-		t.Fatal("link not recorded")
-	}
-	if _, ok := a.host.Link(negotiation.Address{1}); ok {
-		t.Fatal("unknown address has a link")
-	}
 }
