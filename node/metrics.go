@@ -15,7 +15,7 @@ type metrics struct {
 	threads   prometheus.Gauge
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, error) {
 	m := &metrics{
 		received: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "parley", Subsystem: "node", Name: "envelopes_received_total",
@@ -50,7 +50,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Negotiation threads the node holds.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads} {
+	peerGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "parley", Subsystem: "node", Name: "peers",
+		Help: "Peers the node is connected to.",
+	}, peers)
+	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads, peerGauge} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -134,7 +134,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
 	}
-	m, err := newMetrics(reg)
+	m, err := newMetrics(reg, n.peerCount)
 	if err != nil {
 		return nil, failWrap(CodeBadConfig, err, "metrics")
 	}
@@ -391,6 +391,18 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
+
+// peerCount returns how many peers the transport is connected to.
+func (n *Node) peerCount() float64 {
+	n.mu.Lock()
+	h := n.host
+	started := n.state == stateStarted
+	n.mu.Unlock()
+	if !started || h == nil || h.Libp2p() == nil {
+		return 0
+	}
+	return float64(len(h.Libp2p().Network().Peers()))
+}
 
 // fetchKey names one file to fetch for one negotiation.
 type fetchKey struct {

@@ -34,6 +34,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(
 		newVersionCmd(),
+		newInitCmd(), newNodeCmd(), newDevnetCmd(),
 		newKeysCmd(),
 		newEnvelopeCmd(),
 		newDemoCmd(),

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/parleynet/parley/node"
+)
+
+// ConfigFileName is the node's configuration file in its data directory.
+const ConfigFileName = "parley.yaml"
+
+// settings is a node's resolved configuration: what node.Config holds and
+// what only the command uses (logging, metrics, the approval mode, the
+// passphrase file).
+type settings struct {
+	Node           node.Config
+	LogLevel       string
+	LogFormat      string
+	MetricsListen  string
+	ApprovalMode   string
+	PassphraseFile string
+	// File is the configuration file read, if any.
+	File string
+}
+
+func defaultSettings() settings {
+	return settings{
+		Node: node.DefaultConfig(), LogLevel: "info", LogFormat: "text",
+		MetricsListen: "127.0.0.1:9464", ApprovalMode: "operator",
+	}
+}
+
+// setting is one configuration key: the YAML key (dotted for nested
+// maps), the environment variable PARLEY_<KEY> (dots and dashes become
+// underscores) and the flag --<key> (dots and underscores become dashes)
+// all set it through the same parser, so a bad value is refused with the
+// key's name whatever its source.
+type setting struct {
+	key  string
+	help string
+	list bool
+	set  func(s *settings, v string) error
+	// envName and flagName replace the derived names when set.
+	envName, flagName string
+}
+
+func (k setting) env() string {
+	if k.envName != "" {
+		return k.envName
+	}
+	return "PARLEY_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(k.key))
+}
+
+func (k setting) flag() string {
+	if k.flagName != "" {
+		return k.flagName
+	}
+	return strings.NewReplacer(".", "-", "_", "-").Replace(k.key)
+}
+
+func str(f func(*settings) *string) func(*settings, string) error {
+	return func(s *settings, v string) error { *f(s) = v; return nil }
+}
+
+func oneOf(f func(*settings) *string, allowed ...string) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		if !slices.Contains(allowed, v) {
+			return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+		*f(s) = v
+		return nil
+	}
+}
+
+func list(f func(*settings) *[]string) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		var out []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		*f(s) = out
+		return nil
+	}
+}
+
+func boolean(f func(*settings) *bool) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*f(s) = b
+		return nil
+	}
+}
+
+func uint64v(f func(*settings) *uint64) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		u, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a non-negative integer", v)
+		}
+		*f(s) = u
+		return nil
+	}
+}
+
+func duration(f func(*settings) *time.Duration) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 500ms or 2m", v)
+		}
+		*f(s) = d
+		return nil
+	}
+}
+
+func address(f func(*settings) *common.Address) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		if !common.IsHexAddress(v) || !strings.HasPrefix(v, "0x") {
+			return fmt.Errorf("%q is not a 0x-prefixed 20-byte address", v)
+		}
+		*f(s) = common.HexToAddress(v)
+		return nil
+	}
+}
+
+func loopbackAddr(f func(*settings) *string) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		if v == "" {
+			*f(s) = ""
+			return nil
+		}
+		host, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("%q is not host:port", v)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%q is not a loopback address (metrics are served on 127.0.0.1 only)", v)
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %q is not a port number", port)
+		}
+		*f(s) = v
+		return nil
+	}
+}
+
+// settingsTable lists every configuration key (docs/node.md has the table).
+var settingsTable = []setting{
+	{key: "name", help: "the node's name in logs and metrics", set: str(func(s *settings) *string { return &s.Node.Name })},
+	{key: "data_dir", help: "data directory: keys, ledger", set: str(func(s *settings) *string { return &s.Node.DataDir })},
+	{key: "capabilities", list: true, help: "task categories offered or taken (comma-separated)", set: list(func(s *settings) *[]string { return &s.Node.Capabilities })},
+	{key: "passphrase_file", help: "file holding the keys' passphrase (else $PARLEY_PASSPHRASE, else a prompt)", set: str(func(s *settings) *string { return &s.PassphraseFile })},
+	{key: "log.level", help: "debug, info, warn or error", set: oneOf(func(s *settings) *string { return &s.LogLevel }, "debug", "info", "warn", "error")},
+	{key: "log.format", help: "text or json", set: oneOf(func(s *settings) *string { return &s.LogFormat }, "text", "json")},
+	{key: "metrics.listen", help: "Prometheus /metrics address on loopback (empty: off)", set: loopbackAddr(func(s *settings) *string { return &s.MetricsListen })},
+	{key: "p2p.listen", list: true, help: "multiaddrs to listen on", set: list(func(s *settings) *[]string { return &s.Node.P2P.Listen })},
+	{key: "p2p.bootstrap", list: true, help: "peers to dial at start (multiaddrs ending in /p2p/<id>)", set: list(func(s *settings) *[]string { return &s.Node.P2P.Bootstrap })},
+	{key: "p2p.store_peers", list: true, help: "store nodes holding mail for this node", set: list(func(s *settings) *[]string { return &s.Node.P2P.StorePeers })},
+	{key: "p2p.dht", help: "run the Kademlia DHT under /parley", set: boolean(func(s *settings) *bool { return &s.Node.P2P.DHT })},
+	{key: "p2p.mdns", help: "LAN discovery by mDNS", set: boolean(func(s *settings) *bool { return &s.Node.P2P.MDNS })},
+	{key: "p2p.nat", help: "NAT traversal (AutoNAT, relay, hole punching)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.NAT })},
+	{key: "p2p.retry_max", help: "longest wait between delivery attempts", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.RetryMax })},
+	{key: "chain.rpc", help: "EVM JSON-RPC endpoint (empty: no chain)", set: str(func(s *settings) *string { return &s.Node.Chain.RPC })},
+	{key: "chain.chain_id", envName: "PARLEY_CHAIN_ID", flagName: "chain-id", help: "the chain id the endpoint must have (0: any)", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.ChainID })},
+	{key: "chain.confirmations", help: "blocks before a receipt or event counts", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.Confirmations })},
+	{key: "chain.poll_interval", help: "how often receipts and blocks are polled", set: duration(func(s *settings) *time.Duration { return &s.Node.Chain.PollInterval })},
+	{key: "chain.contracts.task_registry", help: "TaskRegistry address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.TaskRegistry })},
+	{key: "chain.contracts.arbitration_module", help: "ArbitrationModule address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.ArbitrationModule })},
+	{key: "chain.contracts.identity_link", help: "IdentityLink address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.IdentityLink })},
+	{key: "chain.contracts.task_scope_registry", help: "TaskScopeRegistry address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.TaskScopeRegistry })},
+	{key: "chain.contracts.ledger_anchor", help: "LedgerAnchor address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.LedgerAnchor })},
+	{key: "chain.contracts.deploy_block", help: "block the contracts were deployed in", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.Contracts.DeployBlock })},
+	{key: "approval.mode", help: "operator (a person decides) or auto (approve everything: devnet and tests only)", set: oneOf(func(s *settings) *string { return &s.ApprovalMode }, "operator", "auto")},
+	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
+	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
+}
+
+// configFlags registers a flag for every setting, plus --config, on cmd.
+func configFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.String("config", "", "configuration file (default $PARLEY_CONFIG, else <data-dir>/"+ConfigFileName+" when it exists)")
+	for _, k := range settingsTable {
+		if k.key == "data_dir" {
+			fs.String("data-dir", "", "data directory (default $PARLEY_DATA_DIR, else ~/.parley)")
+			continue
+		}
+		fs.String(k.flag(), "", k.help+" ($"+k.env()+")")
+	}
+}
+
+// configError names the key and the source of a bad value.
+type configError struct {
+	key, source string
+	err         error
+}
+
+func (e *configError) Error() string {
+	return fmt.Sprintf("config: %s (from %s): %v", e.key, e.source, e.err)
+}
+
+func (e *configError) Unwrap() error { return e.err }
+
+// loadSettings is the one configuration loader: defaults, then the YAML
+// file, then PARLEY_* environment variables, then flags; later sources
+// win. A bad value is refused with its key and source; the result is
+// validated as a node.Config, whose errors name the key too.
+func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, error) {
+	s := defaultSettings()
+	flagVal := func(name string) (string, bool) {
+		if fs == nil {
+			return "", false
+		}
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			return "", false
+		}
+		return f.Value.String(), true
+	}
+	// The data directory locates the default file, so it is resolved first.
+	dataDir, dataFromFlag := flagVal("data-dir")
+	if !dataFromFlag {
+		dataDir = getenv("PARLEY_DATA_DIR")
+	}
+	file, fromFlag := flagVal("config")
+	if !fromFlag {
+		file = getenv("PARLEY_CONFIG")
+	}
+	explicit := file != ""
+	if !explicit {
+		dir := dataDir
+		if dir == "" {
+			if home, err := os.UserHomeDir(); err == nil {
+				dir = filepath.Join(home, ".parley")
+			}
+		}
+		if dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, ConfigFileName)); err == nil {
+				file = filepath.Join(dir, ConfigFileName)
+			}
+		}
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return s, fmt.Errorf("config: %w", err)
+		}
+		if err := applyYAML(&s, b, file); err != nil {
+			return s, err
+		}
+		s.File = file
+		// Relative paths in a file are relative to the file.
+		for _, p := range []*string{&s.Node.DataDir, &s.PassphraseFile} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(filepath.Dir(file), *p)
+			}
+		}
+	}
+	for _, k := range settingsTable {
+		if v := getenv(k.env()); v != "" {
+			if err := k.set(&s, v); err != nil {
+				return s, &configError{k.key, "$" + k.env(), err}
+			}
+		}
+	}
+	for _, k := range settingsTable {
+		if v, ok := flagVal(k.flag()); ok {
+			if err := k.set(&s, v); err != nil {
+				return s, &configError{k.key, "--" + k.flag(), err}
+			}
+		}
+	}
+	if s.Node.DataDir == "" && s.File != "" {
+		s.Node.DataDir = filepath.Dir(s.File)
+	}
+	if s.Node.DataDir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return s, fmt.Errorf("config: data_dir: no data directory and no home directory: %w", err)
+		}
+		s.Node.DataDir = filepath.Join(home, ".parley")
+	}
+	if err := s.Node.Validate(); err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	return s, nil
+}
+
+// applyYAML applies a YAML configuration file: nested maps name dotted
+// keys, sequences are lists, scalars are parsed by the key's setter. An
+// unknown key, a duplicate key or a value of the wrong shape is refused
+// with its key and line.
+func applyYAML(s *settings, b []byte, file string) error {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return fmt.Errorf("config: %s: %w", file, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	byKey := map[string]setting{}
+	for _, k := range settingsTable {
+		byKey[k.key] = k
+	}
+	var walk func(prefix string, n *yaml.Node) error
+	walk = func(prefix string, n *yaml.Node) error {
+		if n.Kind != yaml.MappingNode {
+			return fmt.Errorf("config: %s:%d: %s must be a map", file, n.Line, strings.TrimSuffix(prefix, "."))
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn, vn := n.Content[i], n.Content[i+1]
+			key := prefix + kn.Value
+			if seen[kn.Value] {
+				return fmt.Errorf("config: %s:%d: %s is given twice", file, kn.Line, key)
+			}
+			seen[kn.Value] = true
+			src := fmt.Sprintf("%s:%d", file, kn.Line)
+			k, known := byKey[key]
+			switch {
+			case known && vn.Kind == yaml.ScalarNode && vn.Tag == "!!null":
+				if err := k.set(s, ""); err != nil {
+					return &configError{key, src, err}
+				}
+			case known && k.list:
+				if vn.Kind != yaml.SequenceNode {
+					return &configError{key, src, errors.New("must be a list")}
+				}
+				var vals []string
+				for _, it := range vn.Content {
+					if it.Kind != yaml.ScalarNode {
+						return &configError{key, src, errors.New("list items must be strings")}
+					}
+					vals = append(vals, it.Value)
+				}
+				if err := k.set(s, strings.Join(vals, ",")); err != nil {
+					return &configError{key, src, err}
+				}
+			case known:
+				if vn.Kind != yaml.ScalarNode {
+					return &configError{key, src, errors.New("must be a single value")}
+				}
+				if err := k.set(s, vn.Value); err != nil {
+					return &configError{key, src, err}
+				}
+			case vn.Kind == yaml.MappingNode && hasPrefix(byKey, key+"."):
+				if err := walk(key+".", vn); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("config: %s: unknown key %s", src, key)
+			}
+		}
+		return nil
+	}
+	return walk("", doc.Content[0])
+}
+
+func hasPrefix(m map[string]setting, p string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// renderConfig writes s as a commented YAML configuration file that
+// loadSettings reads back to the same settings. header is the file's
+// first comment line.
+func renderConfig(s settings, header string) []byte {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	seq := func(indent, key string, vals []string) {
+		if len(vals) == 0 {
+			p("%s%s: []", indent, key)
+			return
+		}
+		p("%s%s:", indent, key)
+		for _, v := range vals {
+			p("%s  - %s", indent, quote(v))
+		}
+	}
+	addr := func(a common.Address) string {
+		if a == (common.Address{}) {
+			return `""`
+		}
+		return a.Hex()
+	}
+	n := s.Node
+	p("# %s", header)
+	p("# Precedence: flags > PARLEY_* environment variables > this file > defaults;")
+	p("# docs/node.md lists every key. Relative paths are relative to this file.")
+	if n.Name != "" {
+		p("name: %s", quote(n.Name))
+	}
+	seq("", "capabilities", n.Capabilities)
+	if s.PassphraseFile != "" {
+		p("passphrase_file: %s", quote(s.PassphraseFile))
+	}
+	p("log:")
+	p("  level: %s", s.LogLevel)
+	p("  format: %s", s.LogFormat)
+	p("metrics:")
+	p("  listen: %s", quote(s.MetricsListen))
+	p("p2p:")
+	seq("  ", "listen", n.P2P.Listen)
+	seq("  ", "bootstrap", n.P2P.Bootstrap)
+	seq("  ", "store_peers", n.P2P.StorePeers)
+	p("  dht: %t", n.P2P.DHT)
+	p("  mdns: %t", n.P2P.MDNS)
+	p("  nat: %t", n.P2P.NAT)
+	p("  retry_max: %s", dur(n.P2P.RetryMax))
+	p("chain:")
+	p("  rpc: %s", quote(n.Chain.RPC))
+	p("  chain_id: %d", n.Chain.ChainID)
+	p("  confirmations: %d", n.Chain.Confirmations)
+	p("  poll_interval: %s", dur(n.Chain.PollInterval))
+	p("  contracts:")
+	c := n.Chain.Contracts
+	p("    task_registry: %s", addr(c.TaskRegistry))
+	p("    arbitration_module: %s", addr(c.ArbitrationModule))
+	p("    identity_link: %s", addr(c.IdentityLink))
+	p("    task_scope_registry: %s", addr(c.TaskScopeRegistry))
+	p("    ledger_anchor: %s", addr(c.LedgerAnchor))
+	p("    deploy_block: %d", c.DeployBlock)
+	p("approval:")
+	p("  mode: %s", s.ApprovalMode)
+	p("  ttl: %s", dur(n.ApprovalTTL))
+	p("fetch_timeout: %s", dur(n.FetchTimeout))
+	return []byte(b.String())
+}
+
+func quote(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(s) != s {
+		return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+	}
+	return s
+}
+
+func dur(d time.Duration) string {
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m") || strings.HasSuffix(s, "h") {
+		return s
+	}
+	if s == "" {
+		return "0s"
+	}
+	return d.String()
+}

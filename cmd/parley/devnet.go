@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/spf13/cobra"
+
+	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/identity"
+)
+
+// devnetRoles are the devnet's nodes, in start order.
+var devnetRoles = []string{"poster", "worker", "arbitrator"}
+
+// devnetState is what a devnet keeps between runs (devnet.json): the
+// ports its nodes listen on, chosen on the first run, so that the nodes'
+// addresses, and the bootstrap lists naming them, survive restarts.
+type devnetState struct {
+	Nodes map[string]devnetPorts `json:"nodes"`
+}
+
+type devnetPorts struct {
+	P2P     int `json:"p2p"`
+	Metrics int `json:"metrics"`
+}
+
+// devnetFund is what each node's account is topped up to.
+var devnetFund = new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))
+
+func newDevnetCmd() *cobra.Command {
+	var (
+		dir       string
+		chainPort int
+		lightKeys bool
+	)
+	cmd := &cobra.Command{
+		Use:   "devnet",
+		Short: "Run a local network: an embedded dev chain and a poster, a worker and an arbitrator node",
+		Long: "Starts the embedded EVM dev chain (JSON-RPC on 127.0.0.1, contracts deployed) and three nodes,\n" +
+			"poster, worker and arbitrator, each a separate `parley node run` process on loopback with its\n" +
+			"own data directory, keys and funded account, bootstrapped to the other two. Gated acts are\n" +
+			"approved automatically (approval.mode auto): the devnet is for development. Ctrl-C stops every\n" +
+			"node, then the chain. State lives in --dir and survives a restart: the same keys, addresses,\n" +
+			"ledgers and chain.",
+		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				base := os.Getenv("PARLEY_DATA_DIR")
+				if base == "" {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return &exitError{code: 2, err: err}
+					}
+					base = filepath.Join(home, ".parley")
+				}
+				dir = filepath.Join(base, "devnet")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDevnet(ctx, cmd, dir, chainPort, lightKeys)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "devnet directory (default $PARLEY_DATA_DIR/devnet, else ~/.parley/devnet)")
+	cmd.Flags().IntVar(&chainPort, "chain-port", 8545, "JSON-RPC port of the dev chain on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().BoolVar(&lightKeys, "insecure-light-keys", false, "encrypt new keys with test-strength scrypt (tests only)")
+	_ = cmd.Flags().MarkHidden("insecure-light-keys")
+	return cmd
+}
+
+func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort int, lightKeys bool) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	state, err := devnetLoadState(dir)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	passFile := filepath.Join(dir, "passphrase")
+	if _, err := os.Stat(passFile); errors.Is(err, os.ErrNotExist) {
+		var p [24]byte
+		if _, err := rand.Read(p[:]); err != nil {
+			return err
+		}
+		if err := writeNew(passFile, []byte(hex.EncodeToString(p[:])+"\n"), 0o600); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+	pass, err := identity.PassphraseSource{File: passFile}.Read(false)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+
+	ccfg := chain.DefaultDevchainConfig()
+	ccfg.DataDir = filepath.Join(dir, "chain")
+	ccfg.HTTPPort = chainPort
+	ccfg.Logger = slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	dev, err := chain.StartDevchain(ctx, ccfg)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("dev chain: %w", err)}
+	}
+	defer dev.Close()
+	fmt.Fprintf(out, "dev chain %s (chain id %s), TaskRegistry %s\n", dev.URL, dev.ChainID, dev.Contracts.TaskRegistry.Hex())
+
+	type member struct {
+		role, dir, cfg string
+		pub            *identity.PublicInfo
+		ports          devnetPorts
+	}
+	var members []*member
+	for i, role := range devnetRoles {
+		m := &member{role: role, dir: filepath.Join(dir, role), ports: state.Nodes[role]}
+		if _, _, err := identity.ReadPublic(m.dir); errors.Is(err, identity.ErrKeyMissing) {
+			kcfg := identity.DefaultConfig(m.dir)
+			if lightKeys {
+				kcfg.ScryptWorkFactor, kcfg.KeystoreScryptN, kcfg.KeystoreScryptP = 10, keystore.LightScryptN, keystore.LightScryptP
+			}
+			if err := os.MkdirAll(m.dir, 0o700); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			if _, err := identity.Create(kcfg, pass, time.Now()); err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("%s keys: %w", role, err)}
+			}
+			fmt.Fprintf(out, "%-10s created keys in %s\n", role, m.dir)
+		}
+		if m.pub, _, err = identity.ReadPublic(m.dir); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		if err := devnetFundAccount(ctx, dev, i, common.HexToAddress(m.pub.EVMAddress), out, role); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		members = append(members, m)
+	}
+	for _, m := range members {
+		var boot []string
+		for _, o := range members {
+			if o != m {
+				boot = append(boot, fmt.Sprintf("/ip4/127.0.0.1/tcp/%d/p2p/%s", o.ports.P2P, o.pub.PeerID))
+			}
+		}
+		s := devnetSettings(m.role, m.ports, boot, dev.URL, dev.ChainID.Uint64(), dev.Contracts)
+		m.cfg = filepath.Join(m.dir, ConfigFileName)
+		b := renderConfig(s, "Parley devnet node ("+m.role+"), rewritten by parley devnet at every start.")
+		if err := os.WriteFile(m.cfg, b, 0o600); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	type child struct {
+		role string
+		cmd  *exec.Cmd
+		done chan error
+	}
+	var children []*child
+	var outMu sync.Mutex
+	exited := make(chan *child, len(members))
+	stopAll := func() {
+		for _, c := range children {
+			_ = c.cmd.Process.Signal(os.Interrupt)
+		}
+		deadline := time.After(30 * time.Second)
+		for _, c := range children {
+			select {
+			case <-c.done:
+			case <-deadline:
+				_ = c.cmd.Process.Kill()
+				<-c.done
+			}
+		}
+	}
+	for _, m := range members {
+		c := &child{role: m.role, done: make(chan error, 1)}
+		c.cmd = exec.Command(exe, "node", "run", "--config", m.cfg)
+		c.cmd.Stdout = newPrefixWriter(&outMu, out, m.role)
+		c.cmd.Stderr = newPrefixWriter(&outMu, errOut, m.role)
+		c.cmd.Env = os.Environ()
+		if err := c.cmd.Start(); err != nil {
+			stopAll()
+			return &exitError{code: 1, err: fmt.Errorf("%s: %w", m.role, err)}
+		}
+		go func() {
+			c.done <- c.cmd.Wait()
+			close(c.done)
+			exited <- c
+		}()
+		children = append(children, c)
+	}
+	for _, m := range members {
+		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  data %s\n",
+			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.dir)
+	}
+	fmt.Fprintln(out, "devnet running; Ctrl-C stops every node, then the chain")
+	var failed error
+	select {
+	case <-ctx.Done():
+	case c := <-exited:
+		failed = fmt.Errorf("%s exited: %v", c.role, <-c.done)
+	}
+	stopAll()
+	if err := dev.Close(); err != nil && failed == nil {
+		failed = err
+	}
+	for _, c := range children {
+		if c.cmd.ProcessState != nil && !c.cmd.ProcessState.Success() && failed == nil {
+			failed = fmt.Errorf("%s stopped with %s", c.role, c.cmd.ProcessState)
+		}
+	}
+	if failed != nil {
+		return &exitError{code: 1, err: failed}
+	}
+	fmt.Fprintln(out, "devnet stopped")
+	return nil
+}
+
+// devnetSettings are the settings parley devnet gives each of its nodes
+// (configs/devnet.yaml shows them): loopback, the devnet's peers as
+// bootstrap, the dev chain, and gated acts approved automatically.
+func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc string, chainID uint64, contracts chain.Addresses) settings {
+	s := defaultSettings()
+	s.Node.Name = role
+	s.PassphraseFile = "../passphrase"
+	s.MetricsListen = fmt.Sprintf("127.0.0.1:%d", ports.Metrics)
+	s.ApprovalMode = "auto"
+	s.Node.P2P.Listen = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports.P2P)}
+	s.Node.P2P.Bootstrap = bootstrap
+	s.Node.P2P.DHT = false
+	s.Node.P2P.RetryMax = 5 * time.Second
+	s.Node.Chain.RPC, s.Node.Chain.ChainID, s.Node.Chain.Contracts = rpc, chainID, contracts
+	s.Node.Chain.PollInterval = 100 * time.Millisecond
+	return s
+}
+
+// devnetLoadState reads devnet.json, choosing free loopback ports on the
+// first run.
+func devnetLoadState(dir string) (devnetState, error) {
+	path := filepath.Join(dir, "devnet.json")
+	var st devnetState
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if err := json.Unmarshal(b, &st); err != nil {
+			return st, fmt.Errorf("%s: %w", path, err)
+		}
+		return st, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return st, err
+	}
+	st.Nodes = map[string]devnetPorts{}
+	for _, role := range devnetRoles {
+		p2p, err := freePort()
+		if err != nil {
+			return st, err
+		}
+		met, err := freePort()
+		if err != nil {
+			return st, err
+		}
+		st.Nodes[role] = devnetPorts{P2P: p2p, Metrics: met}
+	}
+	b, _ = json.MarshalIndent(st, "", "  ")
+	return st, writeNew(path, append(b, '\n'), 0o600)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// devnetFundAccount tops a node's account up from dev account i.
+func devnetFundAccount(ctx context.Context, dev *chain.Devchain, i int, to common.Address, out io.Writer, role string) error {
+	b, err := chain.DialRPC(ctx, dev.URL)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	bal, err := b.BalanceAt(ctx, to, nil)
+	if err != nil {
+		return err
+	}
+	if bal.Cmp(new(big.Int).Div(devnetFund, big.NewInt(10))) >= 0 {
+		return nil
+	}
+	c, err := chain.New(b, dev.Accounts[i%len(dev.Accounts)].Signer(), dev.ClientConfig(), nil)
+	if err != nil {
+		return err
+	}
+	amount := new(big.Int).Sub(devnetFund, bal)
+	if _, err := c.Transact(ctx, &to, amount, nil); err != nil {
+		return fmt.Errorf("funding %s: %w", role, err)
+	}
+	fmt.Fprintf(out, "%-10s funded %s with %s ETH from dev account %d\n", role, to.Hex(), new(big.Int).Div(amount, big.NewInt(params.Ether)), i)
+	return nil
+}
+
+// prefixWriter writes each line of a child's output with its role.
+type prefixWriter struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix []byte
+	buf    bytes.Buffer
+}
+
+func newPrefixWriter(mu *sync.Mutex, w io.Writer, role string) *prefixWriter {
+	return &prefixWriter{mu: mu, w: w, prefix: []byte(fmt.Sprintf("[%s] ", role))}
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	for {
+		line, err := p.buf.ReadBytes('\n')
+		if err != nil {
+			p.buf.Write(line) // keep the partial line
+			return len(b), nil
+		}
+		if _, err := p.w.Write(append(append([]byte{}, p.prefix...), line...)); err != nil {
+			return len(b), err
+		}
+	}
+}

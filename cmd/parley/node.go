@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/node"
+)
+
+func newNodeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "node",
+		Short: "Run a Parley node",
+	}
+	cmd.AddCommand(newNodeRunCmd())
+	return cmd
+}
+
+func newNodeRunCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the node daemon: transport, ledger, chain client, approvals, Prometheus /metrics",
+		Long: "Runs the node of a data directory made by `parley init` until Ctrl-C or SIGTERM: the libp2p\n" +
+			"transport (bootstrap peers only; loopback unless configured otherwise), the ledger, the chain\n" +
+			"client and watcher, and the approval gate every consequential act passes through. Prometheus\n" +
+			"metrics are served on loopback at /metrics. Logs go to stderr as text or JSON.\n\n" +
+			"Configuration: flags > PARLEY_* environment variables > the YAML file (--config, $PARLEY_CONFIG,\n" +
+			"else <data-dir>/" + ConfigFileName + ") > defaults; a bad value names its key. Every key has a flag:\n" +
+			"chain.rpc is --chain-rpc and $PARLEY_CHAIN_RPC. With approval.mode operator (the default) a person\n" +
+			"decides each gated act: at the terminal's prompt, or through the node's API.",
+		Example: "  parley node run --data-dir ~/.parley-worker\n" +
+			"  parley node run --config configs/worker.yaml --chain-rpc http://127.0.0.1:8545 --log-format json\n" +
+			"  PARLEY_P2P_BOOTSTRAP=/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... parley node run",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := loadSettings(cmd.Flags(), os.Getenv)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			return runNode(cmd, s)
+		},
+	}
+	configFlags(cmd)
+	return cmd
+}
+
+// newLogger returns the daemon's logger on w.
+func newLogger(w io.Writer, level, format string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// readPassphrase reads the keys' passphrase: the configured file, then
+// $PARLEY_PASSPHRASE, then a prompt on a terminal.
+func readPassphrase(cmd *cobra.Command, file string) ([]byte, error) {
+	src := identity.PassphraseSource{File: file, Env: os.Getenv(identity.PassphraseEnv), Prompt: cmd.ErrOrStderr()}
+	if in, ok := cmd.InOrStdin().(*os.File); ok {
+		src.Terminal = in
+	}
+	return src.Read(false)
+}
+
+// runNode runs the daemon until its context ends.
+func runNode(cmd *cobra.Command, s settings) error {
+	log := newLogger(cmd.ErrOrStderr(), s.LogLevel, s.LogFormat)
+	pass, err := readPassphrase(cmd, s.PassphraseFile)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	opts := []node.Option{node.WithPassphrase(pass), node.WithLogger(log), node.WithRegisterer(reg)}
+	if s.ApprovalMode == "auto" {
+		log.Warn("approval.mode is auto: every gated act is approved without a person (devnet and tests only)")
+		opts = append(opts, node.WithGate(node.AutoApprove("approval.mode auto ("+s.Node.Name+")")))
+	}
+	n, err := node.New(s.Node, opts...)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := n.Start(ctx); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	defer n.Close()
+
+	metricsURL := "off"
+	var srv *http.Server
+	if s.MetricsListen != "" {
+		ln, err := net.Listen("tcp", s.MetricsListen)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("metrics.listen: %w", err)}
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server stopped", "err", err)
+			}
+		}()
+		metricsURL = "http://" + ln.Addr().String() + "/metrics"
+	}
+	st, err := n.Status()
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	chainDesc := "no chain"
+	if s.Node.Chain.RPC != "" {
+		chainDesc = s.Node.Chain.RPC
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), metricsURL, chainDesc, s.ApprovalMode)
+	if g := n.Operator(); g != nil {
+		if in, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(in.Fd())) {
+			go promptApprovals(ctx, g, in, cmd.ErrOrStderr())
+		}
+	}
+	<-ctx.Done()
+	log.Info("stopping")
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(sctx)
+		cancel()
+	}
+	if err := n.Close(); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q stopped\n", s.Node.Name)
+	return nil
+}
+
+// promptApprovals asks the operator at the terminal about each approval
+// request, one at a time.
+func promptApprovals(ctx context.Context, g *node.OperatorGate, in io.Reader, out io.Writer) {
+	reqs, unsubscribe := g.Subscribe()
+	defer unsubscribe()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-reqs:
+			fmt.Fprintf(out, "\napproval requested: %s on %s\n  %s (risk %s)\n", r.Action.Operation, r.Action.Target, r.Context.Reason, r.Context.Risk)
+			keys := make([]string, 0, len(r.Action.Arguments))
+			for k := range r.Action.Arguments {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				fmt.Fprintf(out, "  %-18s %v\n", k, r.Action.Arguments[k])
+			}
+			fmt.Fprintf(out, "  intent hash %s, expires %s\napprove? [y/N] ", r.IntentHash, r.ExpiresAt.Format(time.RFC3339))
+			select {
+			case <-ctx.Done():
+				return
+			case l, ok := <-lines:
+				if !ok {
+					return
+				}
+				var err error
+				if a := strings.ToLower(strings.TrimSpace(l)); a == "y" || a == "yes" {
+					err = g.Approve(r.RequestID, "operator at the terminal")
+				} else {
+					err = g.Deny(r.RequestID, "operator at the terminal", "declined at the prompt")
+				}
+				if err != nil {
+					fmt.Fprintf(out, "  %v\n", err)
+				}
+			}
+		}
+	}
+}
