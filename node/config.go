@@ -134,8 +134,8 @@ func (c Config) Validate() error {
 	if c.Chain.Confirmations < 1 {
 		return bad("chain.confirmations", "must be at least 1")
 	}
-	if c.Chain.PollInterval < 10*time.Millisecond {
-		return bad("chain.poll_interval", "%v is under 10ms", c.Chain.PollInterval)
+	if c.Chain.PollInterval < time.Millisecond {
+		return bad("chain.poll_interval", "%v is under 1ms", c.Chain.PollInterval)
 	}
 	if c.ApprovalTTL < 5*time.Second || c.ApprovalTTL > 600*time.Second {
 		return bad("approval.ttl", "%v is outside 5s..600s (Human Intent Protocol)", c.ApprovalTTL)

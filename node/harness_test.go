@@ -1,8 +1,6 @@
 package node_test
 
 import (
-	"context"
-	"io"
 	"log/slog"
 	"math/big"
 	"os"
@@ -54,13 +52,13 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 // world is a set of nodes on loopback, optionally with an embedded dev
 // chain, built by one harness.
 type world struct {
-	t   *testing.T
+	t   testing.TB
 	dev *chain.Devchain
 	mu  sync.Mutex
 	all []*tnode
 }
 
-func newWorld(t *testing.T, withChain bool) *world {
+func newWorld(t testing.TB, withChain bool) *world {
 	w := &world{t: t}
 	if withChain {
 		cfg := chain.DefaultDevchainConfig()
@@ -89,6 +87,9 @@ type tnode struct {
 type nodeOpt func(*tnode)
 
 func withGate(g node.Gate) nodeOpt { return func(n *tnode) { n.gate = g } }
+
+// withPoll sets how often the node polls the chain for receipts and blocks.
+func withPoll(d time.Duration) nodeOpt { return func(n *tnode) { n.cfg.Chain.PollInterval = d } }
 
 func withBootstrap(peers ...*tnode) nodeOpt {
 	return func(n *tnode) {
@@ -255,6 +256,3 @@ func spec(title string, amounts ...*big.Int) node.TaskSpec {
 	}
 	return s
 }
-
-var _ = io.Discard
-var _ = context.Background

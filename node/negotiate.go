@@ -196,12 +196,19 @@ func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 	}
 	st := t.th.State()
 	cur, s, d, digest, err := n.settlementOf(t)
+	already := false
+	if err == nil {
+		_, already = n.acceptanceOf(t, n.self, cur.Hash())
+	}
 	t.mu.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
 	if st != negotiation.StateProposed && st != negotiation.StateCountered {
 		return ActResult{}, n.actDone("accept", fail(CodeStateForbidden, "nothing to accept in state %s", st))
+	}
+	if already {
+		return ActResult{}, n.actDone("accept", fail(CodeStateForbidden, "this node accepted the current offer already"))
 	}
 	return n.accept(ctx, nid, nil, cur.Hash(), s, d, digest)
 }

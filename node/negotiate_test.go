@@ -94,6 +94,13 @@ func TestNegotiationFromTheBoard(t *testing.T) {
 	if _, err := poster.Accept(t.Context(), nid); err != nil {
 		t.Fatal(err)
 	}
+	head := poster.Ledger().Head()
+	if _, err := poster.Accept(t.Context(), nid); node.CodeOf(err) != node.CodeStateForbidden {
+		t.Fatalf("accepting the same offer twice: %v", err)
+	}
+	if poster.Ledger().Head() != head {
+		t.Fatal("a refused second acceptance wrote to the ledger")
+	}
 	worker.waitState(nid, negotiation.StateCountered)
 	eventually(t, "the poster's acceptance at the worker", func() bool {
 		v, _ := worker.Thread(nid)

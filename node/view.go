@@ -88,8 +88,8 @@ func (n *Node) Thread(nid string) (ThreadView, error) {
 	return n.viewLocked(t), nil
 }
 
-// Threads returns every thread, most recently changed first... in the
-// order of their negotiation ids (stable across calls).
+// Threads returns every thread, in the order of their negotiation ids
+// (stable across calls).
 func (n *Node) Threads() []ThreadView {
 	n.tmu.Lock()
 	ids := make([]string, 0, len(n.threads))
