@@ -110,6 +110,10 @@ type outbox struct {
 	mu     sync.Mutex
 	queues map[negotiation.Address]*queue
 	qwg    sync.WaitGroup
+
+	smu     sync.Mutex
+	settles []settlement
+	skick   chan struct{}
 }
 
 // streamIdle is how long a queue keeps its stream open after it emptied.
@@ -134,11 +138,17 @@ type pending struct {
 }
 
 func newOutbox(h *Host) *outbox {
-	return &outbox{h: h, queues: make(map[negotiation.Address]*queue)}
+	return &outbox{h: h, queues: make(map[negotiation.Address]*queue), skick: make(chan struct{}, 1)}
 }
 
-// resume loads every unsettled item from the store.
+// resume starts the settler and loads every unsettled item from the
+// store.
 func (o *outbox) resume(ctx context.Context) error {
+	o.qwg.Add(1)
+	go func() {
+		defer o.qwg.Done()
+		o.settler(o.h.ctx)
+	}()
 	items, err := o.h.cfg.Outbox.Pending(ctx)
 	if err != nil {
 		return err
@@ -405,19 +415,70 @@ func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identit
 	}
 }
 
-// settleLater records a settlement on a goroutine the outbox owns (Close
-// waits for it; it uses a context of its own so that it completes).
+// settleDelay is how long the settler gathers settlements before writing
+// them together: fewer synced writes compete with the outbox's puts.
+const settleDelay = 20 * time.Millisecond
+
+type settlement struct {
+	item   OutboxItem
+	status OutboxStatus
+	code   Code
+}
+
+// settleLater queues a settlement for the settler.
 func (q *queue) settleLater(item OutboxItem, status OutboxStatus, code Code) {
-	h := q.o.h
-	q.o.qwg.Add(1)
-	go func() {
-		defer q.o.qwg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := h.cfg.Outbox.Settle(ctx, item, status, code); err != nil {
-			h.log.Warn("outbox settle failed", "cid", item.CID, "err", err)
+	o := q.o
+	o.smu.Lock()
+	o.settles = append(o.settles, settlement{item, status, code})
+	o.smu.Unlock()
+	select {
+	case o.skick <- struct{}{}:
+	default:
+	}
+}
+
+// settler writes queued settlements, a batch at a time, concurrently (the
+// store group-commits them), and flushes what is left when the host
+// closes. A settlement lost in a crash only makes its envelope be sent
+// again; the receiver answers duplicate.
+func (o *outbox) settler(ctx context.Context) {
+	defer o.flushSettles()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.skick:
 		}
-	}()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(settleDelay):
+		}
+		o.flushSettles()
+	}
+}
+
+func (o *outbox) flushSettles() {
+	o.smu.Lock()
+	batch := o.settles
+	o.settles = nil
+	o.smu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, st := range batch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := o.h.cfg.Outbox.Settle(ctx, st.item, st.status, st.code); err != nil {
+				o.h.log.Warn("outbox settle failed", "cid", st.item.CID, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (q *queue) remove(p *pending) {
