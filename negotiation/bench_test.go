@@ -3,6 +3,7 @@ package negotiation
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,30 @@ func BenchmarkPipeline(b *testing.B) {
 				b.Fatal(err)
 			}
 			if err := set.Validate(schemas.Envelope, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode-stage-parse-canonical", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := parseCanonical(raw); !ok {
+				b.Fatal("not canonical")
+			}
+		}
+	})
+	b.Run("decode-stage-schema-on-tree", func(b *testing.B) {
+		set, _ := schemas.Compiled()
+		tree, _ := parseCanonical(raw)
+		for b.Loop() {
+			if err := set.ValidateEnvelope(tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode-stage-typed", func(b *testing.B) {
+		for b.Loop() {
+			w := wireEnvelope{Payload: new(CapabilityProof)}
+			if err := json.Unmarshal(raw, &w); err != nil {
 				b.Fatal(err)
 			}
 		}

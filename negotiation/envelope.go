@@ -154,9 +154,16 @@ func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 	if p == nil {
 		return nil, reject(CodeUnknownType, "/type", "%q", typ)
 	}
+	// Unknown members were refused by the schema (additionalProperties is
+	// false everywhere, and schemas/mirror_test.go holds the Go types to the
+	// schemas member for member), so this pass need not look for them again.
 	w := wireEnvelope{Payload: p}
-	if err := strictUnmarshal(raw, &w); err != nil {
-		return nil, err
+	if err := json.Unmarshal(raw, &w); err != nil {
+		var ne *Error
+		if errors.As(err, &ne) {
+			return nil, ne
+		}
+		return nil, &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
 	}
 	return fromWire(&w, p, raw)
 }
