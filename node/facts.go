@@ -160,10 +160,13 @@ func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fac
 	if err != nil {
 		return out, err
 	}
-	_, _, err = n.led.Append(ctx, ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now})
-	if err == nil {
-		err = n.recordState(ctx, t)
-	}
+	err = together(
+		func() error {
+			_, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now})
+			return err
+		},
+		func() error { return n.recordState(ctx, t) },
+	)
 	if err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)

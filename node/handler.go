@@ -79,16 +79,15 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		if out.Code != "" {
 			code = string(out.Code)
 		}
-		err := n.recordOpened(ctx, t)
-		if err == nil {
-			err = n.recordLink(ctx, t, d.Sender)
-		}
-		if err == nil {
-			_, _, err = n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, negotiation.Code(code), now)
-		}
-		if err == nil {
-			err = n.recordState(ctx, t)
-		}
+		err := together(
+			func() error { return n.recordOpened(ctx, t) },
+			func() error { return n.recordLink(ctx, t, d.Sender) },
+			func() error {
+				_, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, negotiation.Code(code), now)
+				return err
+			},
+			func() error { return n.recordState(ctx, t) },
+		)
 		if err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
 			if !t.opened {

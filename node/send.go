@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -71,16 +72,15 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		}
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
-	err = n.recordOpened(ctx, t)
-	if err == nil {
-		err = n.recordLink(ctx, t, n.keys.Link())
-	}
-	if err == nil {
-		_, _, err = n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now)
-	}
-	if err == nil {
-		err = n.recordState(ctx, t)
-	}
+	err = together(
+		func() error { return n.recordOpened(ctx, t) },
+		func() error { return n.recordLink(ctx, t, n.keys.Link()) },
+		func() error {
+			_, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now)
+			return err
+		},
+		func() error { return n.recordState(ctx, t) },
+	)
 	if err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
@@ -99,6 +99,25 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		n.queue(ctx, env)
 	}
 	return env, out, nil
+}
+
+// together runs the record writes of one step concurrently, so that the
+// ledger's group commit writes them in one synced transaction, and waits
+// for all of them. Their order in the ledger is not defined: they are
+// entries of different kinds (an envelope, its thread's state, a link),
+// and only the envelopes' order matters to a replay.
+func together(fs ...func() error) error {
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for i, f := range fs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // queue hands a recorded envelope to the transport's outbox. A failure to

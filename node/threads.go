@@ -211,21 +211,27 @@ func (n *Node) load(ctx context.Context) error {
 		state  negotiation.State
 		facts  map[string]ledger.Entry // chain.event entries by transaction/log index, the last one
 		keys   []string
+		opened bool
 	}
-	opened := map[string]*pending{}
+	byNID := map[string]*pending{}
 	var order []string
 	for e, err := range n.led.Entries(ctx, 1) {
 		if err != nil {
 			return fmt.Errorf("node: load: %w", err)
 		}
-		p := opened[e.NegotiationID]
+		// The entries of one step are written together and may come in
+		// any order: a negotiation's record starts with whichever is first.
+		p := byNID[e.NegotiationID]
+		if p == nil && e.NegotiationID != "" {
+			p = &pending{links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}
+			byNID[e.NegotiationID] = p
+		}
 		switch e.Kind {
 		case KindThreadOpened:
-			var b openedBody
-			if err := json.Unmarshal(e.Body, &b); err != nil {
+			if err := json.Unmarshal(e.Body, &p.body); err != nil {
 				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 			}
-			opened[e.NegotiationID] = &pending{body: b, links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}
+			p.opened = true
 			order = append(order, e.NegotiationID)
 		case KindIdentityLink:
 			var b linkBody
@@ -265,7 +271,7 @@ func (n *Node) load(ctx context.Context) error {
 		}
 	}
 	for _, nid := range order {
-		p := opened[nid]
+		p := byNID[nid]
 		params := negotiation.Params{NegotiationID: nid, Self: n.self}
 		if p.body.Observer {
 			params.Self = negotiation.Address{}
