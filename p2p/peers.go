@@ -37,12 +37,12 @@ func newPeerBook() *peerBook {
 }
 
 // put records a verified link; it keeps the newer of two links for the
-// same address and reports whether l is now the address's link.
+// same address and reports whether the address's link changed.
 func (b *peerBook) put(l *identity.Link) bool {
 	addr := negotiation.Address(l.EVMAddress)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if old, ok := b.byAddr[addr]; ok && old != l && !l.Supersedes(old) && old.IssuedAt.After(l.IssuedAt) {
+	if old, ok := b.byAddr[addr]; ok && (old == l || old.Hash() == l.Hash() || old.IssuedAt.After(l.IssuedAt)) {
 		return false
 	}
 	if old, ok := b.byAddr[addr]; ok && old.PeerID != l.PeerID {
@@ -87,8 +87,8 @@ func (h *Host) Link(a negotiation.Address) (*identity.Link, bool) {
 	return l, l != nil
 }
 
-// learn records a verified link and wakes the delivery queue of its
-// address.
+// learn records a verified link; a new link wakes the delivery queue of
+// its address.
 func (h *Host) learn(l *identity.Link) {
 	if l.PeerID == h.cfg.Inbox.PeerID() {
 		return
@@ -165,6 +165,9 @@ func (h *Host) acceptLink(remote peer.ID, b []byte) bool {
 		return false
 	}
 	h.learn(l)
+	// A peer that (re)connected and identified itself is reachable now:
+	// whatever waits for it is due.
+	h.out.wake(negotiation.Address(l.EVMAddress))
 	h.log.Debug("peer verified", "peer", remote, "evm", l.EVMAddress)
 	h.emit(Event{Kind: EventPeerVerified, Peer: remote, To: negotiation.Address(l.EVMAddress), Code: CodeOK})
 	return true
