@@ -1,9 +1,29 @@
 // Package node is Parley's composition root: it wires the identity keys,
 // the ledger, the peer-to-peer transport, the chain client and the approval
-// gate, and owns their lifecycles. It is the only package that knows all of
+// gate, owns their lifecycles, and runs one negotiation thread per
+// negotiationId on top of them. It is the only package that knows all of
 // them; the parts behind it never import each other, so node adapts one to
-// another's interface (for example OutboxStore puts the ledger behind
-// p2p.OutboxStore).
+// another's interface (OutboxStore puts the ledger behind p2p.OutboxStore,
+// the Node is the transport's Handler and BlobProvider, a ledger cursor
+// backs the chain watcher).
+//
+// Callers follow this contract (docs/node.md has the details):
+//
+//  1. Build a Node with New(cfg, opts...): it validates and does no I/O;
+//     options reject nil and conflicting values. WithPassphrase is required.
+//  2. Start opens the keys, the ledger (every thread is rebuilt from it
+//     through the state machine), the chain client and the transport, and
+//     resumes interrupted work. Close stops everything in reverse order and
+//     waits for every goroutine; it is safe to call twice.
+//  3. Acts (PostTask, ProposeTask, Counter, Accept, Fund, Deliver,
+//     AcceptDelivery, OpenDispute, ProposeArbitrator, SubmitEvidence, Rule,
+//     Withdraw...) check role and state, pass every gated act through the
+//     one Gate (recording request, decision and consumption in the ledger
+//     first), build envelopes with the inbox key, apply them to the thread,
+//     record them, and only then queue them in the durable outbox. A refused
+//     act returns an *Error with a stable Code and changes nothing.
+//  4. Received envelopes and chain events are recorded before they take
+//     effect; every thread is always what the ledger replays to.
 //
 // node may import every package of the module except cmd; nothing but cmd
 // imports node.
