@@ -47,8 +47,9 @@ func openKeyring(dir string) (*identity.Keyring, error) {
 // node does: duplicate for a CID stored before, and (when gaps is set)
 // sequence_gap for an envelope ahead of its sender's previous one.
 type recorder struct {
-	l    *ledger.Ledger
-	gaps bool
+	l     *ledger.Ledger
+	gaps  bool
+	delay time.Duration // a slow handler, so that senders' outboxes fill
 
 	mu      sync.Mutex
 	last    map[string]uint64
@@ -60,6 +61,7 @@ func (r *recorder) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiati
 	env := d.Envelope
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	time.Sleep(r.delay)
 	r.calls++
 	k := env.NegotiationID + "/" + env.Sender.EVMAddress.String()
 	if r.gaps && env.Sequence > r.last[k]+1 {

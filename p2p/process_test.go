@@ -27,11 +27,18 @@ const (
 	envBootstrap = "PARLEY_P2P_BOOTSTRAP"
 	envExpect    = "PARLEY_P2P_EXPECT"
 	envReplyTo   = "PARLEY_P2P_REPLY_TO"
+	envMode      = "PARLEY_P2P_MODE"      // "receive" (default) or "send"
+	envPeerLink  = "PARLEY_P2P_PEER_LINK" // send: file with the recipient's link
+	envCount     = "PARLEY_P2P_COUNT"     // send: envelopes to queue at start
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
-		if err := runChild(); err != nil {
+		run := runChild
+		if os.Getenv(envMode) == "send" {
+			run = runSender
+		}
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(1)
 		}
