@@ -94,13 +94,86 @@ func (h *Host) PublishEvidence(ctx context.Context, disputeID string, env *negot
 	return publish(ctx, tp, sealed)
 }
 
+// relayed marks a message a store relays and records without opening it.
+type relayed struct{}
+
+// RelayEvidence makes a store node carry and record a dispute's evidence
+// topic without being a member: it cannot open the messages, so its
+// validator checks what is in the clear (the frame parses, carries its
+// sender's valid link for the frame's sender, and the sender is a member)
+// and the members' own validators check the rest. CatchUpTopic on a member
+// then replays the history.
+func (h *Host) RelayEvidence(disputeID string, members []negotiation.Address) error {
+	if h.ps == nil {
+		return fail(CodeClosed, "not started")
+	}
+	name := EvidenceTopic(disputeID)
+	set := make(map[negotiation.Address]bool, len(members))
+	for _, m := range members {
+		set[m] = true
+	}
+	t := h.topics
+	t.mu.Lock()
+	_, joined := t.joined[name]
+	t.members[name] = set
+	t.mu.Unlock()
+	if joined {
+		return nil
+	}
+	if err := h.ps.RegisterTopicValidator(name, func(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+		if code := t.checkRelay(name, from, m.Data); code != "" {
+			h.in.reject(from, "", m.Data, code, name)
+			return pubsub.ValidationReject
+		}
+		m.ValidatorData = relayed{}
+		return pubsub.ValidationAccept
+	}); err != nil {
+		return failWrap(CodeBadConfig, err, "validator for %s", name)
+	}
+	return t.subscribe(name)
+}
+
+func (t *topics) checkRelay(name string, from peer.ID, data []byte) Code {
+	h := t.h
+	if len(data) > h.cfg.MaxFrameBytes {
+		return Code(negotiation.CodeTooLarge)
+	}
+	if from != h.ID() && !t.allow(from) {
+		return CodeOverRate
+	}
+	hdr, err := identity.ParseFrameHeader(data)
+	if err != nil {
+		return CodeOf(err)
+	}
+	if len(hdr.Link) == 0 {
+		return CodeUnknownLink // evidence messages always open a session
+	}
+	l, err := t.link(hdr.Link, h.now())
+	if err != nil {
+		return CodeOf(err)
+	}
+	t.mu.Lock()
+	member := t.members[name][negotiation.Address(l.EVMAddress)]
+	t.mu.Unlock()
+	if l.PeerID != hdr.Sender || !member {
+		return CodeSenderMismatch
+	}
+	return ""
+}
+
 // checkEvidence opens and checks one evidence message.
 func (t *topics) checkEvidence(name string, from peer.ID, data []byte) (*Delivery, Code) {
+	return t.checkEvidenceAt(name, from, data, true, false)
+}
+
+// checkEvidenceAt checks an evidence message; rated spends from's rate,
+// history relaxes the time window to "not in the future".
+func (t *topics) checkEvidenceAt(name string, from peer.ID, data []byte, rated, history bool) (*Delivery, Code) {
 	h := t.h
 	if len(data) > h.cfg.MaxFrameBytes {
 		return nil, Code(negotiation.CodeTooLarge)
 	}
-	if from != h.ID() && !t.allow(from) {
+	if rated && from != h.ID() && !t.allow(from) {
 		return nil, CodeOverRate
 	}
 	now := h.now()
@@ -127,7 +200,7 @@ func (t *topics) checkEvidence(name string, from peer.ID, data []byte) (*Deliver
 	if !member {
 		return nil, CodeSenderMismatch
 	}
-	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || d < -h.cfg.MaxClockSkew {
+	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || (!history && d < -h.cfg.MaxClockSkew) {
 		return nil, CodeBadTimestamp
 	}
 	h.learn(o.Sender)

@@ -267,13 +267,28 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 }
 
 // CatchUp asks a store node for the task board's history after cursor
-// after, validates each message as if it had arrived by gossip and hands
-// the valid ones to the handler. It returns the last cursor seen and how
-// many the handler took.
+// after; see CatchUpTopic.
 func (h *Host) CatchUp(ctx context.Context, store peer.ID, after uint64) (uint64, int, error) {
+	return h.CatchUpTopic(ctx, store, TopicTaskBoard, after)
+}
+
+// CatchUpTopic asks a store node for a topic's history after cursor after,
+// validates each message as gossip would (except that old timestamps are
+// accepted) and hands the valid ones to the handler. For an evidence topic
+// this node must have joined it (JoinEvidence) and be a member. It returns
+// the last cursor seen and how many new envelopes the handler took.
+func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, after uint64) (uint64, int, error) {
+	if topic != TopicTaskBoard {
+		h.topics.mu.Lock()
+		_, member := h.topics.members[topic]
+		h.topics.mu.Unlock()
+		if !member {
+			return after, 0, fail(CodeNotFound, "not joined to %s", topic)
+		}
+	}
 	taken := 0
 	for {
-		s, r, err := h.mailboxRequest(ctx, store, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(TopicTaskBoard))
+		s, r, err := h.mailboxRequest(ctx, store, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
 		if err != nil {
 			return after, taken, err
 		}
@@ -284,12 +299,24 @@ func (h *Host) CatchUp(ctx context.Context, store peer.ID, after uint64) (uint64
 		}
 		for _, it := range items {
 			after = max(after, it.Cursor)
-			a, code := h.topics.checkBoardAt(store, it.Data, false, true)
+			var d Delivery
+			var code Code
+			if topic == TopicTaskBoard {
+				var a *announcement
+				if a, code = h.topics.checkBoardAt(store, it.Data, false, true); code == "" {
+					d = Delivery{Envelope: a.env, Sender: a.link}
+				}
+			} else {
+				var e *Delivery
+				if e, code = h.topics.checkEvidenceAt(topic, store, it.Data, false, true); code == "" {
+					d = *e
+				}
+			}
 			if code != "" {
-				h.in.reject(store, "", it.Data, code, TopicTaskBoard)
+				h.in.reject(store, "", it.Data, code, topic)
 				continue
 			}
-			d := Delivery{Envelope: a.env, Sender: a.link, From: store, Topic: TopicTaskBoard}
+			d.From, d.Topic = store, topic
 			if code := h.in.call(ctx, d); code.Outcome() == Delivered && code != CodeDuplicate {
 				taken++
 			}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/p2p"
 )
@@ -95,5 +96,60 @@ func TestLateJoinerCatchesUpOnTaskBoard(t *testing.T) {
 	// From the returned cursor there is nothing more.
 	if _, taken, err := worker.host.CatchUp(t.Context(), store.host.ID(), cursor); err != nil || taken != 0 {
 		t.Fatalf("second catch-up took %d (%v)", taken, err)
+	}
+}
+
+func TestLateArbitratorCatchesUpOnEvidence(t *testing.T) {
+	store := newStore(t)
+	poster, worker := newNode(t), newNode(t)
+	arb := newNode(t) // a member, but not connected when the evidence is sent
+	connect(t, worker, store)
+	connect(t, poster, store)
+	connect(t, worker, poster)
+	if err := worker.host.AddPeer(arb.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	members := []negotiation.Address{poster.addr(), worker.addr(), arb.addr()}
+	dispute := "42"
+	if err := store.host.RelayEvidence(dispute, members); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*testNode{poster, worker} {
+		if err := n.host.JoinEvidence(dispute, members); err != nil {
+			t.Fatal(err)
+		}
+	}
+	topic := p2p.EvidenceTopic(dispute)
+	eventually(t, "the evidence topic mesh", func() bool {
+		return len(worker.host.TopicPeers(topic)) == 2 && len(store.host.TopicPeers(topic)) == 2
+	})
+	ev := worker.envelope(newNID(), poster.addr(), arb.addr())
+	if err := worker.host.PublishEvidence(t.Context(), dispute, ev); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the poster's copy", func() bool { e, _ := poster.rec.snapshot(); return len(e) == 1 })
+	// The store relays without reading; a late arbitrator replays it.
+	if _, calls := store.rec.snapshot(); calls != 0 {
+		t.Fatal("the store's handler saw sealed evidence")
+	}
+	if err := arb.host.JoinEvidence(dispute, members); err != nil {
+		t.Fatal(err)
+	}
+	connect(t, arb, store)
+	var taken int
+	eventually(t, "the arbitrator's catch-up", func() bool {
+		_, n, err := arb.host.CatchUpTopic(t.Context(), store.host.ID(), topic, 0)
+		taken += n
+		return err == nil && taken == 1
+	})
+	if e, _ := arb.rec.snapshot(); len(e) != 1 || !e[0].Equals(ev.CID()) {
+		t.Fatalf("arbitrator stored %v, want %s", e, ev.CID())
+	}
+	// CatchUpTopic refuses an evidence topic this node has not joined (the
+	// store would only hand it ciphertext it cannot open).
+	outsider := newNode(t)
+	connect(t, outsider, store)
+	if _, _, err := outsider.host.CatchUpTopic(t.Context(), store.host.ID(), topic, 0); p2p.CodeOf(err) != p2p.CodeNotFound {
+		t.Fatalf("outsider catch-up: %v", err)
 	}
 }

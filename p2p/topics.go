@@ -304,7 +304,7 @@ func (t *topics) subscribe(name string) error {
 				d = *v
 				d.From, d.Topic = m.ReceivedFrom, name
 			default:
-				continue
+				continue // relayed only (a store on an evidence topic)
 			}
 			if code := h.in.call(ctx, d); code.Outcome() != Delivered {
 				h.log.Debug("topic message not taken", "topic", name, "cid", d.Envelope.CID(), "code", code)
