@@ -88,7 +88,8 @@ type Event struct {
 	Kind EventKind
 	// Peer is the remote peer involved.
 	Peer peer.ID
-	// To is the recipient address of an outgoing envelope.
+	// To is the EVM address involved: the recipient of an outgoing
+	// envelope, or the verified peer's address on EventPeerVerified.
 	To negotiation.Address
 	// CID names the envelope, when known.
 	CID cid.Cid

@@ -75,7 +75,6 @@ func newInbound(h *Host) *inbound {
 type job struct {
 	id     uint64
 	opened *identity.Opened
-	sealed []byte
 }
 
 // handleStream serves one inbound /parley/envelope/1 stream until the peer
@@ -108,7 +107,7 @@ func (in *inbound) handleStream(s network.Stream) {
 		go func(c chan job) {
 			defer wg.Done()
 			for j := range c {
-				code, id := in.accept(h.ctx, remote, j.opened, j.sealed, true)
+				code, id := in.accept(h.ctx, remote, j.opened)
 				send(ack{id: j.id, code: code, cid: id})
 			}
 		}(lanes[i])
@@ -155,7 +154,7 @@ func (in *inbound) handleStream(s network.Stream) {
 		}
 		lane := maphash.Bytes(in.seed, opened.NegotiationID[:]) % lanesPerStream
 		select {
-		case lanes[lane] <- job{id: id, opened: opened, sealed: sealed}:
+		case lanes[lane] <- job{id: id, opened: opened}:
 		case <-h.ctx.Done():
 			_ = s.Reset()
 			return
@@ -165,10 +164,9 @@ func (in *inbound) handleStream(s network.Stream) {
 
 // accept checks an opened frame and hands its envelope to the Handler. It
 // returns the ack code and the envelope's CID (undefined when the bytes
-// did not decode). direct is true on /parley/envelope/1, where the envelope
-// must name this node; mailbox hand-over passes false only for the store's
-// own bookkeeping and true otherwise.
-func (in *inbound) accept(ctx context.Context, from peer.ID, o *identity.Opened, sealed []byte, direct bool) (Code, cid.Cid) {
+// did not decode). from is the peer the frame came from: its sealer on a
+// direct stream, a store node on mailbox hand-over.
+func (in *inbound) accept(ctx context.Context, from peer.ID, o *identity.Opened) (Code, cid.Cid) {
 	h := in.h
 	env, err := negotiation.Decode(o.Plaintext, negotiation.DecodeOptions{MaxBytes: h.cfg.MaxEnvelopeBytes})
 	if err != nil {
@@ -191,7 +189,7 @@ func (in *inbound) accept(ctx context.Context, from peer.ID, o *identity.Opened,
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
 		return code, c
 	}
-	if direct && !env.Addressed(h.self) {
+	if !env.Addressed(h.self) {
 		code := Code(negotiation.CodeNotAddressed)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
 		return code, c

@@ -249,7 +249,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 		for _, it := range items {
 			o, err := h.cfg.Sealer.Open(h.now(), it.Data)
 			if err == nil {
-				code, _ := h.in.accept(ctx, store, o, it.Data, true)
+				code, _ := h.in.accept(ctx, store, o)
 				if code.Outcome() == Delivered && code != CodeDuplicate {
 					taken++
 				}
