@@ -146,3 +146,16 @@ func TestSenderStoppedMidStreamNothingDoubled(t *testing.T) {
 	effects, _ := b.rec.snapshot()
 	distinct(t, effects, want)
 }
+
+func TestDeliverOverQUIC(t *testing.T) {
+	quicOnly := func(c *p2p.Config) { c.ListenAddrs = []string{"/ip4/127.0.0.1/udp/0/quic-v1"} }
+	a, b := newNode(t, quicOnly), newNode(t, quicOnly)
+	connect(t, a, b)
+	env := a.envelope(newNID(), b.addr())
+	if err := a.host.Send(t.Context(), env); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the ack over QUIC", func() bool { return len(a.ev.of(p2p.EventDelivered)) == 1 })
+	effects, _ := b.rec.snapshot()
+	distinct(t, effects, []cid.Cid{env.CID()})
+}
