@@ -99,22 +99,30 @@ func (in *inbound) handleStream(s network.Stream) {
 			_ = s.Reset()
 		}
 	}
+	// Lanes start on first use, so a stream that carries one negotiation
+	// costs one goroutine.
 	var lanes [lanesPerStream]chan job
 	var wg sync.WaitGroup
-	for i := range lanes {
-		lanes[i] = make(chan job, 64)
-		wg.Add(1)
-		go func(c chan job) {
-			defer wg.Done()
-			for j := range c {
-				code, id := in.accept(h.ctx, remote, j.opened)
-				send(ack{id: j.id, code: code, cid: id})
-			}
-		}(lanes[i])
+	lane := func(i uint64) chan job {
+		if lanes[i] == nil {
+			c := make(chan job, 64)
+			lanes[i] = c
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range c {
+					code, id := in.accept(h.ctx, remote, j.opened)
+					send(ack{id: j.id, code: code, cid: id})
+				}
+			}()
+		}
+		return lanes[i]
 	}
 	defer func() {
 		for _, c := range lanes {
-			close(c)
+			if c != nil {
+				close(c)
+			}
 		}
 		wg.Wait()
 		_ = s.Close()
@@ -152,9 +160,9 @@ func (in *inbound) handleStream(s network.Stream) {
 			send(ack{id: id, code: CodeSenderMismatch})
 			continue
 		}
-		lane := maphash.Bytes(in.seed, opened.NegotiationID[:]) % lanesPerStream
+		i := maphash.Bytes(in.seed, opened.NegotiationID[:]) % lanesPerStream
 		select {
-		case lanes[lane] <- job{id: id, opened: opened}:
+		case lane(i) <- job{id: id, opened: opened}:
 		case <-h.ctx.Done():
 			_ = s.Reset()
 			return
