@@ -27,7 +27,9 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	}
 	n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: "request-created", Hash: req.IntentHash, At: n.now()})
 	dctx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
+	stop := context.AfterFunc(n.ctx, cancel) // Close ends a wait for a decision
 	dec, err := n.gate.Decide(dctx, req)
+	stop()
 	cancel()
 	if err != nil {
 		event := "cancelled"

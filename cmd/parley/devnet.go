@@ -199,6 +199,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		c.cmd.Stdout = newPrefixWriter(&outMu, out, m.role)
 		c.cmd.Stderr = newPrefixWriter(&outMu, errOut, m.role)
 		c.cmd.Env = os.Environ()
+		stopWithParent(c.cmd)
 		if err := c.cmd.Start(); err != nil {
 			stopAll()
 			return &exitError{code: 1, err: fmt.Errorf("%s: %w", m.role, err)}
