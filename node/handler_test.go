@@ -150,7 +150,10 @@ func TestHandlerRecordsByTheRules(t *testing.T) {
 		code node.Code
 	}{
 		{"fund without a chain", func() error { _, err := n.Fund(t.Context(), nid); return err }(), node.CodeNoChain},
-		{"evidence without a dispute", func() error { _, err := n.SubmitEvidence(t.Context(), nid, node.EvidenceSpec{Name: "x", Data: []byte("x")}); return err }(), node.CodeStateForbidden},
+		{"evidence without a dispute", func() error {
+			_, err := n.SubmitEvidence(t.Context(), nid, node.EvidenceSpec{Name: "x", Data: []byte("x")})
+			return err
+		}(), node.CodeStateForbidden},
 		{"unknown negotiation", func() error { _, err := n.Counter(t.Context(), mustNID(t), node.CounterSpec{}); return err }(), node.CodeUnknownNegotiation},
 		{"bad milestone", func() error {
 			_, err := n.Counter(t.Context(), nid, node.CounterSpec{Milestones: []node.MilestoneSpec{{Amount: big.NewInt(-1)}}})
