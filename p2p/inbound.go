@@ -327,6 +327,10 @@ func (in *inbound) reoffer(ctx context.Context, k holdKey) {
 	}
 }
 
+// SealerSessions returns how many outgoing and incoming sealing sessions
+// the host's sealer holds.
+func (h *Host) SealerSessions() (out, in int) { return h.cfg.Sealer.Sessions() }
+
 // Held returns how many envelopes are held waiting for an earlier one.
 func (h *Host) Held() int {
 	h.in.mu.Lock()

@@ -257,3 +257,49 @@ func TestUnknownSessionAsksForReKey(t *testing.T) {
 		t.Fatal("handler called")
 	}
 }
+
+// TestSenderReKeysWhenRecipientForgotSession has the recipient forget the
+// sender's sealing session (it keeps one session only, and a third node
+// takes its place); the sender's next frame names the forgotten session,
+// the recipient answers unknown_session, and the sender re-keys and
+// resends without losing the envelope.
+func TestSenderReKeysWhenRecipientForgotSession(t *testing.T) {
+	a, c := newNode(t), newNode(t)
+	b := newNode(t)
+	b.stop()
+	b.start(func(cfg *p2p.Config) {
+		sc := identity.DefaultSealerConfig(b.kr.Inbox(), b.kr.Link(), b.kr)
+		sc.MaxSessions = 1
+		s, err := identity.NewSealer(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Sealer = s
+	})
+	connect(t, a, b)
+	connect(t, c, b)
+	nid := newNID()
+	first := a.envelope(nid, b.addr())
+	if err := a.host.Send(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "A's first ack", func() bool { return len(a.ev.of(p2p.EventDelivered)) == 1 })
+	if err := c.host.Send(t.Context(), c.envelope(newNID(), b.addr())); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "C's ack", func() bool { return len(c.ev.of(p2p.EventDelivered)) == 1 })
+	if _, in := b.host.SealerSessions(); in != 1 {
+		t.Fatalf("B holds %d incoming sessions, want 1", in)
+	}
+	second := a.envelope(nid, b.addr())
+	if err := a.host.Send(t.Context(), second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "A's second ack after the re-key", func() bool { return len(a.ev.of(p2p.EventDelivered)) == 2 })
+	if got := a.ev.of(p2p.EventDelivered)[1]; got.Code != p2p.CodeOK || !got.CID.Equals(second.CID()) {
+		t.Fatalf("second delivery %+v", got)
+	}
+	if n := len(b.ev.of(p2p.EventInputRejected)); n != 0 {
+		t.Fatalf("B recorded %d rejections", n)
+	}
+}
