@@ -148,9 +148,13 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 		return ActResult{}, n.actDone("evidence", err)
 	}
 	id := disputeIDOf(t)
-	if id == "" {
+	if st := t.th.State(); id == "" || (st != negotiation.StateDisputed && st != negotiation.StateArbitrated) {
 		t.mu.Unlock()
 		return ActResult{}, n.actDone("evidence", fail(CodeStateForbidden, "no dispute is open"))
+	}
+	if r := t.th.RoleOf(n.self); r != negotiation.RolePoster && r != negotiation.RoleWorker && r != negotiation.RoleArbitrator {
+		t.mu.Unlock()
+		return ActResult{}, n.actDone("evidence", fail(CodeNotParty, "only the parties and the arbitrator submit evidence"))
 	}
 	c, err := n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data)
 	if err != nil {

@@ -128,6 +128,14 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 		t.mu.Unlock()
 		return ActResult{}, n.actDone("deliver", err)
 	}
+	if st := t.th.State(); st != negotiation.StateFunded && st != negotiation.StateDelivered {
+		t.mu.Unlock()
+		return ActResult{}, n.actDone("deliver", fail(CodeStateForbidden, "no delivery in state %s", st))
+	}
+	if spec.Milestone < 0 || spec.Milestone >= len(t.th.Milestones()) {
+		t.mu.Unlock()
+		return ActResult{}, n.actDone("deliver", fail(CodeBadArgument, "milestone %d of %d", spec.Milestone, len(t.th.Milestones())))
+	}
 	c, err := n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data)
 	if err != nil {
 		t.mu.Unlock()
