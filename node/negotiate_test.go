@@ -7,6 +7,7 @@ import (
 	"errors"
 	"github.com/ipfs/go-cid"
 	"testing"
+	"time"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -68,7 +69,14 @@ func TestNegotiationFromTheBoard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	last := time.Now()
 	eventually(t, "the announcement on the worker's board", func() bool {
+		if time.Since(last) > 2*time.Second {
+			// Gossip keeps no history: publish again in case the mesh
+			// was not formed yet (an operator would, too).
+			_ = poster.Announce(t.Context(), ann.Hash)
+			last = time.Now()
+		}
 		for _, a := range worker.Board() {
 			if a.Hash == ann.Hash && !a.Own && a.Poster == poster.Address() {
 				return true
