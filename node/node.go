@@ -121,6 +121,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		seenLogs: map[string]bool{},
 		consumed: map[string]bool{},
 		events:   newBroadcaster(),
+		rejq:     make(chan p2p.Event, 1024),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
@@ -202,7 +203,6 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startHost(ctx); err != nil {
 		return err
 	}
-	n.rejq = make(chan p2p.Event, 1024)
 	n.spawn(n.recordRejections)
 	if n.watcher != nil {
 		if err = n.watcher.Start(n.ctx); err != nil {
