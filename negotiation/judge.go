@@ -68,6 +68,18 @@ func (t *Thread) requireState(e *Envelope, states ...State) *Error {
 	return reject(CodeStateForbidden, "/type", "%s in state %s", e.Type, t.state)
 }
 
+// requireCoSigner checks what every co-signed act after funding needs: a
+// party as sender, a funded task, and its taskId on the envelope.
+func (t *Thread) requireCoSigner(e *Envelope) *Error {
+	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+		return err
+	}
+	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
+		return err
+	}
+	return t.requireTask(e)
+}
+
 // requireTask checks that a post-funding envelope names the funded task.
 func (t *Thread) requireTask(e *Envelope) *Error {
 	if t.taskID == nil || e.TaskID == nil || e.TaskID.Cmp(&t.taskID.Int) != 0 {
@@ -575,13 +587,7 @@ func (t *Thread) judgeCancel(e *Envelope, p *MutualCancel) (commitFn, *Error) {
 }
 
 func (t *Thread) judgeAmendment(e *Envelope, p *MilestoneDefinition) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
+	if err := t.requireCoSigner(e); err != nil {
 		return nil, err
 	}
 	for i := range t.released {
@@ -605,13 +611,7 @@ func (t *Thread) judgeAmendment(e *Envelope, p *MilestoneDefinition) (commitFn, 
 }
 
 func (t *Thread) judgeReplacement(e *Envelope, p *ReplacementContext) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
+	if err := t.requireCoSigner(e); err != nil {
 		return nil, err
 	}
 	if p.NewWorker == t.poster || p.NewWorker == t.worker || p.NewWorker == (Address{}) {
