@@ -59,11 +59,10 @@ type Envelope struct {
 	Payload   Payload
 	Signature [ed25519.SignatureSize]byte
 
-	raw        []byte      // JCS of the whole envelope
-	payloadRaw []byte      // the payload member of raw (canonical too: JCS is recursive)
-	hash       Hash        // SHA-256(raw)
-	sigOff     int         // offset of `,"signature":"0x..."` in raw
-	verified   atomic.Bool // Verify succeeded once
+	raw      []byte      // JCS of the whole envelope
+	hash     Hash        // SHA-256(raw)
+	sigOff   int         // offset of `,"signature":"0x..."` in raw
+	verified atomic.Bool // Verify succeeded once
 }
 
 // Bytes returns the envelope's canonical (JCS) bytes. The caller must not
