@@ -321,9 +321,8 @@ func (t *Thread) judgeAcceptance(e *Envelope, p *TaskAcceptance) (commitFn, *Err
 	if Hash(digest) != p.SettlementDigest {
 		return nil, reject(CodeDigestMismatch, "/payload/settlementDigest", "the digest of revision %d is %s", o.Revision, Hash(digest))
 	}
-	signer, rerr := RecoverSigner(digest, p.Signature)
-	if rerr != nil || Address(signer) != sender {
-		return nil, reject(CodeSignerMismatch, "/payload/signature", "not signed by %s", sender)
+	if err := checkSigner(digest, p.Signature, sender); err != nil {
+		return nil, err
 	}
 	return func(out *Outcome) {
 		if joining {
@@ -352,6 +351,22 @@ func (t *Thread) settlementFor(o *Offer, worker Address) (Settlement, Domain, er
 	return s, d, err
 }
 
+// requireMilestoneAct checks what every act on one milestone of a funded
+// task needs: the sender's role, the thread's state, the envelope's taskId
+// and a milestone that exists and is not yet released.
+func (t *Thread) requireMilestoneAct(e *Envelope, role Role, m int, states ...State) *Error {
+	if err := t.requireRole(e, role); err != nil {
+		return err
+	}
+	if err := t.requireState(e, states...); err != nil {
+		return err
+	}
+	if err := t.requireTask(e); err != nil {
+		return err
+	}
+	return t.milestoneIndex(m)
+}
+
 func (t *Thread) milestoneIndex(m int) *Error {
 	if m < 0 || m >= len(t.milestones) {
 		return reject(CodeMilestoneInvalid, "/payload/milestone", "no milestone %d", m)
@@ -363,16 +378,7 @@ func (t *Thread) milestoneIndex(m int) *Error {
 }
 
 func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error) {
-	if err := t.requireRole(e, RoleWorker); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
-		return nil, err
-	}
-	if err := t.milestoneIndex(p.Milestone); err != nil {
+	if err := t.requireMilestoneAct(e, RoleWorker, p.Milestone, StateFunded, StateDelivered); err != nil {
 		return nil, err
 	}
 	return func(*Outcome) {
@@ -382,16 +388,7 @@ func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error
 }
 
 func (t *Thread) judgeRevisionRequest(e *Envelope, p *RevisionRequest) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
-		return nil, err
-	}
-	if err := t.milestoneIndex(p.Milestone); err != nil {
+	if err := t.requireMilestoneAct(e, RolePoster, p.Milestone, StateDelivered); err != nil {
 		return nil, err
 	}
 	if _, ok := t.delivered[p.Milestone]; !ok {
@@ -415,16 +412,7 @@ func (t *Thread) settleDeliveredState() {
 }
 
 func (t *Thread) judgeAcceptDelivery(e *Envelope, p *AcceptDelivery) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
-		return nil, err
-	}
-	if err := t.milestoneIndex(p.Milestone); err != nil {
+	if err := t.requireMilestoneAct(e, RolePoster, p.Milestone, StateDelivered); err != nil {
 		return nil, err
 	}
 	if t.delivered[p.Milestone] != p.DeliveryHash {
@@ -438,16 +426,7 @@ func (t *Thread) judgeAcceptDelivery(e *Envelope, p *AcceptDelivery) (commitFn, 
 }
 
 func (t *Thread) judgePaymentRequest(e *Envelope, p *PaymentRequest) (commitFn, *Error) {
-	if err := t.requireRole(e, RoleWorker); err != nil {
-		return nil, err
-	}
-	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
-		return nil, err
-	}
-	if err := t.requireTask(e); err != nil {
-		return nil, err
-	}
-	if err := t.milestoneIndex(p.Milestone); err != nil {
+	if err := t.requireMilestoneAct(e, RoleWorker, p.Milestone, StateFunded, StateDelivered); err != nil {
 		return nil, err
 	}
 	if p.Amount.Cmp(&t.milestones[p.Milestone].Amount.Int) > 0 {
@@ -541,7 +520,8 @@ func (t *Thread) taskIDBytes() [32]byte {
 	return b
 }
 
-func (t *Thread) checkCoSig(d Domain, digest [32]byte, sig EVMSignature, sender Address) *Error {
+// checkSigner refuses an EVM signature over digest that is not by sender.
+func checkSigner(digest [32]byte, sig EVMSignature, sender Address) *Error {
 	signer, err := RecoverSigner(digest, sig)
 	if err != nil || Address(signer) != sender {
 		return reject(CodeSignerMismatch, "/payload/signature", "not signed by %s", sender)
@@ -580,7 +560,7 @@ func (t *Thread) judgeCancel(e *Envelope, p *MutualCancel) (commitFn, *Error) {
 	if err != nil {
 		return nil, reject(CodeDigestMismatch, "/payload", "%v", err)
 	}
-	if err := t.checkCoSig(d, digest, p.Signature, e.Sender.EVMAddress); err != nil {
+	if err := checkSigner(digest, p.Signature, e.Sender.EVMAddress); err != nil {
 		return nil, err
 	}
 	return func(out *Outcome) { t.cosign(TypeMutualCancel, e, Hash(digest), p.Signature, out) }, nil
@@ -604,7 +584,7 @@ func (t *Thread) judgeAmendment(e *Envelope, p *MilestoneDefinition) (commitFn, 
 	if err != nil {
 		return nil, reject(CodeDigestMismatch, "/payload", "%v", err)
 	}
-	if err := t.checkCoSig(d, digest, p.Signature, e.Sender.EVMAddress); err != nil {
+	if err := checkSigner(digest, p.Signature, e.Sender.EVMAddress); err != nil {
 		return nil, err
 	}
 	return func(out *Outcome) { t.cosign(TypeMilestoneDefinition, e, Hash(digest), p.Signature, out) }, nil
@@ -622,7 +602,7 @@ func (t *Thread) judgeReplacement(e *Envelope, p *ReplacementContext) (commitFn,
 	if err != nil {
 		return nil, reject(CodeDigestMismatch, "/payload", "%v", err)
 	}
-	if err := t.checkCoSig(d, digest, p.Signature, e.Sender.EVMAddress); err != nil {
+	if err := checkSigner(digest, p.Signature, e.Sender.EVMAddress); err != nil {
 		return nil, err
 	}
 	return func(out *Outcome) { t.cosign(TypeReplacementContext, e, Hash(digest), p.Signature, out) }, nil
