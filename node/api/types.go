@@ -1,0 +1,197 @@
+// Package api is a node's local HTTP API (/v1): the operator's and local
+// agents' way to drive a node. It serves JSON under a bearer key on
+// loopback, follows VXP on Idempotency-Key for every POST, streams thread
+// events as server-sent events, serves its OpenAPI document and a public
+// discovery document at /.well-known/parley.json. Client is its Go client,
+// which the CLI uses.
+//
+// Request and answer bodies reuse the node's own types (node.TaskSpec,
+// node.ActResult, node.ThreadView, ...); this file holds the few the API
+// adds and the route table, the one place both sides read it from.
+package api
+
+import (
+	"time"
+
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+)
+
+// Routes, as net/http.ServeMux patterns. Every /v1 route needs the bearer
+// key; every POST needs an Idempotency-Key.
+const (
+	RouteDiscovery = "GET /.well-known/parley.json"
+	RouteLink      = "GET /.well-known/parley-link.json" // the signed identity link (public, like the discovery document)
+	RouteOpenAPI   = "GET /v1/openapi.json"
+	RouteStatus    = "GET /v1/status"
+	RoutePeers     = "GET /v1/peers"
+	RouteEvents    = "GET /v1/events" // ?negotiation=<id> filters
+
+	RouteTasks       = "GET /v1/tasks"                 // the task board
+	RoutePostTask    = "POST /v1/tasks"                // node.TaskSpec -> node.Announcement (201)
+	RouteProposeTask = "POST /v1/tasks/propose"        // ProposeRequest -> node.ActResult (201)
+	RouteTask        = "GET /v1/tasks/{hash}"          // node.Announcement
+	RouteTaskCounter = "POST /v1/tasks/{hash}/counter" // node.CounterSpec -> node.ActResult (201)
+	RouteTaskAccept  = "POST /v1/tasks/{hash}/accept"  // Empty -> node.ActResult (201)
+
+	RouteNegotiations   = "GET /v1/negotiations"                       // []node.ThreadView; ?state=<state>
+	RouteNegotiation    = "GET /v1/negotiations/{id}"                  // node.ThreadView
+	RouteBundle         = "GET /v1/negotiations/{id}/bundle"           // the proof bundle (application/json)
+	RouteCounter        = "POST /v1/negotiations/{id}/counter"         // node.CounterSpec
+	RouteAccept         = "POST /v1/negotiations/{id}/accept"          // Empty
+	RouteFund           = "POST /v1/negotiations/{id}/fund"            // Empty
+	RouteDeliver        = "POST /v1/negotiations/{id}/deliver"         // node.DeliverySpec
+	RouteAcceptDelivery = "POST /v1/negotiations/{id}/accept-delivery" // MilestoneRequest
+	RouteCancel         = "POST /v1/negotiations/{id}/cancel"          // CancelRequest
+	RouteAmend          = "POST /v1/negotiations/{id}/amend"           // node.AmendSpec
+	RouteReplace        = "POST /v1/negotiations/{id}/replace"         // node.ReplaceSpec
+	RouteDispute        = "POST /v1/negotiations/{id}/dispute"         // Empty
+	RouteEvidence       = "POST /v1/negotiations/{id}/evidence"        // node.EvidenceSpec
+	RouteArbitrator     = "POST /v1/negotiations/{id}/arbitrator"      // ArbitratorRequest
+	RouteRule           = "POST /v1/negotiations/{id}/rule"            // RuleRequest
+
+	RouteFile     = "GET /v1/files/{cid}"   // a stored file's bytes
+	RouteWithdraw = "POST /v1/withdraw"     // WithdrawRequest -> node.ActResult
+	RouteBalance  = "GET /v1/balance"       // Balance; ?token=<address>
+	RouteVerify   = "GET /v1/ledger/verify" // LedgerReport
+
+	RouteApprovals = "GET /v1/approvals"               // []node.ApprovalRequest
+	RouteApprove   = "POST /v1/approvals/{id}/approve" // DecisionRequest -> Decided
+	RouteDeny      = "POST /v1/approvals/{id}/deny"    // DecisionRequest -> Decided
+)
+
+// HeaderIdempotencyKey is VXP's idempotency header.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// Error codes the API adds to node.Code's vocabulary.
+const (
+	CodeUnauthorized       = "unauthorized"             // 401: no or wrong bearer key
+	CodeBadRequest         = "bad_request"              // 400: malformed JSON, unknown field, bad path value
+	CodeBodyTooLarge       = "body_too_large"           // 413
+	CodeIdempotencyReused  = "idempotency_key_reused"   // 409: same key, another request
+	CodeIdempotencyMissing = "idempotency_key_required" // 400: a POST without the key
+	CodeNotFound           = "not_found"                // 404: no such route or object
+	CodeInternal           = "internal"                 // 500
+)
+
+// ErrorBody is every error answer: {"error": {"code", "message"}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is an error's stable code and its message for people.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Empty is the body of a POST that takes no arguments: {}.
+type Empty struct{}
+
+// ProposeRequest proposes a task directly to one worker.
+type ProposeRequest struct {
+	Worker negotiation.Address `json:"worker"`
+	Task   node.TaskSpec       `json:"task"`
+}
+
+// MilestoneRequest names a milestone (0-based).
+type MilestoneRequest struct {
+	Milestone int `json:"milestone"`
+}
+
+// CancelRequest asks for a mutual cancel.
+type CancelRequest struct {
+	Reason string `json:"reason"`
+}
+
+// ArbitratorRequest names the arbitrator this side accepts.
+type ArbitratorRequest struct {
+	Arbitrator negotiation.Address `json:"arbitrator"`
+}
+
+// RuleRequest is an arbitrator's ruling: 0 refuses to rule, r in
+// 1..10001 gives the worker r-1 basis points of the escrow.
+type RuleRequest struct {
+	Ruling uint64 `json:"ruling"`
+}
+
+// WithdrawRequest withdraws what is owed in a token (omitted: ETH).
+type WithdrawRequest struct {
+	Token negotiation.Address `json:"token,omitempty"`
+}
+
+// DecisionRequest approves or denies a pending approval request.
+type DecisionRequest struct {
+	// By names the person deciding (defaults to "operator").
+	By string `json:"by,omitempty"`
+	// Reason is a denial's reason.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Decided is the answer to a decision.
+type Decided struct {
+	RequestID string `json:"requestId"`
+	Approved  bool   `json:"approved"`
+}
+
+// Peer is one connected peer.
+type Peer struct {
+	PeerID     string               `json:"peerId"`
+	Addrs      []string             `json:"addrs"`
+	EVMAddress *negotiation.Address `json:"evmAddress,omitempty"`
+}
+
+// Balance is the node's account balance and what the registry owes it.
+type Balance struct {
+	Address negotiation.Address `json:"address"`
+	Token   negotiation.Address `json:"token"`
+	Balance string              `json:"balance"` // wei, decimal
+	Owed    string              `json:"owed"`    // in token units, decimal
+}
+
+// LedgerReport is the result of verifying the node's ledger.
+type LedgerReport struct {
+	OK   bool             `json:"ok"`
+	Seq  uint64           `json:"seq"`
+	Head negotiation.Hash `json:"head"`
+	// Error names the first bad entry when OK is false.
+	Error string `json:"error,omitempty"`
+}
+
+// Discovery is /.well-known/parley.json, modelled on VXP's vxp.json. It
+// carries no keys: the keys come from the signed identity link it names.
+type Discovery struct {
+	Protocol     string              `json:"protocol"` // "parley"
+	Version      string              `json:"version"`
+	Organization DiscoveryOrg        `json:"organization"`
+	Endpoint     string              `json:"endpoint"` // the /v1 base URL
+	PeerID       string              `json:"peer_id"`
+	Addresses    []string            `json:"addresses"`
+	EVMAddress   negotiation.Address `json:"evm_address"`
+	IdentityLink DiscoveryLink       `json:"identity_link"`
+	Capabilities []DiscoveryCap      `json:"capabilities"`
+	Limits       map[string]int      `json:"limits"`
+	Status       string              `json:"status"`
+	UpdatedAt    time.Time           `json:"updated_at"`
+}
+
+// DiscoveryOrg names who runs the node.
+type DiscoveryOrg struct {
+	Name string `json:"name"`
+}
+
+// DiscoveryLink names the identity link by hash and where to fetch it.
+type DiscoveryLink struct {
+	Hash negotiation.Hash `json:"hash"`
+	// URL fetches the link's signed JSON (RouteLink); its SHA-256 must be
+	// Hash.
+	URL string `json:"url"`
+	// DHT is the DHT key under which peers publish the link.
+	DHT string `json:"dht,omitempty"`
+}
+
+// DiscoveryCap is a task category the node offers or takes.
+type DiscoveryCap struct {
+	ID     string `json:"id"`
+	Effect string `json:"effect"` // "offer" or "take"
+}
