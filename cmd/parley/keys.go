@@ -60,9 +60,9 @@ func newKeysCmd() *cobra.Command { return keysCmd(nil) }
 func keysCmd(tune func(*identity.Config)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keys",
-		Short: "Create and show the node's keys (inbox, EVM, encryption) and identity link",
+		Short: "Create, show, back up and restore the node's keys (inbox, EVM, encryption) and identity link",
 	}
-	cmd.AddCommand(newKeysNewCmd(tune), newKeysShowCmd())
+	cmd.AddCommand(newKeysNewCmd(tune), newKeysShowCmd(), newKeysExportCmd(tune), newKeysImportCmd(tune))
 	return cmd
 }
 
