@@ -82,6 +82,11 @@ func (n *Node) factOf(ev chain.Event) (string, negotiation.Fact) {
 		}
 	case *bindings.TaskRegistryWorkerReplaced:
 		return n.byTaskID(v.TaskId), negotiation.WorkerReplaced{NewWorker: negotiation.Address(v.NewWorker)}
+	case *bindings.TaskRegistryTaskAmended:
+		nid := n.byTaskID(v.TaskId)
+		if f := n.amendedFact(nid, v); f != nil {
+			return nid, f
+		}
 	}
 	return "", nil
 }

@@ -169,6 +169,9 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 		return nil, false, negotiation.CodeMissingReference
 	case *negotiation.ArbitratorProposal:
 		return nil, false, negotiation.CodeMissingReference
+	case *negotiation.ReplacementContext:
+		// A replacement worker joins from the hand-over package it names.
+		return nil, false, n.replacementArrived(d, p)
 	default:
 		return nil, false, negotiation.CodeWrongNegotiation
 	}
@@ -213,9 +216,11 @@ func (n *Node) recordEquivocation(ctx context.Context, nid string, eq *negotiati
 	n.log.Warn("equivocation", "negotiation", nid, "sender", eq.Sender, "sequence", eq.Sequence)
 }
 
-// afterReceived starts the work an envelope calls for (t.mu held): files
-// of a delivery or of evidence are fetched and checked against their CIDs.
+// afterReceived starts the work an envelope calls for (t.mu held): a
+// co-signed pair it completes is submitted; files of a delivery or of
+// evidence are fetched and checked against their CIDs.
 func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
+	n.onCoSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
 		return
 	}

@@ -169,14 +169,15 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 			return fail(CodeNotParty, "the chain's arbitrator of the dispute is %s, not this node", rec.Arbitrator)
 		}
 	}
-	return n.importBundle(ctx, params, rep, bc, raw)
+	return n.importBundle(ctx, params, rep, bc, raw, negotiation.RoleArbitrator)
 }
 
 // importBundle records a verified bundle's negotiation in this node's
-// ledger, as received, and starts the thread from it.
-func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep *ledger.BundleReport, bc cid.Cid, raw []byte) error {
+// ledger, as received, and starts the thread from it, with this node as an
+// observer joining in role (the arbitrator, or a replacement worker).
+func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep *ledger.BundleReport, bc cid.Cid, raw []byte, role negotiation.Role) error {
 	nid := params.NegotiationID
-	t, err := newThread(params, negotiation.RoleArbitrator, true)
+	t, err := newThread(params, role, true)
 	if err != nil {
 		return err
 	}

@@ -81,19 +81,21 @@ type approvalBody struct {
 // else the code with which the thread refused it (duplicate for an effect
 // the thread already held); only "ok" facts are replayed.
 type factBody struct {
-	Fact       string               `json:"fact"`
-	TaskID     string               `json:"taskId,omitempty"`
-	DisputeID  string               `json:"disputeId,omitempty"`
-	Milestone  *int                 `json:"milestone,omitempty"`
-	ProofCID   string               `json:"proofCid,omitempty"`
-	By         *negotiation.Address `json:"by,omitempty"`
-	Arbitrator *negotiation.Address `json:"arbitrator,omitempty"`
-	Ruling     *uint64              `json:"ruling,omitempty"`
-	NewWorker  *negotiation.Address `json:"newWorker,omitempty"`
-	Tx         string               `json:"tx,omitempty"`
-	LogIndex   uint                 `json:"logIndex"`
-	Block      uint64               `json:"block,omitempty"`
-	Code       string               `json:"code"`
+	Fact       string                  `json:"fact"`
+	TaskID     string                  `json:"taskId,omitempty"`
+	DisputeID  string                  `json:"disputeId,omitempty"`
+	Milestone  *int                    `json:"milestone,omitempty"`
+	ProofCID   string                  `json:"proofCid,omitempty"`
+	By         *negotiation.Address    `json:"by,omitempty"`
+	Arbitrator *negotiation.Address    `json:"arbitrator,omitempty"`
+	Ruling     *uint64                 `json:"ruling,omitempty"`
+	NewWorker  *negotiation.Address    `json:"newWorker,omitempty"`
+	Milestones []negotiation.Milestone `json:"milestones,omitempty"`
+	Deadline   *uint64                 `json:"deadline,omitempty"`
+	Tx         string                  `json:"tx,omitempty"`
+	LogIndex   uint                    `json:"logIndex"`
+	Block      uint64                  `json:"block,omitempty"`
+	Code       string                  `json:"code"`
 }
 
 // encodeFact returns the body fields of f.
@@ -114,6 +116,8 @@ func encodeFact(f negotiation.Fact) factBody {
 		b.DisputeID, b.Ruling = v.DisputeID.String(), &v.Ruling
 	case negotiation.WorkerReplaced:
 		b.NewWorker = &v.NewWorker
+	case negotiation.MilestonesAmended:
+		b.Milestones, b.Deadline = v.Milestones, &v.Deadline
 	}
 	return b
 }
@@ -170,6 +174,11 @@ func decodeFact(b factBody) (negotiation.Fact, error) {
 			return nil, err
 		}
 		return negotiation.WorkerReplaced{NewWorker: *b.NewWorker}, nil
+	case "milestones_amended":
+		if err := need(len(b.Milestones) > 0 && b.Deadline != nil); err != nil {
+			return nil, err
+		}
+		return negotiation.MilestonesAmended{Milestones: b.Milestones, Deadline: *b.Deadline}, nil
 	}
 	return nil, fmt.Errorf("node: unknown chain fact %q", b.Fact)
 }

@@ -9,8 +9,8 @@ import (
 // resume restarts, after Start, what a stop interrupted: envelopes
 // recorded but never queued are queued, disputes' evidence topics are
 // joined again, an arbitrator the chain assigned is handed the thread if
-// it was not yet, files not yet fetched are fetched, and chain facts kept
-// pending are tried again.
+// it was not yet, files not yet fetched are fetched, chain facts kept
+// pending are tried again, and co-signed pairs are submitted.
 func (n *Node) resume() {
 	n.spawn(func(ctx context.Context) {
 		if err := n.resendUnqueued(ctx); err != nil && ctx.Err() == nil {
@@ -35,6 +35,7 @@ func (n *Node) resume() {
 				n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
 			}
 			n.fetchThreadFiles(t)
+			n.resumeCoSigned(t)
 			t.mu.Unlock()
 		}
 	})

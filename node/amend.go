@@ -1,0 +1,672 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+
+	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/contracts/bindings"
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/p2p"
+)
+
+// AmendSpec amends a funded task's remaining milestones and deadline.
+// Milestones is the whole new list: released (or refunded) milestones keep
+// their place and amount. A spec with no milestones and no deadline
+// co-signs the other party's pending amendment as it stands.
+type AmendSpec struct {
+	Milestones []MilestoneSpec `json:"milestones"`
+	Deadline   time.Time       `json:"deadline"`
+	// Reason says why; the person approving sees it (a MilestoneDefinition
+	// has no member for it).
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReplaceSpec hands a funded task to a new worker. A zero NewWorker
+// co-signs the other party's pending replacement as it stands.
+type ReplaceSpec struct {
+	NewWorker negotiation.Address `json:"newWorker"`
+	Summary   string              `json:"summary"`
+}
+
+// maxMilestones is the most milestones an amendment may list (the
+// MilestoneDefinition schema's bound).
+const maxMilestones = 32
+
+// amendmentOf returns the EIP-712 Amendment a MilestoneDefinition signs.
+func amendmentOf(taskID [32]byte, p *negotiation.MilestoneDefinition) negotiation.Amendment {
+	amounts := make([]*big.Int, len(p.Milestones))
+	for i, m := range p.Milestones {
+		amounts[i] = m.Amount.Big()
+	}
+	return negotiation.Amendment{TaskID: taskID, MilestoneAmounts: amounts, Deadline: p.Deadline, TermsHash: p.TermsHash, Nonce: p.Nonce.Big()}
+}
+
+// amendedTermsHash returns the termsHash of an amendment: SHA-256 of the
+// canonical JSON of the agreed terms with the amendment's milestones and
+// deadline. Each amendment replaces both, so the hash does not depend on
+// earlier amendments, and the descriptions, which the EIP-712 Amendment
+// does not carry, are bound by it.
+func amendedTermsHash(agreed negotiation.Terms, ms []negotiation.Milestone, deadline uint64) (negotiation.Hash, error) {
+	agreed.Milestones, agreed.Deadline = ms, deadline
+	b, err := json.Marshal(agreed)
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	return negotiation.HashCanonical(b)
+}
+
+// escrowChange returns what an amendment to amounts adds to the task's
+// escrow (the poster pays it with the amendment) and what it returns to
+// the poster, as the contract computes them. A released or refunded
+// milestone must keep its place and amount (bad_argument).
+func escrowChange(task chain.Task, amounts []*big.Int) (up, down *big.Int, err error) {
+	oldEscrow, newEscrow := new(big.Int), new(big.Int)
+	for i := range max(len(task.Milestones), len(amounts)) {
+		if i < len(task.Milestones) {
+			m := task.Milestones[i]
+			if m.State == chain.MilestoneReleased || m.State == chain.MilestoneRefunded {
+				if i >= len(amounts) || amounts[i].Cmp(m.Amount) != 0 {
+					return nil, nil, fail(CodeBadArgument, "milestone %d is settled on chain: it keeps its place and its amount %s", i, m.Amount)
+				}
+				continue
+			}
+			oldEscrow.Add(oldEscrow, m.Amount)
+		}
+		if i < len(amounts) {
+			newEscrow.Add(newEscrow, amounts[i])
+		}
+	}
+	up, down = new(big.Int), new(big.Int)
+	if d := new(big.Int).Sub(newEscrow, oldEscrow); d.Sign() > 0 {
+		up = d
+	} else {
+		down = d.Neg(d)
+	}
+	return up, down, nil
+}
+
+// Amend amends the milestones and the deadline of a funded task as the
+// poster or the worker, once the gate approves (sign_amendment): the node
+// signs the EIP-712 Amendment over the new amounts, deadline, termsHash and
+// the task's nonce and sends it in a MilestoneDefinition. Both parties
+// sign the same digest (the second by giving the same spec, or an empty
+// one to co-sign the other's as it stands); the poster's node then calls
+// amend, paying any rise of the escrow, and the chain's TaskAmended event
+// gives the thread its new milestones. A settled milestone cannot change
+// (bad_argument).
+func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult, error) {
+	const act = "amend"
+	if err := n.running(); err != nil {
+		return ActResult{}, err
+	}
+	if err := n.needChain(); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	adopt := len(spec.Milestones) == 0 && spec.Deadline.IsZero()
+	var ms []negotiation.Milestone
+	switch {
+	case len(spec.Reason) > 4096:
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the reason has %d bytes; at most 4096", len(spec.Reason)))
+	case adopt:
+	case len(spec.Milestones) == 0 || len(spec.Milestones) > maxMilestones:
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "an amendment lists 1 to %d milestones, not %d", maxMilestones, len(spec.Milestones)))
+	case !spec.Deadline.After(n.now()):
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "deadline %s is not in the future", spec.Deadline.UTC().Format(time.RFC3339)))
+	default:
+		var err error
+		if ms, err = milestones(spec.Milestones); err != nil {
+			return ActResult{}, n.actDone(act, err)
+		}
+		for i, m := range ms {
+			if len(m.Description) > 1024 {
+				return ActResult{}, n.actDone(act, fail(CodeBadArgument, "milestone %d: the description has %d bytes; at most 1024", i, len(m.Description)))
+			}
+		}
+	}
+	f, err := n.funded(nid)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	task, err := n.activeTask(ctx, f.taskID)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	nonce := task.Nonce
+	t, err := n.locked(nid)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	other := pendingOf(t, f.other, negotiation.TypeMilestoneDefinition, nonce)
+	mine := pendingOf(t, n.self, negotiation.TypeMilestoneDefinition, nonce)
+	ready := readyPair(t, negotiation.TypeMilestoneDefinition, nonce)
+	t.mu.Unlock()
+	deadline := uint64(spec.Deadline.Unix())
+	if adopt {
+		if other == nil {
+			return ActResult{}, n.actDone(act, fail(CodeBadArgument, "no amendment of the other party to co-sign: give the milestones and the deadline"))
+		}
+		op := other.Payload.(*negotiation.MilestoneDefinition)
+		ms, deadline = op.Milestones, op.Deadline
+	}
+	th, err := amendedTermsHash(f.terms, ms, deadline)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	p := &negotiation.MilestoneDefinition{Milestones: ms, Deadline: deadline, TermsHash: th, Nonce: negotiation.U64(nonce)}
+	am := amendmentOf(f.taskID, p)
+	up, down, err := escrowChange(task, am.MilestoneAmounts)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	digest, err := am.Digest(f.domain)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	if adopt && other.Payload.(*negotiation.MilestoneDefinition).TermsHash != th {
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the other party's amendment names termsHash %s, not the hash %s of the amended terms", other.Payload.(*negotiation.MilestoneDefinition).TermsHash, th))
+	}
+	if ready != nil && ready.Digest == negotiation.Hash(digest) {
+		return n.resubmit(ctx, nid, act, negotiation.TypeMilestoneDefinition)
+	}
+	if mine != nil {
+		if d, err := amendmentOf(f.taskID, mine.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && d == digest {
+			return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node signed this amendment already; waiting for the other party's"))
+		}
+	}
+	if other != nil {
+		if d, err := amendmentOf(f.taskID, other.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && d == digest {
+			h := other.Hash()
+			p.InReplyTo = &h
+		}
+	}
+	args := coArgs(f.taskID, nonce, f.domain, digest)
+	amounts, descs := make([]string, len(ms)), make([]string, len(ms))
+	for i, m := range ms {
+		amounts[i], descs[i] = m.Amount.String(), m.Description
+	}
+	args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, th.String()
+	args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
+	args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
+	why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
+	switch {
+	case up.Sign() > 0:
+		why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
+	case down.Sign() > 0:
+		why += fmt.Sprintf("; %s wei are owed back to the poster", down)
+	}
+	if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	return n.sendCoSigned(ctx, nid, act, p, digest, nil, nil)
+}
+
+// amendedFact returns the chain fact of a TaskAmended event of thread nid:
+// the milestones (with their descriptions) and the deadline of the
+// co-signed MilestoneDefinition whose termsHash and nonce the event names
+// (the event carries the nonce after the amendment). It returns nil when
+// the thread holds no such envelope.
+func (n *Node) amendedFact(nid string, v *bindings.TaskRegistryTaskAmended) negotiation.Fact {
+	if nid == "" || v.Nonce == 0 {
+		return nil
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return nil
+	}
+	defer t.mu.Unlock()
+	var found *negotiation.MilestoneDefinition
+	log := t.th.Log()
+	for i := len(log) - 1; i >= 0; i-- {
+		r := log[i]
+		if r.Type != negotiation.TypeMilestoneDefinition || r.Code != "" {
+			continue
+		}
+		p, ok := t.th.Envelope(r.Hash).Payload.(*negotiation.MilestoneDefinition)
+		if !ok || [32]byte(p.TermsHash) != v.TermsHash || !p.Nonce.Big().IsUint64() || p.Nonce.Big().Uint64() != v.Nonce-1 {
+			continue
+		}
+		if found == nil || r.Sender == t.th.Poster() {
+			found = p
+		}
+	}
+	if found == nil {
+		n.log.Warn("amendment on chain without its co-signed envelope", "negotiation", nid, "termsHash", negotiation.Hash(v.TermsHash))
+		return nil
+	}
+	return negotiation.MilestonesAmended{Milestones: append([]negotiation.Milestone(nil), found.Milestones...), Deadline: found.Deadline}
+}
+
+// handoff is a replacement's hand-over package: a proof bundle of the
+// thread so far, by CID and SHA-256 (the two name the same bytes).
+type handoff struct {
+	raw     []byte
+	cid     cid.Cid
+	hash    negotiation.Hash
+	from    string // the peer it was fetched from; "" when this node holds it
+	ownHead uint64 // the sequence of this node's last envelope it holds
+}
+
+// handoffCID returns the CID (raw codec, sha2-256) of a hand-over package
+// with hash h.
+func handoffCID(h negotiation.Hash) (cid.Cid, error) {
+	mh, err := multihash.Encode(h[:], multihash.SHA2_256)
+	if err != nil {
+		return cid.Undef, err
+	}
+	return cid.NewCidV1(cid.Raw, mh), nil
+}
+
+// exportHandoff makes this node's hand-over package of nid: the proof
+// bundle of its ledger's record of the thread, with the identity links of
+// every signer, so it verifies with nothing else.
+func (n *Node) exportHandoff(ctx context.Context, nid string) (*handoff, error) {
+	t, err := n.locked(nid)
+	if err != nil {
+		return nil, err
+	}
+	defer t.mu.Unlock() // nothing is sent in the thread while it is exported
+	var buf bytes.Buffer
+	if _, err := n.led.Export(ctx, nid, &buf); err != nil {
+		return nil, failWrap(CodeStoreFailed, err, "export")
+	}
+	h := negotiation.Hash(sha256.Sum256(buf.Bytes()))
+	c, err := handoffCID(h)
+	if err != nil {
+		return nil, err
+	}
+	seq, _, _ := n.ownChain(t)
+	return &handoff{raw: buf.Bytes(), cid: c, hash: h, ownHead: seq - 1}, nil
+}
+
+// adoptHandoff fetches (or reads) the hand-over package the other party's
+// ReplacementContext names and checks it: its bytes hash to handoffHash
+// and to the CID, and it is a proof bundle of this negotiation that
+// verifies with nothing else. A nil package and no error mean the package
+// is unusable (this node then proposes its own).
+func (n *Node) adoptHandoff(ctx context.Context, nid string, from negotiation.Address, p *negotiation.ReplacementContext) (*handoff, error) {
+	c, err := p.HandoffCID.Parse()
+	if err != nil || p.HandoffCID == "" {
+		return nil, nil
+	}
+	if want, err := handoffCID(p.HandoffHash); err != nil || want != c {
+		n.log.Warn("the other party's hand-over CID does not name its hash", "negotiation", nid, "cid", c)
+		return nil, nil
+	}
+	fetchedFrom := ""
+	raw, err := n.led.Object(ctx, c)
+	if err != nil {
+		l, ok := n.host.Link(from)
+		if !ok {
+			return nil, fail(CodeBadBundle, "the hand-over package %s: the link of %s is unknown", c, from)
+		}
+		if raw, err = n.fetchRaw(ctx, l.PeerID, c); err != nil {
+			return nil, failWrap(CodeBadBundle, err, "fetching the hand-over package %s", c)
+		}
+		fetchedFrom = l.PeerID.String()
+	}
+	if sha256.Sum256(raw) != [32]byte(p.HandoffHash) {
+		return nil, nil
+	}
+	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
+	if err != nil || rep.NegotiationID != nid {
+		n.log.Warn("the other party's hand-over package does not verify", "negotiation", nid, "cid", c, "err", err)
+		return nil, nil
+	}
+	h := &handoff{raw: raw, cid: c, hash: p.HandoffHash, from: fetchedFrom}
+	for _, e := range rep.Envelopes {
+		if e.Sender.EVMAddress == n.self && e.Sequence > h.ownHead {
+			h.ownHead = e.Sequence
+		}
+	}
+	return h, nil
+}
+
+// Replace hands the funded task to a new worker as the poster or the
+// current worker, once the gate approves (sign_replacement). The first
+// party makes the hand-over package (a proof bundle of its ledger's record
+// of the thread so far, stored under its CID), signs the EIP-712
+// Replacement over the new worker, the package's SHA-256 and the task's
+// nonce, and sends a ReplacementContext to the other party and the new
+// worker. The other party's Replace fetches that package, checks it (it
+// must verify and hold every envelope of its own; otherwise it proposes a
+// package of its own) and signs the same digest; the poster's node then
+// calls replaceWorker. The new worker joins the thread from the package
+// once the chain has replaced the worker (docs/node.md).
+func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActResult, error) {
+	const act = "replace"
+	if err := n.running(); err != nil {
+		return ActResult{}, err
+	}
+	if err := n.needChain(); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	if len(spec.Summary) > 8192 {
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the summary has %d bytes; at most 8192", len(spec.Summary)))
+	}
+	f, err := n.funded(nid)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	nw := spec.NewWorker
+	if nw != (negotiation.Address{}) && (nw == f.poster || nw == f.worker) {
+		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the new worker %s must be a third party, not the poster or the worker", nw))
+	}
+	task, err := n.activeTask(ctx, f.taskID)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	nonce := task.Nonce
+	t, err := n.locked(nid)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	other := pendingOf(t, f.other, negotiation.TypeReplacementContext, nonce)
+	otherLatest := other != nil && lastSent(t, f.other) == other.Hash()
+	mine := pendingOf(t, n.self, negotiation.TypeReplacementContext, nonce)
+	var readyFor negotiation.Address
+	if c := readyPair(t, negotiation.TypeReplacementContext, nonce); c != nil {
+		if rp, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
+			readyFor = rp.NewWorker
+		}
+	}
+	t.mu.Unlock()
+	var op *negotiation.ReplacementContext
+	if other != nil {
+		op = other.Payload.(*negotiation.ReplacementContext)
+	}
+	if nw == (negotiation.Address{}) {
+		if op == nil {
+			return ActResult{}, n.actDone(act, fail(CodeBadArgument, "no replacement of the other party to co-sign: name the new worker"))
+		}
+		nw = op.NewWorker
+	}
+	if readyFor == nw {
+		return n.resubmit(ctx, nid, act, negotiation.TypeReplacementContext)
+	}
+	if mine != nil && mine.Payload.(*negotiation.ReplacementContext).NewWorker == nw {
+		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node signed the replacement by %s already; waiting for the other party's", nw))
+	}
+	var pkg *handoff
+	if op != nil && op.NewWorker == nw && otherLatest {
+		if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
+			return ActResult{}, n.actDone(act, err)
+		}
+	}
+	t, err = n.locked(nid)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	seq, _, _ := n.ownChain(t)
+	t.mu.Unlock()
+	if pkg != nil && pkg.ownHead != seq-1 {
+		pkg = nil // the other party's package lacks envelopes of this node
+	}
+	if pkg == nil {
+		if pkg, err = n.exportHandoff(ctx, nid); err != nil {
+			return ActResult{}, n.actDone(act, err)
+		}
+	}
+	rp := negotiation.Replacement{TaskID: f.taskID, NewWorker: common.Address(nw), HandoffHash: pkg.hash, Nonce: new(big.Int).SetUint64(nonce)}
+	digest, err := rp.Digest(f.domain)
+	if err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	escrow := chain.Escrow(task)
+	args := coArgs(f.taskID, nonce, f.domain, digest)
+	args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
+	args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
+	why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
+	if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+		return ActResult{}, n.actDone(act, err)
+	}
+	if !n.objectStored(ctx, pkg.cid) {
+		c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
+		if err != nil {
+			return ActResult{}, n.actDone(act, err)
+		}
+		if c != pkg.cid {
+			return ActResult{}, n.actDone(act, fail(CodeStoreFailed, "the hand-over package was stored as %s, not %s", c, pkg.cid))
+		}
+	}
+	p := &negotiation.ReplacementContext{
+		NewWorker: nw, HandoffHash: pkg.hash, HandoffCID: negotiation.CID(pkg.cid.String()),
+		Nonce: negotiation.U64(nonce), Summary: spec.Summary,
+	}
+	// The package must hold every envelope this node sent before this one.
+	complete := func(t *thread) error {
+		if seq, _, _ := n.ownChain(t); seq-1 != pkg.ownHead {
+			return fail(CodeStateForbidden, "this node sent an envelope after the hand-over package was made; nothing was signed")
+		}
+		return nil
+	}
+	r, err := n.sendCoSigned(ctx, nid, act, p, digest, []negotiation.Address{nw}, complete)
+	if err == nil {
+		r.Detail["handoffCid"] = pkg.cid.String()
+	}
+	return r, err
+}
+
+// lastSent returns the hash of sender's last envelope in t (t.mu held).
+func lastSent(t *thread, sender negotiation.Address) negotiation.Hash {
+	log := t.th.Log()
+	for i := len(log) - 1; i >= 0; i-- {
+		if log[i].Sender == sender {
+			return log[i].Hash
+		}
+	}
+	return negotiation.Hash{}
+}
+
+// replacementArrived answers a ReplacementContext of a negotiation this
+// node does not hold (n.tmu held). When it names this node as the new
+// worker, the node starts joining the thread from the hand-over package
+// it names and the sender retries (missing_reference) until it has; the
+// join succeeds only once the chain has made the replacement. Any other
+// is wrong_negotiation.
+func (n *Node) replacementArrived(d p2p.Delivery, p *negotiation.ReplacementContext) negotiation.Code {
+	if p.NewWorker != n.self || p.HandoffCID == "" || d.Envelope.TaskID == nil || d.Sender == nil || n.client == nil {
+		return negotiation.CodeWrongNegotiation
+	}
+	nid := d.Envelope.NegotiationID
+	n.joining[nid] = true
+	n.spawn(func(ctx context.Context) {
+		defer func() {
+			n.tmu.Lock()
+			delete(n.joining, nid)
+			n.tmu.Unlock()
+		}()
+		err := n.joinReplaced(ctx, d, p)
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case CodeOf(err) == CodeStateForbidden:
+			n.log.Debug("not joined as the replacement worker yet (the sender retries)", "negotiation", nid, "err", err)
+		default:
+			n.log.Warn("not joined as the replacement worker (the sender retries)", "negotiation", nid, "from", d.Envelope.Sender.EVMAddress, "err", err)
+		}
+	})
+	return negotiation.CodeMissingReference
+}
+
+// replacedBy returns the chain's last WorkerReplaced event of a task, or
+// nil.
+func (n *Node) replacedBy(ctx context.Context, taskID [32]byte) (*bindings.TaskRegistryWorkerReplaced, *chain.Event, error) {
+	evs, err := n.client.TaskEvents(ctx, taskID)
+	if err != nil {
+		return nil, nil, chainErr("task events", err)
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if v, ok := evs[i].Value.(*bindings.TaskRegistryWorkerReplaced); ok {
+			return v, &evs[i], nil
+		}
+	}
+	return nil, nil, nil
+}
+
+// joinReplaced starts this node's thread of a negotiation whose task the
+// chain handed to it, from the hand-over package of the ReplacementContext
+// d carries: the chain must name this node as the new worker with that
+// package's hash; the package is fetched from the sender (sealed to this
+// node, checked against its CID), verified offline, replayed, and imported
+// as received, as an arbitrator's bundle is. The thread's envelopes after
+// the package (the two ReplacementContexts) then arrive from their
+// senders, and the chain's WorkerReplaced makes this node the worker.
+func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.ReplacementContext) error {
+	env := d.Envelope
+	nid := env.NegotiationID
+	var taskID [32]byte
+	env.TaskID.Big().FillBytes(taskID[:])
+	ev, _, err := n.replacedBy(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	if ev == nil || ev.NewWorker != common.Address(n.self) {
+		return fail(CodeStateForbidden, "the chain has not handed task %s to this node (yet)", chain.TaskIDString(taskID))
+	}
+	if ev.HandoffHash != [32]byte(p.HandoffHash) {
+		return fail(CodeBadBundle, "the chain's hand-over is %s, the envelope names %s", negotiation.Hash(ev.HandoffHash), p.HandoffHash)
+	}
+	bc, err := p.HandoffCID.Parse()
+	if err != nil {
+		return failWrap(CodeBadBundle, err, "hand-over CID")
+	}
+	if want, err := handoffCID(p.HandoffHash); err != nil || want != bc {
+		return fail(CodeBadBundle, "the hand-over CID %s does not name the hash %s", bc, p.HandoffHash)
+	}
+	from := d.Sender.PeerID
+	raw, err := n.fetchRaw(ctx, from, bc)
+	if err != nil {
+		return failWrap(CodeBadBundle, err, "fetching the hand-over package")
+	}
+	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
+	if err != nil {
+		return err
+	}
+	if rep.NegotiationID != nid {
+		return fail(CodeBadBundle, "the package is about %s, not %s", rep.NegotiationID, nid)
+	}
+	params := negotiation.Params{NegotiationID: nid}
+	for _, e := range rep.Negotiation {
+		var b openedBody
+		if e.Kind != KindThreadOpened || json.Unmarshal(e.Body, &b) != nil || b.Announcement == "" {
+			continue
+		}
+		ac, err := cid.Decode(b.Announcement)
+		if err != nil {
+			return failWrap(CodeBadBundle, err, "announcement CID")
+		}
+		ab, err := n.fetchRaw(ctx, from, ac)
+		if err != nil {
+			return failWrap(CodeBadBundle, err, "fetching the announcement")
+		}
+		ann, err := negotiation.Decode(ab, negotiation.DecodeOptions{})
+		if err != nil || ann.Verify() != nil || !ann.IsAnnouncement() || ann.CID() != ac {
+			return fail(CodeBadBundle, "the announcement %s does not verify", ac)
+		}
+		params.Announcement = ann
+		break
+	}
+	th, err := rep.ReplayThread(params, replayFact)
+	if err != nil {
+		return failWrap(CodeBadBundle, err, "replaying the package")
+	}
+	var got [32]byte
+	if id := th.TaskID(); id != nil {
+		id.Big().FillBytes(got[:])
+	}
+	if got != taskID || th.Worker() != negotiation.Address(ev.OldWorker) {
+		return fail(CodeBadBundle, "the package's thread is not task %s of worker %s", chain.TaskIDString(taskID), negotiation.Address(ev.OldWorker))
+	}
+	if err := n.importBundle(ctx, params, rep, bc, raw, negotiation.RoleWorker); err != nil {
+		return err
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return err
+	}
+	n.takeOverLocked(t, true)
+	t.mu.Unlock()
+	return nil
+}
+
+// takeOverLocked makes this node the worker of a thread it joined as a
+// replacement (t.mu held): the chain's WorkerReplaced event, which this
+// node's watcher saw before it held the thread, is read again and applied.
+// That happens once the thread holds the complete replacement naming this
+// node (both ReplacementContexts arrive after the package, from their
+// senders); with wait set, also after a grace of twice the longest retry
+// backoff, for a ReplacementContext that never comes (the old worker may be
+// gone for good).
+func (n *Node) takeOverLocked(t *thread, wait bool) {
+	if !t.observer || t.role != negotiation.RoleWorker || t.th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
+		return
+	}
+	taskID, err := taskOf(t)
+	if err != nil {
+		return
+	}
+	nid := t.id
+	ready := false
+	if c := t.th.Ready(negotiation.TypeReplacementContext); c != nil {
+		p, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext)
+		ready = ok && p.NewWorker == n.self
+	}
+	switch {
+	case ready:
+		n.spawn(func(ctx context.Context) { n.takeOver(ctx, nid, taskID) })
+	case wait:
+		grace := max(2*n.cfg.P2P.RetryMax, 10*time.Second)
+		n.spawn(func(ctx context.Context) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(grace):
+			}
+			n.takeOver(ctx, nid, taskID)
+		})
+	}
+}
+
+// takeOver applies the chain's replacement of taskID by this node to
+// thread nid, unless this node is its worker already.
+func (n *Node) takeOver(ctx context.Context, nid string, taskID [32]byte) {
+	t, err := n.locked(nid)
+	if err != nil {
+		return
+	}
+	done := t.th.RoleOf(n.self) == negotiation.RoleWorker
+	t.mu.Unlock()
+	if done {
+		return
+	}
+	ev, raw, err := n.replacedBy(ctx, taskID)
+	if err != nil || ev == nil || ev.NewWorker != common.Address(n.self) {
+		if ctx.Err() == nil {
+			n.log.Warn("the replacement naming this node is not on chain", "negotiation", nid, "err", err)
+		}
+		return
+	}
+	if _, err := n.applyFact(ctx, nid, negotiation.WorkerReplaced{NewWorker: n.self}, raw.Log); err != nil {
+		if ctx.Err() == nil {
+			n.log.Warn("the replacement was not applied", "negotiation", nid, "err", err)
+		}
+		return
+	}
+	n.log.Info("took over the task as the replacement worker", "negotiation", nid)
+}
