@@ -148,10 +148,7 @@ func WithAnswerHook(f func(route string, status int, body []byte)) ClientOption 
 // its line end). It does no I/O.
 func NewClient(baseURL string, key []byte, opts ...ClientOption) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(baseURL))
-	if err != nil {
-		return nil, fmt.Errorf("api: base URL %q: %w", baseURL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return nil, fmt.Errorf("api: base URL %q: want http://host:port", baseURL)
 	}
 	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
@@ -476,6 +473,18 @@ func (c *Client) AcceptDelivery(ctx context.Context, id string, milestone int) (
 // Cancel asks for a mutual cancel of negotiation id.
 func (c *Client) Cancel(ctx context.Context, id, reason string) (node.ActResult, error) {
 	return c.act(ctx, RouteCancel, id, CancelRequest{Reason: reason})
+}
+
+// Amend proposes or co-signs an amendment of negotiation id's milestones
+// or deadline.
+func (c *Client) Amend(ctx context.Context, id string, spec node.AmendSpec) (node.ActResult, error) {
+	return c.act(ctx, RouteAmend, id, spec)
+}
+
+// Replace proposes or co-signs the hand-over of negotiation id to a
+// replacement worker.
+func (c *Client) Replace(ctx context.Context, id string, spec node.ReplaceSpec) (node.ActResult, error) {
+	return c.act(ctx, RouteReplace, id, spec)
 }
 
 // Dispute opens a dispute on negotiation id (posts the bond).

@@ -554,7 +554,22 @@ type clientCall struct {
 	do                         func() error
 }
 
-// notYet are routes whose node types do not exist yet.
-var notYet = map[string]bool{api.RouteAmend: true, api.RouteReplace: true}
+// notYet are routes no method calls.
+var notYet = map[string]bool{}
 
-func amendCalls(context.Context, *api.Client) []clientCall { return nil }
+func amendCalls(ctx context.Context, c *api.Client) []clientCall {
+	deadline := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	w, _ := negotiation.ParseAddress(addr)
+	return []clientCall{
+		{api.RouteAmend, "/v1/negotiations/" + nid + "/amend", "", `{"milestones":[{"amount":7,"description":"x"}],"deadline":"2030-01-02T03:04:05Z","reason":"scope"}`,
+			func() error {
+				_, err := c.Amend(ctx, nid, node.AmendSpec{Milestones: []node.MilestoneSpec{{Amount: big.NewInt(7), Description: "x"}}, Deadline: deadline, Reason: "scope"})
+				return err
+			}},
+		{api.RouteReplace, "/v1/negotiations/" + nid + "/replace", "", `{"newWorker":"` + addr + `","summary":"hand over"}`,
+			func() error {
+				_, err := c.Replace(ctx, nid, node.ReplaceSpec{NewWorker: w, Summary: "hand over"})
+				return err
+			}},
+	}
+}
