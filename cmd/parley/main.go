@@ -40,6 +40,7 @@ func newRootCmd() *cobra.Command {
 		newDemoCmd(),
 		newDevchainCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
+		newBenchCmd(),
 	)
 	return root
 }
