@@ -87,6 +87,12 @@ func (h *Host) Link(a negotiation.Address) (*identity.Link, bool) {
 	return l, l != nil
 }
 
+// PeerLink returns the verified identity link known for a peer id.
+func (h *Host) PeerLink(p peer.ID) (*identity.Link, bool) {
+	l := h.book.byPeerID(p)
+	return l, l != nil
+}
+
 // learn records a verified link; a new link wakes the delivery queue of
 // its address.
 func (h *Host) learn(l *identity.Link) {

@@ -72,6 +72,9 @@ const (
 	CodeIdempotencyMissing = "idempotency_key_required" // 400: a POST without the key
 	CodeNotFound           = "not_found"                // 404: no such route or object
 	CodeInternal           = "internal"                 // 500
+	CodeMethodNotAllowed   = "method_not_allowed"       // 405: the path exists for other methods (Allow names them)
+	CodeNotImplemented     = "not_implemented"          // 501: the route exists, the node cannot do it yet
+	CodeNoOperatorGate     = "no_operator_gate"         // 409: approvals are decided by another gate, not through the API
 )
 
 // ErrorBody is every error answer: {"error": {"code", "message"}}.

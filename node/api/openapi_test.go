@@ -1,0 +1,430 @@
+package api
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math/big"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+)
+
+var update = flag.Bool("update", false, "rewrite openapi.json from the route table and the Go types")
+
+// param is a query parameter of a route.
+type param struct{ name, desc string }
+
+// routeDoc describes one route for the OpenAPI document.
+type routeDoc struct {
+	pattern, id, summary string
+	req                  any // the request body's type (POST); nil for none
+	resp                 any // the success answer's type; nil for a non-JSON answer
+	status               int
+	media                string // the success answer's media type (default application/json)
+	query                []param
+}
+
+// routeDocs lists every route of the table with its body and answer types.
+var routeDocs = []routeDoc{
+	{pattern: RouteDiscovery, id: "discovery", summary: "The node's public discovery document (no key needed; carries no keys)", resp: Discovery{}},
+	{pattern: RouteLink, id: "identityLink", summary: "The node's signed identity link (no key needed): the JCS bytes whose SHA-256 the discovery document names", resp: json.RawMessage{}},
+	{pattern: RouteOpenAPI, id: "openapi", summary: "This document", resp: json.RawMessage{}},
+	{pattern: RouteStatus, id: "status", summary: "The node's state at a glance", resp: node.Status{}},
+	{pattern: RoutePeers, id: "peers", summary: "The peers the transport is connected to", resp: []Peer{}},
+	{pattern: RouteEvents, id: "events", summary: "Server-sent events: per event `id: <n>`, `event: <kind>`, `data: <Event JSON>`; a comment line every 15 s", resp: node.Event{}, media: "text/event-stream",
+		query: []param{{"negotiation", "only the events of this negotiation (a lowercase UUID v4)"}}},
+	{pattern: RouteTasks, id: "tasks", summary: "The task board: announcements this node knows, newest first", resp: []node.Announcement{}},
+	{pattern: RoutePostTask, id: "postTask", summary: "Announce a task on the task board", req: node.TaskSpec{}, resp: node.Announcement{}, status: 201},
+	{pattern: RouteProposeTask, id: "proposeTask", summary: "Propose a task directly to one worker", req: ProposeRequest{}, resp: node.ActResult{}, status: 201},
+	{pattern: RouteTask, id: "task", summary: "One announcement on the board", resp: node.Announcement{}},
+	{pattern: RouteTaskCounter, id: "counterTask", summary: "Answer an announcement with a counter-offer (opens a negotiation)", req: node.CounterSpec{}, resp: node.ActResult{}, status: 201},
+	{pattern: RouteTaskAccept, id: "acceptTask", summary: "Accept an announcement's terms (opens a negotiation; gated: sign_settlement)", req: Empty{}, resp: node.ActResult{}, status: 201},
+	{pattern: RouteNegotiations, id: "negotiations", summary: "Every negotiation, in the order of their ids", resp: []node.ThreadView{},
+		query: []param{{"state", "only negotiations in this state"}}},
+	{pattern: RouteNegotiation, id: "negotiation", summary: "One negotiation: state, A2A projection, parties, offer, agreement, log", resp: node.ThreadView{}},
+	{pattern: RouteBundle, id: "bundle", summary: "The negotiation's proof bundle (parley-proof-bundle/1, streamed)", resp: json.RawMessage{}},
+	{pattern: RouteCounter, id: "counter", summary: "Counter the current offer", req: node.CounterSpec{}, resp: node.ActResult{}},
+	{pattern: RouteAccept, id: "accept", summary: "Accept the current offer (gated: sign_settlement)", req: Empty{}, resp: node.ActResult{}},
+	{pattern: RouteFund, id: "fund", summary: "Fund the agreed escrow (poster; gated: fund_escrow)", req: Empty{}, resp: node.ActResult{}},
+	{pattern: RouteDeliver, id: "deliver", summary: "Deliver a milestone (worker)", req: node.DeliverySpec{}, resp: node.ActResult{}},
+	{pattern: RouteAcceptDelivery, id: "acceptDelivery", summary: "Accept a delivery and release its milestone (poster; gated: release_milestone)", req: MilestoneRequest{}, resp: node.ActResult{}},
+	{pattern: RouteCancel, id: "cancel", summary: "Sign a mutual cancel (gated: sign_cancel)", req: CancelRequest{}, resp: node.ActResult{}},
+	{pattern: RouteAmend, id: "amend", summary: "Sign an amendment of the remaining milestones and the deadline (gated: sign_amendment)", req: node.AmendSpec{}, resp: node.ActResult{}},
+	{pattern: RouteReplace, id: "replace", summary: "Sign the hand-over to a replacement worker (gated: sign_replacement)", req: node.ReplaceSpec{}, resp: node.ActResult{}},
+	{pattern: RouteDispute, id: "dispute", summary: "Open a dispute (gated: open_dispute)", req: Empty{}, resp: node.ActResult{}},
+	{pattern: RouteEvidence, id: "evidence", summary: "Submit evidence to the dispute", req: node.EvidenceSpec{}, resp: node.ActResult{}},
+	{pattern: RouteArbitrator, id: "proposeArbitrator", summary: "Name the arbitrator this side accepts (gated: propose_arbitrator)", req: ArbitratorRequest{}, resp: node.ActResult{}},
+	{pattern: RouteRule, id: "rule", summary: "Rule as the arbitrator (gated: rule)", req: RuleRequest{}, resp: node.ActResult{}},
+	{pattern: RouteFile, id: "file", summary: "A stored file's bytes, by CID", media: "application/octet-stream"},
+	{pattern: RouteWithdraw, id: "withdraw", summary: "Withdraw what the registry owes this node (not gated)", req: WithdrawRequest{}, resp: node.ActResult{}},
+	{pattern: RouteBalance, id: "balance", summary: "The node's balance and what the registry owes it", resp: Balance{},
+		query: []param{{"token", "the token (EIP-55 address); omitted: ETH"}}},
+	{pattern: RouteVerify, id: "verifyLedger", summary: "Verify the node's whole ledger", resp: LedgerReport{}},
+	{pattern: RouteApprovals, id: "approvals", summary: "Approval requests waiting for the operator", resp: []node.ApprovalRequest{}},
+	{pattern: RouteApprove, id: "approve", summary: "Approve a pending approval request", req: DecisionRequest{}, resp: Decided{}},
+	{pattern: RouteDeny, id: "deny", summary: "Deny a pending approval request", req: DecisionRequest{}, resp: Decided{}},
+}
+
+// schemaGen turns Go types into JSON Schemas, named struct types into
+// components.
+type schemaGen struct {
+	t     testing.TB
+	comps map[string]any
+	names map[string]reflect.Type
+}
+
+// fixed are the schemas of types that marshal themselves.
+var fixed = map[reflect.Type]map[string]any{
+	reflect.TypeFor[time.Time]():                {"type": "string", "format": "date-time"},
+	reflect.TypeFor[big.Int]():                  {"type": "integer", "description": "an integer of any size (a JSON number)"},
+	reflect.TypeFor[negotiation.Address]():      {"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "an EIP-55 checksummed address"},
+	reflect.TypeFor[negotiation.Hash]():         {"type": "string", "pattern": "^0x[0-9a-f]{64}$"},
+	reflect.TypeFor[negotiation.Uint256]():      {"type": "string", "pattern": "^(0|[1-9][0-9]*)$", "description": "a uint256 as a decimal string"},
+	reflect.TypeFor[negotiation.PublicKey]():    {"type": "string", "pattern": "^0x[0-9a-f]{64}$"},
+	reflect.TypeFor[negotiation.EVMSignature](): {"type": "string", "pattern": "^0x[0-9a-f]{130}$"},
+	reflect.TypeFor[json.RawMessage]():          {},
+}
+
+func (g *schemaGen) of(t reflect.Type) map[string]any {
+	if s, ok := fixed[t]; ok {
+		return s
+	}
+	if t.Kind() == reflect.Pointer {
+		return g.of(t.Elem())
+	}
+	if t == reflect.TypeFor[negotiation.State]() {
+		return map[string]any{"type": "string", "enum": states}
+	}
+	if t == reflect.TypeFor[negotiation.A2AState]() {
+		return map[string]any{"type": "string", "enum": []negotiation.A2AState{
+			negotiation.A2ASubmitted, negotiation.A2AWorking, negotiation.A2AInputRequired, negotiation.A2AAuthRequired,
+			negotiation.A2ACompleted, negotiation.A2ACanceled, negotiation.A2ARejected, negotiation.A2AFailed,
+		}}
+	}
+	pt := reflect.PointerTo(t)
+	if pt.Implements(reflect.TypeFor[json.Marshaler]()) || pt.Implements(reflect.TypeFor[encoding.TextMarshaler]()) {
+		g.t.Fatalf("%s marshals itself: give it a schema in fixed", t)
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return map[string]any{"type": "integer"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer", "minimum": 0}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Interface:
+		return map[string]any{}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return map[string]any{"type": "string", "contentEncoding": "base64"}
+		}
+		return map[string]any{"type": "array", "items": g.of(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
+	case reflect.Struct:
+		name := t.Name()
+		if name == "" {
+			return g.object(t)
+		}
+		if prev, ok := g.names[name]; ok && prev != t {
+			g.t.Fatalf("two types named %s: %s and %s", name, prev, t)
+		}
+		if _, ok := g.names[name]; !ok {
+			g.names[name] = t
+			g.comps[name] = nil // placeholder against recursion
+			g.comps[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	}
+	g.t.Fatalf("no schema for %s", t)
+	return nil
+}
+
+// object is the schema of a struct's JSON members, embedded structs
+// flattened; a member without omitempty is required.
+func (g *schemaGen) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			props[name] = g.of(f.Type)
+			if !strings.Contains(opts, "omitempty") {
+				required = append(required, name)
+			}
+		}
+	}
+	walk(t)
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// buildOpenAPI makes the OpenAPI 3.1 document of the route table.
+func buildOpenAPI(t testing.TB) []byte {
+	g := &schemaGen{t: t, comps: map[string]any{}, names: map[string]reflect.Type{}}
+	g.of(reflect.TypeFor[ErrorBody]())
+	errResp := func(desc string) map[string]any {
+		return map[string]any{"description": desc, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorBody"}}}}
+	}
+	paths := map[string]any{}
+	for _, rd := range routeDocs {
+		method, path, _ := strings.Cut(rd.pattern, " ")
+		op := map[string]any{"operationId": rd.id, "summary": rd.summary}
+		var params []any
+		for _, seg := range strings.Split(path, "/") {
+			if strings.HasPrefix(seg, "{") {
+				name := strings.Trim(seg, "{}")
+				params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": pathSchema(path, name)})
+			}
+		}
+		for _, q := range rd.query {
+			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "description": q.desc, "schema": map[string]any{"type": "string"}})
+		}
+		responses := map[string]any{"default": errResp("an error: the code names the reason (docs/api.md lists them)")}
+		status := rd.status
+		if status == 0 {
+			status = 200
+		}
+		media := rd.media
+		if media == "" {
+			media = "application/json"
+		}
+		ok := map[string]any{"description": "success"}
+		switch {
+		case rd.resp != nil:
+			ok["content"] = map[string]any{media: map[string]any{"schema": g.of(reflect.TypeOf(rd.resp))}}
+		default:
+			ok["content"] = map[string]any{media: map[string]any{"schema": map[string]any{"type": "string", "contentEncoding": "binary"}}}
+		}
+		responses[strconv.Itoa(status)] = ok
+		public := rd.pattern == RouteDiscovery || rd.pattern == RouteLink
+		if public {
+			op["security"] = []any{}
+		} else {
+			responses["401"] = errResp("unauthorized: no or wrong bearer key")
+		}
+		if method == "POST" {
+			params = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
+			op["requestBody"] = map[string]any{"required": false, "description": "JSON; an empty body reads as {}; an unknown member is refused (400)", "content": map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(rd.req))}}}
+			responses["400"] = errResp("bad_request (malformed JSON, an unknown or missing member, a bad path value) or idempotency_key_required")
+			responses["409"] = errResp("idempotency_key_reused, or the node refused the act in the thread's state")
+			responses["413"] = errResp("body_too_large")
+		}
+		if params != nil {
+			op["parameters"] = params
+		}
+		op["responses"] = responses
+		item, _ := paths[path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[path] = item
+		}
+		item[strings.ToLower(method)] = op
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":   "Parley node API",
+			"version": "0.1",
+			"description": "A Parley node's local HTTP API (docs/api.md). Every /v1 route needs the bearer key of <data-dir>/api.key; " +
+				"every POST needs an Idempotency-Key (VXP): the same key and request get the same answer, another request under the key 409 idempotency_key_reused.",
+		},
+		"servers":  []any{map[string]any{"url": "http://127.0.0.1:7464", "description": "the default api.listen"}},
+		"security": []any{map[string]any{"bearer": []any{}}},
+		"paths":    paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "the text of <data-dir>/api.key"}},
+			"parameters": map[string]any{"IdempotencyKey": map[string]any{
+				"name": HeaderIdempotencyKey, "in": "header", "required": true,
+				"description": "a fresh random value per act, reused only to retry it; kept 24 h in memory",
+				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": MaxIdempotencyKey, "pattern": "^[\\x21-\\x7e]+$"},
+			}},
+			"schemas": g.comps,
+		},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func pathSchema(path, name string) map[string]any {
+	switch {
+	case name == "hash":
+		return fixed[reflect.TypeFor[negotiation.Hash]()]
+	case name == "cid":
+		return map[string]any{"type": "string", "description": "a CIDv1 in base32"}
+	case name == "id" && strings.HasPrefix(path, "/v1/approvals/"):
+		return map[string]any{"type": "string", "pattern": "^req_[0-9a-f]{32}$"}
+	}
+	return map[string]any{"type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", "description": "a negotiation id (lowercase UUID v4)"}
+}
+
+// TestOpenAPI: openapi.json is what the route table and the Go types make
+// (go test ./node/api -run TestOpenAPI -update rewrites it), it is what
+// the server serves, and its operations are exactly the routes the server
+// registers, which are exactly the Route constants of types.go.
+func TestOpenAPI(t *testing.T) {
+	want := buildOpenAPI(t)
+	if *update {
+		if err := os.WriteFile("openapi.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("openapi.json differs from what the route table makes (go test ./node/api -run TestOpenAPI -update)")
+	}
+	if !bytes.Equal(openAPIDoc, got) {
+		t.Fatal("the embedded document is not openapi.json")
+	}
+
+	var doc struct {
+		OpenAPI string                                `json:"openapi"`
+		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi %q", doc.OpenAPI)
+	}
+	var inDoc []string
+	for p, ops := range doc.Paths {
+		for m := range ops {
+			inDoc = append(inDoc, strings.ToUpper(m)+" "+p)
+		}
+	}
+	n, err := node.New(func() node.Config { c := node.DefaultConfig(); c.DataDir = t.TempDir(); return c }(), node.WithPassphrase(harnessPass))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(n, Options{Key: []byte(apiKey)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := slices.Clone(s.routes)
+	declared := routeConstants(t)
+	for _, l := range [][]string{inDoc, served, declared} {
+		slices.Sort(l)
+	}
+	if !slices.Equal(inDoc, served) {
+		t.Fatalf("the document's operations\n%v\nare not the server's routes\n%v", inDoc, served)
+	}
+	if !slices.Equal(served, declared) {
+		t.Fatalf("the server's routes\n%v\nare not the Route constants of types.go\n%v", served, declared)
+	}
+}
+
+// routeConstants reads the values of the Route* constants in types.go.
+func routeConstants(t *testing.T) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "types.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, name := range vs.Names {
+			if strings.HasPrefix(name.Name, "Route") && i < len(vs.Values) {
+				if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+					v, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, v)
+				}
+			}
+		}
+		return true
+	})
+	if len(out) < 30 {
+		t.Fatalf("found only %d Route constants", len(out))
+	}
+	return out
+}
+
+// checkSchema validates a JSON answer against a schema of the OpenAPI
+// document: "ThreadView" names a component, "[]ThreadView" an array of it.
+func checkSchema(t testing.TB, name string, body []byte) {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const url = "file:///openapi.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	elem, array := strings.CutPrefix(name, "[]")
+	sch, err := c.Compile(url + "#/components/schemas/" + elem)
+	if err != nil {
+		t.Fatalf("schema %s: %v", name, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	vs := []any{v}
+	if array {
+		l, ok := v.([]any)
+		if !ok {
+			t.Fatalf("%s: not an array: %s", name, body)
+		}
+		vs = l
+	}
+	for _, x := range vs {
+		if err := sch.Validate(x); err != nil {
+			t.Fatalf("the answer does not fit the document's %s: %v\n%s", name, err, body)
+		}
+	}
+}

@@ -1,0 +1,874 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+)
+
+// DefaultMaxBody is the default bound of a request body: 8 MiB, room for
+// a delivered file or a piece of evidence (base64 in JSON).
+const DefaultMaxBody = 8 << 20
+
+// MinKeyBytes is the shortest bearer key New accepts.
+const MinKeyBytes = 16
+
+// openAPIDoc is the API's OpenAPI 3.1 document, served at RouteOpenAPI.
+//
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// Options configure a Server. Key is required; every other field has a
+// default.
+type Options struct {
+	// Key is the bearer key every /v1 request presents as
+	// "Authorization: Bearer <key>": the text of <data-dir>/api.key
+	// without its newline. At least MinKeyBytes bytes.
+	Key []byte
+	// MaxBody bounds a request body in bytes; a longer one is refused
+	// with 413 body_too_large. Default DefaultMaxBody.
+	MaxBody int64
+	// Logger receives the server's records (component=api); the default
+	// discards.
+	Logger *slog.Logger
+	// Now is the clock (the discovery document's updated_at, idempotency
+	// records' age). Default time.Now.
+	Now func() time.Time
+	// BaseURL is where the server is reached, such as
+	// "http://127.0.0.1:7464": the discovery document names its endpoint
+	// and the identity link's URL under it. Empty derives it from each
+	// request's Host.
+	BaseURL string
+	// Organization names who runs the node in the discovery document.
+	// Default: the node's configured name.
+	Organization string
+	// Offers are the node's capabilities (task categories) that it
+	// offers; the discovery document lists the others as taken. Each must
+	// be one of the node's configured capabilities.
+	Offers []string
+	// IdempotencyTTL is how long an Idempotency-Key's answer is kept after
+	// its first request. Default 24 h.
+	IdempotencyTTL time.Duration
+	// IdempotencyMax bounds how many keys are kept; the oldest answered
+	// one is evicted first. Default 10 000.
+	IdempotencyMax int
+	// Heartbeat is the interval of the event stream's comment lines that
+	// keep idle connections open. Default 15 s.
+	Heartbeat time.Duration
+}
+
+// Server is the node's HTTP API: an http.Handler serving the routes of
+// this package's route table. Build it with New; Close ends its open event
+// streams (register it with http.Server.RegisterOnShutdown). It is safe
+// for concurrent use.
+type Server struct {
+	n      *node.Node
+	o      Options
+	log    *slog.Logger
+	key    [32]byte // SHA-256 of the key: compared in constant time, length-independent
+	mux    *http.ServeMux
+	idem   *idemStore
+	routes []string
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns the API server of n. It validates opts, does no I/O and
+// starts no goroutine; n may be started later (routes answer 503
+// not_started until it is).
+func New(n *node.Node, opts Options) (*Server, error) {
+	if n == nil {
+		return nil, errors.New("api: nil node")
+	}
+	if len(opts.Key) < MinKeyBytes {
+		return nil, fmt.Errorf("api: Key: %d bytes, want at least %d", len(opts.Key), MinKeyBytes)
+	}
+	if opts.MaxBody == 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.MaxBody < 1024 {
+		return nil, fmt.Errorf("api: MaxBody: %d bytes is under 1 KiB", opts.MaxBody)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
+	if opts.BaseURL != "" && !strings.HasPrefix(opts.BaseURL, "http://") && !strings.HasPrefix(opts.BaseURL, "https://") {
+		return nil, fmt.Errorf("api: BaseURL %q is not an http or https URL", opts.BaseURL)
+	}
+	caps := n.Config().Capabilities
+	for _, o := range opts.Offers {
+		if !slices.Contains(caps, o) {
+			return nil, fmt.Errorf("api: Offers: %q is not one of the node's capabilities %v", o, caps)
+		}
+	}
+	if opts.IdempotencyTTL == 0 {
+		opts.IdempotencyTTL = 24 * time.Hour
+	}
+	if opts.IdempotencyMax == 0 {
+		opts.IdempotencyMax = 10000
+	}
+	if opts.IdempotencyTTL < 0 || opts.IdempotencyMax < 0 {
+		return nil, errors.New("api: IdempotencyTTL and IdempotencyMax must not be negative")
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.Heartbeat < 0 {
+		return nil, errors.New("api: Heartbeat must not be negative")
+	}
+	s := &Server{
+		n: n, o: opts, log: opts.Logger.With("component", "api"),
+		key:  sha256.Sum256(opts.Key),
+		mux:  http.NewServeMux(),
+		idem: newIdemStore(opts.IdempotencyTTL, opts.IdempotencyMax, opts.Now),
+		done: make(chan struct{}),
+	}
+	s.register()
+	return s, nil
+}
+
+// Close ends the server's open event streams; later streams end at once.
+// It does not stop acts in flight (their requests' contexts do). It is
+// safe to call twice.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+}
+
+// register puts every route of the table on the mux.
+func (s *Server) register() {
+	get := func(pattern string, h http.HandlerFunc) {
+		s.routes = append(s.routes, pattern)
+		s.mux.HandleFunc(pattern, h)
+	}
+	post := func(pattern string, h actFunc) {
+		s.routes = append(s.routes, pattern)
+		s.mux.HandleFunc(pattern, s.idempotent(h))
+	}
+	get(RouteDiscovery, s.discovery)
+	get(RouteLink, s.link)
+	get(RouteOpenAPI, s.openAPI)
+	get(RouteStatus, s.status)
+	get(RoutePeers, s.peers)
+	get(RouteEvents, s.events)
+
+	get(RouteTasks, s.tasks)
+	post(RoutePostTask, s.postTask)
+	post(RouteProposeTask, s.proposeTask)
+	get(RouteTask, s.task)
+	post(RouteTaskCounter, s.counterTask)
+	post(RouteTaskAccept, s.acceptTask)
+
+	get(RouteNegotiations, s.negotiations)
+	get(RouteNegotiation, s.negotiation)
+	get(RouteBundle, s.bundle)
+	post(RouteCounter, s.counter)
+	post(RouteAccept, s.accept)
+	post(RouteFund, s.fund)
+	post(RouteDeliver, s.deliver)
+	post(RouteAcceptDelivery, s.acceptDelivery)
+	post(RouteCancel, s.cancel)
+	post(RouteAmend, s.amend)
+	post(RouteReplace, s.replace)
+	post(RouteDispute, s.dispute)
+	post(RouteEvidence, s.evidence)
+	post(RouteArbitrator, s.arbitrator)
+	post(RouteRule, s.rule)
+
+	get(RouteFile, s.file)
+	post(RouteWithdraw, s.withdraw)
+	get(RouteBalance, s.balance)
+	get(RouteVerify, s.verify)
+
+	get(RouteApprovals, s.approvals)
+	post(RouteApprove, s.approve)
+	post(RouteDeny, s.deny)
+
+	s.mux.HandleFunc("/", s.notFound)
+}
+
+// ServeHTTP checks the bearer key of every request but the public
+// discovery routes, before anything reads the body, and dispatches.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if !public(r) && !s.authorized(r) {
+		h.Set("WWW-Authenticate", `Bearer realm="parley"`)
+		writeError(w, &httpError{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing or wrong bearer key (Authorization: Bearer <the text of <data-dir>/api.key>)"})
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// public reports whether r asks for one of the documents served without
+// the key (they carry no keys and nothing private).
+func public(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	return r.URL.Path == "/.well-known/parley.json" || r.URL.Path == "/.well-known/parley-link.json"
+}
+
+// authorized compares the presented bearer key with the server's in
+// constant time (over SHA-256 digests, so the key's length does not leak
+// either).
+func (s *Server) authorized(r *http.Request) bool {
+	a := r.Header.Get("Authorization")
+	const scheme = "Bearer "
+	if len(a) < len(scheme) || !strings.EqualFold(a[:len(scheme)], scheme) {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(a[len(scheme):])))
+	return subtle.ConstantTimeCompare(got[:], s.key[:]) == 1
+}
+
+// notFound answers every path no route names: 405 when the path exists
+// for another method, else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := s.mux.Handler(r2); p != "/" && p != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		if slices.Contains(allow, http.MethodGet) {
+			allow = append(allow, http.MethodHead)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, &httpError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Message: r.Method + " " + r.URL.Path + ": allowed " + strings.Join(allow, ", ")})
+		return
+	}
+	writeError(w, &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no route " + r.Method + " " + r.URL.Path})
+}
+
+// httpError is an error answer the server makes: its HTTP status and the
+// stable code and message of its ErrorBody.
+type httpError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("api: %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+func badRequest(format string, args ...any) *httpError {
+	return &httpError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// statusOf maps each code a node act can fail with to its HTTP status:
+// the one table of the mapping (docs/api.md shows it). A code it does not
+// name is a 500.
+var statusOf = map[node.Code]int{
+	// The caller's input.
+	node.CodeBadArgument:                               http.StatusBadRequest,
+	node.Code(negotiation.CodeSchemaInvalid):           http.StatusBadRequest,
+	node.Code(negotiation.CodeUnknownField):            http.StatusBadRequest,
+	node.Code(negotiation.CodeMalformedJSON):           http.StatusBadRequest,
+	node.Code(negotiation.CodeBadAddress):              http.StatusBadRequest,
+	node.Code(negotiation.CodeBadHex):                  http.StatusBadRequest,
+	node.Code(negotiation.CodeBadUUID):                 http.StatusBadRequest,
+	node.Code(negotiation.CodeBadTimestamp):            http.StatusBadRequest,
+	node.Code(negotiation.CodeBadInteger):              http.StatusBadRequest,
+	node.Code(negotiation.CodeBadCID):                  http.StatusBadRequest,
+	node.Code(negotiation.CodeTooLarge):                http.StatusRequestEntityTooLarge,
+	node.Code(negotiation.CodeMilestoneInvalid):        http.StatusBadRequest,
+	node.CodeUnknownNegotiation:                        http.StatusNotFound,
+	node.CodeUnknownTask:                               http.StatusNotFound,
+	node.CodeNotParty:                                  http.StatusForbidden,
+	node.Code(negotiation.CodeRoleForbidden):           http.StatusForbidden,
+	node.CodeApprovalDenied:                            http.StatusForbidden,
+	node.CodeApprovalExpired:                           http.StatusConflict,
+	node.CodeAlreadyConsumed:                           http.StatusConflict,
+	node.CodeStateForbidden:                            http.StatusConflict,
+	node.Code(negotiation.CodeOfferExpired):            http.StatusConflict,
+	node.Code(negotiation.CodeTermsChanged):            http.StatusConflict,
+	node.Code(negotiation.CodeRevisionLimit):           http.StatusConflict,
+	node.Code(negotiation.CodeAcceptAttemptsExhausted): http.StatusConflict,
+	node.Code(negotiation.CodeDigestMismatch):          http.StatusConflict,
+	node.Code(negotiation.CodeSignerMismatch):          http.StatusConflict,
+	node.Code(negotiation.CodeBoundByAcceptance):       http.StatusConflict,
+	node.Code(negotiation.CodeTaskMismatch):            http.StatusConflict,
+	node.Code(negotiation.CodeBadReference):            http.StatusConflict,
+	node.CodeDeliveryMissing:                           http.StatusConflict,
+	node.CodeProofMismatch:                             http.StatusConflict,
+	node.CodeNothingOwed:                               http.StatusConflict,
+	node.CodeBadBundle:                                 http.StatusUnprocessableEntity,
+	node.CodeMissingLink:                               http.StatusUnprocessableEntity,
+	// The node and what it depends on.
+	node.CodeNotStarted:  http.StatusServiceUnavailable,
+	node.CodeNoChain:     http.StatusServiceUnavailable,
+	node.CodeChainFailed: http.StatusBadGateway,
+	node.CodeStoreFailed: http.StatusInternalServerError,
+	node.CodeBadConfig:   http.StatusInternalServerError,
+}
+
+// errorOf turns an act's error into an error answer: an *httpError as it is,
+// a node error by the statusOf table, a ledger refusal by its meaning.
+func errorOf(err error) *httpError {
+	var ae *httpError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if c := node.CodeOf(err); c != "" {
+		st, ok := statusOf[c]
+		if !ok {
+			st = http.StatusInternalServerError
+		}
+		return &httpError{Status: st, Code: string(c), Message: err.Error()}
+	}
+	var le *ledger.Error
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, ledger.ErrClosed):
+		return &httpError{Status: http.StatusServiceUnavailable, Code: string(node.CodeNotStarted), Message: err.Error()}
+	case errors.As(err, &le) && le.Code == ledger.CodeBadNegotiationID:
+		return badRequest("%v", err)
+	}
+	return &httpError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
+}
+
+// answer is a complete JSON answer: what an act returns and what an
+// idempotency record keeps.
+type answer struct {
+	status int
+	body   []byte
+}
+
+func jsonAnswer(status int, v any) answer {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errAnswer(&httpError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "encoding the answer: " + err.Error()})
+	}
+	return answer{status: status, body: append(b, '\n')}
+}
+
+func errAnswer(e *httpError) answer {
+	return jsonAnswer(e.Status, ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
+}
+
+func (a answer) write(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) { jsonAnswer(status, v).write(w) }
+
+func writeError(w http.ResponseWriter, e *httpError) { errAnswer(e).write(w) }
+
+// fail writes err's answer and logs server-side failures.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := errorOf(err)
+	s.logFailure(r, e)
+	writeError(w, e)
+}
+
+func (s *Server) logFailure(r *http.Request, e *httpError) {
+	if e.Status >= 500 {
+		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", e.Status, "code", e.Code, "err", e.Message)
+	} else {
+		s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", e.Status, "code", e.Code)
+	}
+}
+
+// decode reads body into v strictly: one JSON value (an empty body reads
+// as {}), no unknown members, nothing after it, and every member named in
+// required present and not null.
+func decode(body []byte, v any, required ...string) *httpError {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return badRequest("body: malformed JSON at byte %d: %v", se.Offset, err)
+		case errors.As(err, &te) && te.Field != "":
+			return badRequest("body: member %q: %v", te.Field, err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return badRequest("body: malformed JSON: truncated")
+		}
+		return badRequest("body: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return badRequest("body: data after the JSON value")
+	}
+	if len(required) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			return badRequest("body: want a JSON object: %v", err)
+		}
+		for _, k := range required {
+			if raw, ok := m[k]; !ok || string(raw) == "null" {
+				return badRequest("body: member %q is required", k)
+			}
+		}
+	}
+	return nil
+}
+
+// Path values.
+
+var requestIDRE = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
+
+func nidParam(r *http.Request) (string, *httpError) {
+	id := r.PathValue("id")
+	if _, err := negotiation.ParseNegotiationID(id); err != nil {
+		return "", badRequest("path: negotiation id %q is not a lowercase UUID v4", id)
+	}
+	return id, nil
+}
+
+func hashParam(r *http.Request) (negotiation.Hash, *httpError) {
+	h, err := negotiation.ParseHash(r.PathValue("hash"))
+	if err != nil {
+		return h, badRequest("path: announcement hash %q is not 0x and 64 lowercase hex digits", r.PathValue("hash"))
+	}
+	return h, nil
+}
+
+func cidParam(r *http.Request) (cid.Cid, *httpError) {
+	c, err := negotiation.CID(r.PathValue("cid")).Parse()
+	if err != nil {
+		return cid.Undef, badRequest("path: %q is not a CIDv1 in base32", r.PathValue("cid"))
+	}
+	return c, nil
+}
+
+func requestIDParam(r *http.Request) (string, *httpError) {
+	id := r.PathValue("id")
+	if !requestIDRE.MatchString(id) {
+		return "", badRequest("path: approval request id %q is not req_ and 32 lowercase hex digits", id)
+	}
+	return id, nil
+}
+
+func addressQuery(r *http.Request, name string) (negotiation.Address, *httpError) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return negotiation.Address{}, nil
+	}
+	a, err := negotiation.ParseAddress(v)
+	if err != nil {
+		return a, badRequest("query: %s: %v", name, err)
+	}
+	return a, nil
+}
+
+// Reads.
+
+func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openAPIDoc)
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	st, err := s.n.Status()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) peers(w http.ResponseWriter, _ *http.Request) {
+	out := []Peer{}
+	for _, p := range s.n.Peers() {
+		out = append(out, Peer{PeerID: p.PeerID, Addrs: p.Addrs, EVMAddress: p.EVMAddress})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) tasks(w http.ResponseWriter, _ *http.Request) {
+	out := s.n.Board()
+	if out == nil {
+		out = []node.Announcement{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) task(w http.ResponseWriter, r *http.Request) {
+	h, e := hashParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	for _, a := range s.n.Board() {
+		if a.Hash == h {
+			writeJSON(w, http.StatusOK, a)
+			return
+		}
+	}
+	s.fail(w, r, &httpError{Status: http.StatusNotFound, Code: string(node.CodeUnknownTask), Message: "no announcement " + h.String() + " on the board"})
+}
+
+// states are the thread states ?state= may name.
+var states = []negotiation.State{
+	negotiation.StateOpen, negotiation.StateProposed, negotiation.StateCountered, negotiation.StateAgreed,
+	negotiation.StateFunded, negotiation.StateDelivered, negotiation.StateCompleted, negotiation.StateDisputed,
+	negotiation.StateArbitrated, negotiation.StateResolved, negotiation.StateCancelled, negotiation.StateVetoed,
+	negotiation.StateExpired,
+}
+
+func (s *Server) negotiations(w http.ResponseWriter, r *http.Request) {
+	want := negotiation.State(r.URL.Query().Get("state"))
+	if want != "" && !slices.Contains(states, want) {
+		s.fail(w, r, badRequest("query: state %q is not a thread state", want))
+		return
+	}
+	out := []node.ThreadView{}
+	for _, v := range s.n.Threads() {
+		if want == "" || v.State == want {
+			out = append(out, v)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) negotiation(w http.ResponseWriter, r *http.Request) {
+	nid, e := nidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	v, err := s.n.Thread(nid)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// lazyWriter sends the answer's headers with its first byte, so an export
+// that fails before writing anything can still answer with an error.
+type lazyWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		l.w.Header().Set("Content-Type", "application/json")
+		l.w.WriteHeader(http.StatusOK)
+	}
+	return l.w.Write(p)
+}
+
+func (s *Server) bundle(w http.ResponseWriter, r *http.Request) {
+	nid, e := nidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	led := s.n.Ledger()
+	if led == nil {
+		s.fail(w, r, node.ErrNotStarted)
+		return
+	}
+	lw := &lazyWriter{w: w}
+	if _, err := led.Export(r.Context(), nid, lw); err != nil {
+		if !lw.started {
+			if errors.Is(err, ledger.ErrNotFound) {
+				err = &httpError{Status: http.StatusNotFound, Code: string(node.CodeUnknownNegotiation), Message: "the ledger holds no entry of negotiation " + nid}
+			}
+			s.fail(w, r, err)
+			return
+		}
+		// The answer has begun: cut the connection so the client sees a
+		// truncated bundle, never a complete-looking one.
+		s.log.Warn("bundle export failed after it began", "negotiation", nid, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+	if !lw.started {
+		_, _ = lw.Write(nil)
+	}
+}
+
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	c, e := cidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	data, err := s.n.File(r.Context(), c)
+	if err != nil {
+		if node.CodeOf(err) == node.CodeBadArgument {
+			err = &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no file " + c.String()}
+		}
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+func (s *Server) balance(w http.ResponseWriter, r *http.Request) {
+	token, e := addressQuery(r, "token")
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	bal, err := s.n.Balance(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	owed, err := s.n.Owed(r.Context(), token)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, Balance{Address: s.n.Address(), Token: token, Balance: bal.String(), Owed: owed.String()})
+}
+
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
+	led := s.n.Ledger()
+	if led == nil {
+		s.fail(w, r, node.ErrNotStarted)
+		return
+	}
+	head, err := led.Verify(r.Context())
+	var ve *ledger.VerifyError
+	switch {
+	case errors.As(err, &ve):
+		writeJSON(w, http.StatusOK, LedgerReport{OK: false, Seq: ve.Seq, Error: ve.Error()})
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, LedgerReport{OK: true, Seq: head.Seq, Head: head.Hash})
+	}
+}
+
+func (s *Server) approvals(w http.ResponseWriter, _ *http.Request) {
+	out := s.n.Approvals()
+	if out == nil {
+		out = []node.ApprovalRequest{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Acts. Each decodes its body strictly, validates its path values and
+// calls the node with the request's context: a gated act waits for its
+// approval as long as the client waits.
+
+// act calls f and turns its result into an answer with status on success.
+func act(status int, f func() (any, error)) answer {
+	v, err := f()
+	if err != nil {
+		return errAnswer(errorOf(err))
+	}
+	return jsonAnswer(status, v)
+}
+
+// withNID decodes a body of type T for a route on one negotiation and
+// runs f; the 200 answer is f's ActResult.
+func withNID[T any](required []string, f func(r *http.Request, nid string, req T) (node.ActResult, error)) actFunc {
+	return func(r *http.Request, body []byte) answer {
+		nid, e := nidParam(r)
+		if e != nil {
+			return errAnswer(e)
+		}
+		var req T
+		if e := decode(body, &req, required...); e != nil {
+			return errAnswer(e)
+		}
+		return act(http.StatusOK, func() (any, error) { return f(r, nid, req) })
+	}
+}
+
+// withHash is withNID for a route on one announcement; its answer is 201.
+func withHash[T any](f func(r *http.Request, h negotiation.Hash, req T) (node.ActResult, error)) actFunc {
+	return func(r *http.Request, body []byte) answer {
+		h, e := hashParam(r)
+		if e != nil {
+			return errAnswer(e)
+		}
+		var req T
+		if e := decode(body, &req); e != nil {
+			return errAnswer(e)
+		}
+		return act(http.StatusCreated, func() (any, error) { return f(r, h, req) })
+	}
+}
+
+func (s *Server) postTask(r *http.Request, body []byte) answer {
+	var spec node.TaskSpec
+	if e := decode(body, &spec, "title", "milestones", "deadline"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) { return s.n.PostTask(r.Context(), spec) })
+}
+
+func (s *Server) proposeTask(r *http.Request, body []byte) answer {
+	var req ProposeRequest
+	if e := decode(body, &req, "worker", "task"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) { return s.n.ProposeTask(r.Context(), req.Worker, req.Task) })
+}
+
+func (s *Server) counterTask(r *http.Request, body []byte) answer {
+	return withHash(func(r *http.Request, h negotiation.Hash, spec node.CounterSpec) (node.ActResult, error) {
+		return s.n.CounterAnnouncement(r.Context(), h, spec)
+	})(r, body)
+}
+
+func (s *Server) acceptTask(r *http.Request, body []byte) answer {
+	return withHash(func(r *http.Request, h negotiation.Hash, _ Empty) (node.ActResult, error) {
+		return s.n.AcceptAnnouncement(r.Context(), h)
+	})(r, body)
+}
+
+func (s *Server) counter(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, spec node.CounterSpec) (node.ActResult, error) {
+		return s.n.Counter(r.Context(), nid, spec)
+	})(r, body)
+}
+
+func (s *Server) accept(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
+		return s.n.Accept(r.Context(), nid)
+	})(r, body)
+}
+
+func (s *Server) fund(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
+		return s.n.Fund(r.Context(), nid)
+	})(r, body)
+}
+
+func (s *Server) deliver(r *http.Request, body []byte) answer {
+	return withNID([]string{"milestone", "name", "data"}, func(r *http.Request, nid string, spec node.DeliverySpec) (node.ActResult, error) {
+		return s.n.Deliver(r.Context(), nid, spec)
+	})(r, body)
+}
+
+func (s *Server) acceptDelivery(r *http.Request, body []byte) answer {
+	return withNID([]string{"milestone"}, func(r *http.Request, nid string, req MilestoneRequest) (node.ActResult, error) {
+		return s.n.AcceptDelivery(r.Context(), nid, req.Milestone)
+	})(r, body)
+}
+
+func (s *Server) dispute(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
+		return s.n.OpenDispute(r.Context(), nid)
+	})(r, body)
+}
+
+func (s *Server) evidence(r *http.Request, body []byte) answer {
+	return withNID([]string{"name", "data", "description"}, func(r *http.Request, nid string, spec node.EvidenceSpec) (node.ActResult, error) {
+		return s.n.SubmitEvidence(r.Context(), nid, spec)
+	})(r, body)
+}
+
+func (s *Server) arbitrator(r *http.Request, body []byte) answer {
+	return withNID([]string{"arbitrator"}, func(r *http.Request, nid string, req ArbitratorRequest) (node.ActResult, error) {
+		return s.n.ProposeArbitrator(r.Context(), nid, req.Arbitrator)
+	})(r, body)
+}
+
+func (s *Server) rule(r *http.Request, body []byte) answer {
+	return withNID([]string{"ruling"}, func(r *http.Request, nid string, req RuleRequest) (node.ActResult, error) {
+		return s.n.Rule(r.Context(), nid, req.Ruling)
+	})(r, body)
+}
+
+func (s *Server) cancel(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, req CancelRequest) (node.ActResult, error) {
+		return s.n.Cancel(r.Context(), nid, req.Reason)
+	})(r, body)
+}
+
+func (s *Server) amend(r *http.Request, body []byte) answer {
+	return withNID([]string{"milestones", "deadline"}, func(r *http.Request, nid string, spec node.AmendSpec) (node.ActResult, error) {
+		return s.n.Amend(r.Context(), nid, spec)
+	})(r, body)
+}
+
+func (s *Server) replace(r *http.Request, body []byte) answer {
+	return withNID([]string{"newWorker"}, func(r *http.Request, nid string, spec node.ReplaceSpec) (node.ActResult, error) {
+		return s.n.Replace(r.Context(), nid, spec)
+	})(r, body)
+}
+
+func (s *Server) withdraw(r *http.Request, body []byte) answer {
+	var req WithdrawRequest
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) { return s.n.Withdraw(r.Context(), req.Token) })
+}
+
+func (s *Server) approve(r *http.Request, body []byte) answer { return s.decide(r, body, true) }
+
+func (s *Server) deny(r *http.Request, body []byte) answer { return s.decide(r, body, false) }
+
+// decide approves or denies a request pending on the operator gate.
+func (s *Server) decide(r *http.Request, body []byte, approve bool) answer {
+	id, e := requestIDParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req DecisionRequest
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
+	}
+	g := s.n.Operator()
+	if g == nil {
+		return errAnswer(&httpError{Status: http.StatusConflict, Code: CodeNoOperatorGate, Message: "this node's approvals are decided by another gate, not through the API"})
+	}
+	by := req.By
+	if by == "" {
+		by = "operator"
+	}
+	var err error
+	if approve {
+		err = g.Approve(id, by)
+	} else {
+		err = g.Deny(id, by, req.Reason)
+	}
+	if err != nil {
+		return errAnswer(&httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no pending approval request " + id})
+	}
+	return jsonAnswer(http.StatusOK, Decided{RequestID: id, Approved: approve})
+}
