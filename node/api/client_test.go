@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -17,6 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
@@ -571,5 +577,148 @@ func amendCalls(ctx context.Context, c *api.Client) []clientCall {
 				_, err := c.Replace(ctx, nid, node.ReplaceSpec{NewWorker: w, Summary: "hand over"})
 				return err
 			}},
+	}
+}
+
+// startServedNode starts a chain-less node (a chain id and registry are
+// configured, so it can post tasks) with the operator gate, and serves its
+// API through wrap (nil: as it is).
+func startServedNode(t *testing.T, wrap func(http.Handler) http.Handler) (*node.Node, string) {
+	t.Helper()
+	dir := t.TempDir()
+	kcfg := identity.DefaultConfig(dir)
+	kcfg.ScryptWorkFactor = 10
+	kcfg.KeystoreScryptN, kcfg.KeystoreScryptP = keystore.LightScryptN, keystore.LightScryptP
+	kcfg.KEM = identity.KEMX25519
+	pass := []byte("client test passphrase")
+	if _, err := identity.Create(kcfg, pass, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := node.DefaultConfig()
+	cfg.DataDir, cfg.Name = dir, "client-test"
+	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
+	cfg.P2P.DHT = false
+	cfg.Chain.ChainID = 1337
+	cfg.Chain.Contracts.TaskRegistry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+	n, err := node.New(cfg, node.WithPassphrase(pass), node.WithLogger(slog.New(slog.DiscardHandler)),
+		node.WithLedgerTuning(func(c *ledger.Config) {
+			c.MemTableSize, c.BlockCacheSize, c.ValueLogFileSize = 16<<20, 4<<20, 16<<20
+			c.MaxObjectBytes, c.MaxBatchBytes = 1<<20, 1<<20
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(n, api.Options{Key: []byte(testKey)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(srv)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+		_ = n.Close()
+	})
+	return n, ts.URL
+}
+
+// TestClientAgainstServer runs the client against the real server: a
+// POST whose answer is lost (the server performed the act, then the
+// connection dropped) is retried with its key and answered with the first
+// answer, and the act is done once; refusals decode with the server's
+// status and code; the event stream delivers the node's events. (The
+// node has no peers: its post waits p2p's bound for the board's topic.)
+func TestClientAgainstServer(t *testing.T) {
+	var mu sync.Mutex
+	var keys []string
+	var lost []byte
+	n, base := startServedNode(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.URL.Path != "/v1/tasks" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			keys = append(keys, r.Header.Get(api.HeaderIdempotencyKey))
+			first := len(keys) == 1
+			mu.Unlock()
+			if !first {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r) // the act is performed; its answer is lost
+			lost = rec.Body.Bytes()
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+		})
+	})
+	c := newClient(t, base)
+	ctx := t.Context()
+
+	st, err := c.Status(ctx)
+	if err != nil || st.Address != n.Address() {
+		t.Fatalf("Status: %+v %v", st, err)
+	}
+	events, err := c.Events(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := node.TaskSpec{Title: "Translate", Milestones: []node.MilestoneSpec{{Amount: big.NewInt(5e17), Description: "all"}}, Deadline: time.Now().Add(72 * time.Hour)}
+	ann, err := c.PostTask(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first node.Announcement
+	if err := json.Unmarshal(lost, &first); err != nil || first.Hash != ann.Hash {
+		t.Fatalf("the retried call answered %s; the lost answer was %s (%v)", ann.Hash, lost, err)
+	}
+	if len(keys) != 2 || keys[0] != keys[1] || keys[0] == "" {
+		t.Fatalf("keys sent: %q", keys)
+	}
+	board, err := c.Tasks(ctx)
+	if err != nil || len(board) != 1 || board[0].Hash != ann.Hash || !board[0].Own {
+		t.Fatalf("the board after a retried post: %+v %v", board, err)
+	}
+	if got, err := c.Task(ctx, ann.Hash); err != nil || got.Terms.Title != "Translate" {
+		t.Fatalf("Task: %+v %v", got, err)
+	}
+	for ev := range events {
+		if ev.Kind == node.EventAnnouncement && ev.Hash == ann.Hash.String() && ev.Direction == "sent" {
+			break
+		}
+	}
+
+	for _, tc := range []struct {
+		call   func() error
+		status int
+		code   string
+	}{
+		{func() error { _, err := c.Negotiation(ctx, nid); return err }, http.StatusNotFound, string(node.CodeUnknownNegotiation)},
+		{func() error { _, err := c.Accept(ctx, "not-an-id"); return err }, http.StatusBadRequest, api.CodeBadRequest},
+		{func() error { _, err := c.AcceptTask(ctx, negotiation.Hash{1}); return err }, http.StatusNotFound, string(node.CodeUnknownTask)},
+		{func() error {
+			bad, _ := api.NewClient(base, []byte("not-the-key-at-all"))
+			_, err := bad.Status(ctx)
+			return err
+		}, http.StatusUnauthorized, api.CodeUnauthorized},
+	} {
+		var e *api.Error
+		if err := tc.call(); !errors.As(err, &e) || e.Status != tc.status || e.Code != tc.code || e.Message == "" {
+			t.Errorf("got %v; want %d %s", err, tc.status, tc.code)
+		}
+	}
+	if reqs, err := c.Approvals(ctx); err != nil || len(reqs) != 0 {
+		t.Fatalf("Approvals: %+v %v", reqs, err)
+	}
+	if d, err := c.Discovery(ctx); err != nil || d.Protocol != "parley" || d.EVMAddress != n.Address() {
+		t.Fatalf("Discovery: %+v %v", d, err)
 	}
 }
