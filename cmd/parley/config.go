@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/api"
 )
 
 // ConfigFileName is the node's configuration file in its data directory.
@@ -34,14 +35,26 @@ type settings struct {
 	MetricsListen  string
 	ApprovalMode   string
 	PassphraseFile string
+	// APIListen is where the node's HTTP API listens (empty: off);
+	// APIMaxBody bounds a request body; APIAllowRemote permits an address
+	// beyond loopback; APIOffers are the capabilities the discovery
+	// document lists as offered (the others as taken).
+	APIListen      string
+	APIMaxBody     int64
+	APIAllowRemote bool
+	APIOffers      []string
 	// File is the configuration file read, if any.
 	File string
 }
+
+// DefaultAPIListen is the API's default address.
+const DefaultAPIListen = "127.0.0.1:7464"
 
 func defaultSettings() settings {
 	return settings{
 		Node: node.DefaultConfig(), LogLevel: "info", LogFormat: "text",
 		MetricsListen: "127.0.0.1:9464", ApprovalMode: "operator",
+		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
 	}
 }
 
@@ -164,6 +177,78 @@ func loopbackAddr(f func(*settings) *string) func(*settings, string) error {
 	}
 }
 
+// hostPort accepts host:port (any host: whether it may be beyond
+// loopback is checked once every source is read) or empty.
+func hostPort(f func(*settings) *string) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		if v == "" {
+			*f(s) = ""
+			return nil
+		}
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("%q is not host:port", v)
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %q is not a port number", port)
+		}
+		*f(s) = v
+		return nil
+	}
+}
+
+// byteSize accepts a number of bytes, plain or with a KiB or MiB suffix,
+// of at least 1 KiB.
+func byteSize(f func(*settings) *int64) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		num, mul := v, int64(1)
+		switch {
+		case strings.HasSuffix(v, "MiB"):
+			num, mul = strings.TrimSuffix(v, "MiB"), 1<<20
+		case strings.HasSuffix(v, "KiB"):
+			num, mul = strings.TrimSuffix(v, "KiB"), 1<<10
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+		if err != nil || n < 0 || n > (1<<40)/mul {
+			return fmt.Errorf("%q is not a size such as 8MiB, 512KiB or 65536", v)
+		}
+		if n*mul < 1024 {
+			return fmt.Errorf("%q is under 1KiB", v)
+		}
+		*f(s) = n * mul
+		return nil
+	}
+}
+
+// fmtSize writes a size as byteSize reads it.
+func fmtSize(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// checkAPI checks the API settings against each other and the node's: an
+// address beyond loopback needs api.allow_remote, and every offer must be
+// a capability.
+func checkAPI(s settings) error {
+	if s.APIListen != "" && !s.APIAllowRemote {
+		host, _, _ := net.SplitHostPort(s.APIListen)
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("api.listen: %q is not a loopback address; the API is for this machine's operator and agents (set api.allow_remote: true to serve it beyond)", s.APIListen)
+		}
+	}
+	for _, o := range s.APIOffers {
+		if !slices.Contains(s.Node.Capabilities, o) {
+			return fmt.Errorf("api.offers: %q is not one of capabilities %v", o, s.Node.Capabilities)
+		}
+	}
+	return nil
+}
+
 // settingsTable lists every configuration key (docs/node.md has the table).
 var settingsTable = []setting{
 	{key: "name", help: "the node's name in logs and metrics", set: str(func(s *settings) *string { return &s.Node.Name })},
@@ -190,6 +275,10 @@ var settingsTable = []setting{
 	{key: "chain.contracts.task_scope_registry", help: "TaskScopeRegistry address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.TaskScopeRegistry })},
 	{key: "chain.contracts.ledger_anchor", help: "LedgerAnchor address", set: address(func(s *settings) *common.Address { return &s.Node.Chain.Contracts.LedgerAnchor })},
 	{key: "chain.contracts.deploy_block", help: "block the contracts were deployed in", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.Contracts.DeployBlock })},
+	{key: "api.listen", help: "address of the node's HTTP API (empty: off); loopback unless api.allow_remote", set: hostPort(func(s *settings) *string { return &s.APIListen })},
+	{key: "api.max_body", help: "largest API request body (such as 8MiB)", set: byteSize(func(s *settings) *int64 { return &s.APIMaxBody })},
+	{key: "api.allow_remote", help: "let api.listen be an address beyond loopback", set: boolean(func(s *settings) *bool { return &s.APIAllowRemote })},
+	{key: "api.offers", list: true, help: "capabilities the node offers (the discovery document lists the others as taken)", set: list(func(s *settings) *[]string { return &s.APIOffers })},
 	{key: "approval.mode", help: "operator (a person decides) or auto (approve everything: devnet and tests only)", set: oneOf(func(s *settings) *string { return &s.ApprovalMode }, "operator", "auto")},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
@@ -300,6 +389,9 @@ func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, erro
 		s.Node.DataDir = filepath.Join(home, ".parley")
 	}
 	if err := s.Node.Validate(); err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	if err := checkAPI(s); err != nil {
 		return s, fmt.Errorf("config: %w", err)
 	}
 	return s, nil

@@ -34,7 +34,8 @@ var devnetRoles = []string{"poster", "worker", "arbitrator"}
 
 // devnetState is what a devnet keeps between runs (devnet.json): the
 // ports its nodes listen on, chosen on the first run, so that the nodes'
-// addresses, and the bootstrap lists naming them, survive restarts.
+// addresses, and the bootstrap lists naming them, survive restarts; and
+// where each node's API is and its key, for clients.
 type devnetState struct {
 	Nodes map[string]devnetPorts `json:"nodes"`
 }
@@ -42,6 +43,11 @@ type devnetState struct {
 type devnetPorts struct {
 	P2P     int `json:"p2p"`
 	Metrics int `json:"metrics"`
+	API     int `json:"api"`
+	// APIURL and APIKeyFile name the node's API and its bearer key file
+	// (rewritten at every start).
+	APIURL     string `json:"api_url,omitempty"`
+	APIKeyFile string `json:"api_key_file,omitempty"`
 }
 
 // devnetFund is what each node's account is topped up to.
@@ -147,10 +153,26 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		if m.pub, _, err = identity.ReadPublic(m.dir); err != nil {
 			return &exitError{code: 1, err: err}
 		}
+		keyFile := filepath.Join(m.dir, APIKeyFileName)
+		if _, err := os.Stat(keyFile); errors.Is(err, os.ErrNotExist) {
+			var k [32]byte
+			if _, err := rand.Read(k[:]); err != nil {
+				return err
+			}
+			if err := writeNew(keyFile, []byte(hex.EncodeToString(k[:])+"\n"), 0o600); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+		}
+		m.ports.APIURL = fmt.Sprintf("http://127.0.0.1:%d", m.ports.API)
+		m.ports.APIKeyFile = keyFile
+		state.Nodes[role] = m.ports
 		if err := devnetFundAccount(ctx, dev, i, common.HexToAddress(m.pub.EVMAddress), out, role); err != nil {
 			return &exitError{code: 1, err: err}
 		}
 		members = append(members, m)
+	}
+	if err := devnetSaveState(dir, state); err != nil {
+		return &exitError{code: 1, err: err}
 	}
 	for _, m := range members {
 		var boot []string
@@ -212,9 +234,10 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		children = append(children, c)
 	}
 	for _, m := range members {
-		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  data %s\n",
-			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.dir)
+		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  api %s/v1  data %s\n",
+			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.ports.APIURL, m.dir)
 	}
+	fmt.Fprintf(out, "API URLs and key files: %s\n", filepath.Join(dir, "devnet.json"))
 	fmt.Fprintln(out, "devnet running; Ctrl-C stops every node, then the chain")
 	var failed error
 	select {
@@ -246,6 +269,7 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 	s.Node.Name = role
 	s.PassphraseFile = "../passphrase"
 	s.MetricsListen = fmt.Sprintf("127.0.0.1:%d", ports.Metrics)
+	s.APIListen = fmt.Sprintf("127.0.0.1:%d", ports.API)
 	s.ApprovalMode = "auto"
 	s.Node.P2P.Listen = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports.P2P)}
 	s.Node.P2P.Bootstrap = bootstrap
@@ -256,35 +280,45 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 	return s
 }
 
-// devnetLoadState reads devnet.json, choosing free loopback ports on the
-// first run.
+// devnetLoadState reads devnet.json, choosing free loopback ports for
+// what it does not name yet (everything on the first run).
 func devnetLoadState(dir string) (devnetState, error) {
 	path := filepath.Join(dir, "devnet.json")
 	var st devnetState
 	b, err := os.ReadFile(path)
-	if err == nil {
+	switch {
+	case err == nil:
 		if err := json.Unmarshal(b, &st); err != nil {
 			return st, fmt.Errorf("%s: %w", path, err)
 		}
-		return st, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
+	case !errors.Is(err, os.ErrNotExist):
 		return st, err
 	}
-	st.Nodes = map[string]devnetPorts{}
-	for _, role := range devnetRoles {
-		p2p, err := freePort()
-		if err != nil {
-			return st, err
-		}
-		met, err := freePort()
-		if err != nil {
-			return st, err
-		}
-		st.Nodes[role] = devnetPorts{P2P: p2p, Metrics: met}
+	if st.Nodes == nil {
+		st.Nodes = map[string]devnetPorts{}
 	}
-	b, _ = json.MarshalIndent(st, "", "  ")
-	return st, writeNew(path, append(b, '\n'), 0o600)
+	for _, role := range devnetRoles {
+		p := st.Nodes[role]
+		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API} {
+			if *port != 0 {
+				continue
+			}
+			if *port, err = freePort(); err != nil {
+				return st, err
+			}
+		}
+		st.Nodes[role] = p
+	}
+	return st, devnetSaveState(dir, st)
+}
+
+// devnetSaveState writes devnet.json.
+func devnetSaveState(dir string, st devnetState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "devnet.json"), append(b, '\n'), 0o600)
 }
 
 func freePort() (int, error) {

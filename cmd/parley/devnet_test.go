@@ -88,6 +88,7 @@ func TestDevnet(t *testing.T) {
 	if strings.Count(first, "created keys") != 3 || strings.Count(first, " funded ") != 3 {
 		t.Fatalf("first run:\n%s", first)
 	}
+	checkDevnetAPIs(t, dir, first)
 	second, peers2 := runDevnetOnce(t, dir)
 	if strings.Contains(second, "created keys") || strings.Contains(second, " funded ") {
 		t.Fatalf("the second run made keys or funded again:\n%s", second)

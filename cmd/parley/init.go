@@ -45,12 +45,14 @@ func roleSettings(role string) (settings, error) {
 	s.Node.Name = role
 	s.Node.P2P.Listen = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", port), fmt.Sprintf("/ip4/127.0.0.1/udp/%d/quic-v1", port)}
 	s.MetricsListen = fmt.Sprintf("127.0.0.1:%d", 9464+port-4000)
+	s.APIListen = fmt.Sprintf("127.0.0.1:%d", 7464+port-4000)
 	s.Node.Chain.RPC = "http://127.0.0.1:8545"
 	s.Node.Chain.ChainID = 1337
 	s.Node.Chain.Contracts = devchainContracts
 	switch role {
 	case "poster":
 		s.Node.Capabilities = []string{"translation"}
+		s.APIOffers = []string{"translation"}
 	case "worker":
 		s.Node.Capabilities = []string{"translation", "proofreading"}
 	case "arbitrator":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,6 +27,7 @@ import (
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/api"
 )
 
 func newNodeCmd() *cobra.Command {
@@ -102,12 +106,53 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	// The API's key and address are checked before the node starts, so a
+	// missing key or a taken port fails fast.
+	var (
+		apiLn   net.Listener
+		apiSrv  *http.Server
+		apiURL  = "off"
+		keyPath = filepath.Join(s.Node.DataDir, APIKeyFileName)
+	)
+	if s.APIListen != "" {
+		key, err := readAPIKey(keyPath)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		if apiLn, err = net.Listen("tcp", s.APIListen); err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("api.listen: %w", err)}
+		}
+		defer apiLn.Close()
+		base := "http://" + apiLn.Addr().String()
+		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers})
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		// No write timeout: a gated act answers when its approval is
+		// decided (up to approval.ttl) and the event stream stays open.
+		apiSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		apiSrv.RegisterOnShutdown(h.Close)
+		apiURL = base + "/v1"
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := n.Start(ctx); err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	defer n.Close()
+	stopAPI := func() {}
+	if apiSrv != nil {
+		// Deferred after n.Close, so it runs first: the API stops before
+		// the node closes.
+		stopAPI = sync.OnceFunc(func() { shutdownAPI(apiSrv, log) })
+		defer stopAPI()
+		go func() {
+			if err := apiSrv.Serve(apiLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("api server stopped", "err", err)
+			}
+		}()
+	}
 
 	metricsURL := "off"
 	var srv *http.Server
@@ -134,8 +179,12 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if s.Node.Chain.RPC != "" {
 		chainDesc = s.Node.Chain.RPC
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), metricsURL, chainDesc, s.ApprovalMode)
+	apiDesc := apiURL
+	if apiSrv != nil {
+		apiDesc += " (bearer key in " + keyPath + ")"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, metricsURL, chainDesc, s.ApprovalMode)
 	if g := n.Operator(); g != nil {
 		if in, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(in.Fd())) {
 			go promptApprovals(ctx, g, in, cmd.ErrOrStderr())
@@ -143,6 +192,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 	}
 	<-ctx.Done()
 	log.Info("stopping")
+	stopAPI()
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = srv.Shutdown(sctx)
@@ -153,6 +203,32 @@ func runNode(cmd *cobra.Command, s settings) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q stopped\n", s.Node.Name)
 	return nil
+}
+
+// readAPIKey reads the API's bearer key: the text of path without
+// surrounding white space.
+func readAPIKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the API key: %w (parley init writes it; an empty api.listen runs the node without the API)", err)
+	}
+	key := bytes.TrimSpace(b)
+	if len(key) < api.MinKeyBytes {
+		return nil, fmt.Errorf("the API key in %s has %d characters; at least %d", path, len(key), api.MinKeyBytes)
+	}
+	return key, nil
+}
+
+// shutdownAPI stops the API server: its event streams end at once, and
+// requests in flight get 5 seconds before their connections are closed
+// (an act waiting for its approval is then cancelled).
+func shutdownAPI(srv *http.Server, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("api requests cut at shutdown", "err", err)
+		_ = srv.Close()
+	}
 }
 
 // promptApprovals asks the operator at the terminal about each approval

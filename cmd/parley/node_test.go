@@ -111,7 +111,7 @@ func TestNodeRun(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runChainCmd(t, ctx, "", &out, "node", "run", "--data-dir", dir, "--chain-rpc", dev.URL,
-			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--metrics-listen", "127.0.0.1:0", "--log-format", "json", "--p2p-dht", "false")
+			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--metrics-listen", "127.0.0.1:0", "--api-listen", "127.0.0.1:0", "--log-format", "json", "--p2p-dht", "false")
 	}()
 	var url string
 	eventually(t, "the node to run", func() bool {
@@ -140,6 +140,7 @@ func TestNodeRun(t *testing.T) {
 			t.Fatalf("/metrics lacks %s", want)
 		}
 	}
+	checkAPIServed(t, out.String(), dir)
 	cancel()
 	select {
 	case err := <-done:
