@@ -7,9 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/parleynet/parley/ledger"
-	"github.com/spf13/cobra"
+	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/api"
 )
 
 // ledgerDir resolves <data-dir>/ledger: the flag, else $PARLEY_DATA_DIR,
@@ -78,91 +82,258 @@ func verifyExit(cmd *cobra.Command, err error) error {
 }
 
 func newLedgerCmd() *cobra.Command {
+	var f clientFlags
 	cmd := &cobra.Command{
 		Use:   "ledger",
 		Short: "Verify the node's ledger or export a negotiation from it as a proof bundle",
+		Long: "Works on the ledger of a data directory when no node runs on it, or asks the running node's\n" +
+			"API: with --api (or $PARLEY_API), or when the data directory's ledger is held by a running node\n" +
+			"(then its parley.yaml and api.key say where the node's API is).",
 	}
-	cmd.AddCommand(newLedgerVerifyCmd(), newLedgerExportCmd())
+	f.register(cmd.PersistentFlags())
+	cmd.AddCommand(newLedgerVerifyCmd(&f), newLedgerExportCmd(&f))
 	return cmd
 }
 
-func newLedgerVerifyCmd() *cobra.Command {
-	var dataDir string
+// ledgerViaAPI reports whether a ledger command asks a node's API: when
+// --api or $PARLEY_API names one.
+func (f *clientFlags) ledgerViaAPI() bool {
+	return f.api != "" || os.Getenv("PARLEY_API") != ""
+}
+
+// isLocked reports whether err is Badger's refusal to open a directory
+// another process (a running node) holds.
+func isLocked(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Another process is using this Badger database")
+}
+
+// runningNode connects to the node holding the ledger of f's data
+// directory, or explains why it cannot and how to ask it.
+func (f *clientFlags) runningNode(cmd *cobra.Command, lockErr error) (*session, error) {
+	dir, _ := ledgerDir(f.dataDir)
+	s, err := f.connect(cmd)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("the ledger at %s is in use by a running node (%v); ask the node instead: --api URL --api-key-file FILE (%v)", dir, lockErr, err))
+	}
+	if !f.quiet && !f.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "parley: the ledger at %s is in use by a running node; asking its API at %s\n", dir, s.url)
+	}
+	return s, nil
+}
+
+// lockedFail explains a running node's API that does not answer.
+func (s *session) lockedFail(err error) error {
+	if errors.Is(err, api.ErrUnreachable) {
+		dir, _ := ledgerDir(s.f.dataDir)
+		return &exitError{code: exitUnreachable, err: fmt.Errorf("the ledger at %s is in use by a running node, and its API at %s does not answer (%v); give the node's --api", dir, s.url, err)}
+	}
+	return s.fail(err)
+}
+
+func newLedgerVerifyCmd(f *clientFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Recompute the whole hash chain from the stored bytes",
 		Long: "Recompute every entry's hash from the stored bytes, check every stored object against its CID,\n" +
-			"and report the first bad entry. Exit status 0: intact; 1: the first failure is printed; 2: cannot read.",
-		Args: cobra.NoArgs,
+			"and report the first bad entry: offline on a data directory, or by the running node (GET\n" +
+			"/v1/ledger/verify). Exit status 0: intact; 1: the first failure is printed; 2: cannot read;\n" +
+			"3: the node does not answer.",
+		Example: "  parley ledger verify --data-dir ~/.parley-worker\n" +
+			"  parley ledger verify --api http://127.0.0.1:7464 --api-key-file ~/.parley-worker/api.key",
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := openLedger(cmd, dataDir)
-			if err != nil {
-				return err
+			var s *session
+			var err error
+			if f.ledgerViaAPI() {
+				if s, err = f.connect(cmd); err != nil {
+					return err
+				}
+			} else {
+				l, err := openLedger(cmd, f.dataDir)
+				if isLocked(err) {
+					s, err = f.runningNode(cmd, err)
+				}
+				if err != nil {
+					return err
+				}
+				if l != nil {
+					defer l.Close()
+					head, err := l.Verify(cmd.Context())
+					if err != nil {
+						return verifyExit(cmd, err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "ok %d entries, head %s\n", head.Seq, head.Hash)
+					return nil
+				}
 			}
-			defer l.Close()
-			head, err := l.Verify(cmd.Context())
+			rep, err := s.c.VerifyLedger(s.ctx())
 			if err != nil {
-				return verifyExit(cmd, err)
+				return s.lockedFail(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ok %d entries, head %s\n", head.Seq, head.Hash)
+			_ = s.show(func(w io.Writer) {
+				if rep.OK {
+					fmt.Fprintf(w, "ok %d entries, head %s\n", rep.Seq, rep.Head)
+				} else {
+					fmt.Fprintf(w, "FAIL %s\n", rep.Error)
+				}
+			})
+			if !rep.OK {
+				return &exitError{code: 1, err: fmt.Errorf("the node's ledger failed verification: %s", rep.Error)}
+			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "data directory holding ledger/ (default $PARLEY_DATA_DIR, else ~/.parley)")
 	return cmd
 }
 
-func newLedgerExportCmd() *cobra.Command {
-	var dataDir, negotiationID, out string
+func newLedgerExportCmd(f *clientFlags) *cobra.Command {
+	var negotiationID, out string
 	cmd := &cobra.Command{
-		Use:   "export --negotiation ID -o FILE",
+		Use:   "export NEGOTIATION -o FILE",
 		Short: "Write a negotiation's proof bundle (docs/ledger.md) to FILE",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := openLedger(cmd, dataDir)
-			if err != nil {
-				return err
+		Long: "Writes the proof bundle of one negotiation: offline from a data directory, or streamed from the\n" +
+			"running node (GET /v1/negotiations/{id}/bundle) and verified before FILE is written. The bundle\n" +
+			"proves the thread to anyone with nothing but the file (parley bundle verify).",
+		Example: "  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o task1.bundle.json --data-dir ~/.parley-poster\n" +
+			"  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o - --api http://127.0.0.1:7464 --api-key-file api.key",
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1 && negotiationID != "" && args[0] != negotiationID:
+				return usageErr(fmt.Errorf("the negotiation is given twice: %s and --negotiation %s", args[0], negotiationID))
+			case len(args) == 1:
+				negotiationID = args[0]
+			case negotiationID == "":
+				return usageErr(fmt.Errorf("name the negotiation: parley ledger export NEGOTIATION -o FILE"))
 			}
-			defer l.Close()
-			var w io.Writer = cmd.OutOrStdout()
-			var tmp *os.File
-			if out != "-" {
-				tmp, err = os.CreateTemp(filepath.Dir(out), ".bundle-*")
+			if out == "" {
+				return usageErr(fmt.Errorf("-o FILE is required (- for standard output)"))
+			}
+			var s *session
+			var err error
+			if f.ledgerViaAPI() {
+				if s, err = f.connect(cmd); err != nil {
+					return err
+				}
+			} else {
+				l, err := openLedger(cmd, f.dataDir)
+				if isLocked(err) {
+					s, err = f.runningNode(cmd, err)
+				}
 				if err != nil {
-					return &exitError{code: 2, err: err}
+					return err
 				}
-				defer os.Remove(tmp.Name())
-				defer tmp.Close()
-				w = tmp
+				if l != nil {
+					defer l.Close()
+					return exportOffline(cmd, l, negotiationID, out)
+				}
 			}
-			head, err := l.Export(cmd.Context(), negotiationID, w)
-			if err != nil {
-				if errors.Is(err, ledger.ErrNotFound) || ledger.CodeOf(err) == ledger.CodeBadNegotiationID {
-					return &exitError{code: 1, err: err}
-				}
-				return verifyExit(cmd, err)
-			}
-			if tmp != nil {
-				if err := tmp.Sync(); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				if err := tmp.Close(); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				if err := os.Rename(tmp.Name(), out); err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (head %d %s)\n", negotiationID, out, head.Seq, head.Hash)
-			}
-			return nil
+			return exportViaAPI(cmd, s, negotiationID, out)
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "data directory holding ledger/ (default $PARLEY_DATA_DIR, else ~/.parley)")
-	cmd.Flags().StringVar(&negotiationID, "negotiation", "", "negotiation id (lowercase UUID)")
+	cmd.Flags().StringVar(&negotiationID, "negotiation", "", "negotiation id (lowercase UUID), instead of the argument")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "bundle file to write (- for standard output)")
-	_ = cmd.MarkFlagRequired("negotiation")
-	_ = cmd.MarkFlagRequired("output")
 	return cmd
+}
+
+// writeAtomic writes a file through a temporary file in its directory:
+// write fills it, check (when not nil) checks it, and only then it is
+// synced and renamed to path.
+func writeAtomic(path string, write func(w io.Writer) error, check func(f *os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".bundle-*")
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if check != nil {
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		if err := check(tmp); err != nil {
+			return err
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if err := tmp.Close(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	return nil
+}
+
+func exportOffline(cmd *cobra.Command, l *ledger.Ledger, negotiationID, out string) error {
+	var head ledger.Head
+	export := func(w io.Writer) (err error) {
+		head, err = l.Export(cmd.Context(), negotiationID, w)
+		if err != nil {
+			if errors.Is(err, ledger.ErrNotFound) || ledger.CodeOf(err) == ledger.CodeBadNegotiationID {
+				return &exitError{code: 1, err: err}
+			}
+			return verifyExit(cmd, err)
+		}
+		return nil
+	}
+	if out == "-" {
+		return export(cmd.OutOrStdout())
+	}
+	if err := writeAtomic(out, export, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (head %d %s)\n", negotiationID, out, head.Seq, head.Hash)
+	return nil
+}
+
+func exportViaAPI(cmd *cobra.Command, s *session, negotiationID, out string) error {
+	nid, err := parseNegArg(negotiationID)
+	if err != nil {
+		return err
+	}
+	fetch := func(w io.Writer) error {
+		if err := s.c.Bundle(s.ctx(), nid, w); err != nil {
+			return s.lockedFail(err)
+		}
+		return nil
+	}
+	if out == "-" {
+		return fetch(cmd.OutOrStdout())
+	}
+	var rep *ledger.BundleReport
+	err = writeAtomic(out, fetch, func(f *os.File) (err error) {
+		rep, err = node.VerifyBundle(f, ledger.BundleOptions{})
+		if err != nil {
+			return bundleExit(cmd, fmt.Errorf("the bundle the node sent: %w", err))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (head %d %s)\n", nid, out, rep.Head.Seq, rep.Head.Hash)
+	return nil
+}
+
+// bundleExit prints a bundle's verification failure (the ledger's code
+// and position, or the node's code for a missing or bad identity link)
+// and maps it to exit status 1; other errors are status 2.
+func bundleExit(cmd *cobra.Command, err error) error {
+	var ve *ledger.VerifyError
+	var ne *node.Error
+	switch {
+	case errors.As(err, &ve):
+		return verifyExit(cmd, err)
+	case errors.As(err, &ne):
+		fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s\n", ne.Code, ne.Msg)
+		return &exitError{code: 1, err: err}
+	}
+	return &exitError{code: 2, err: err}
 }
 
 func newBundleCmd() *cobra.Command {
@@ -172,24 +343,27 @@ func newBundleCmd() *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "verify FILE",
-		Short: "Check a proof bundle offline: chain, head, objects, envelope signatures, anchors",
-		Long: "Check a proof bundle with nothing but its bytes. Exit status 0: it proves what it says;\n" +
+		Short: "Check a proof bundle offline: chain, head, objects, envelope signatures, identity links, anchors",
+		Long: "Check a proof bundle with nothing but its bytes: the hash chain to its head, every object against\n" +
+			"its CID, every envelope's signature, and that the bundle carries the identity link of every\n" +
+			"envelope's signer, valid at the envelope's time. Exit status 0: it proves what it says;\n" +
 			"1: the first failure is printed; 2: cannot read the file.",
-		Args: cobra.ExactArgs(1),
+		Example: "  parley bundle verify task1.bundle.json",
+		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
 			defer f.Close()
-			rep, err := ledger.VerifyBundle(f, ledger.BundleOptions{})
+			rep, err := node.VerifyBundle(f, ledger.BundleOptions{})
 			if err != nil {
-				return verifyExit(cmd, err)
+				return bundleExit(cmd, err)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "ok negotiation %s\n", rep.NegotiationID)
 			fmt.Fprintf(w, "head %d %s\n", rep.Head.Seq, rep.Head.Hash)
-			fmt.Fprintf(w, "entries %d (from %d), of the negotiation %d, envelopes %d (signatures verified), pruned objects %d\n",
+			fmt.Fprintf(w, "entries %d (from %d), of the negotiation %d, envelopes %d (signatures and signers' identity links verified), pruned objects %d\n",
 				rep.Entries, rep.From, len(rep.Negotiation), len(rep.Envelopes), rep.Pruned)
 			for _, a := range rep.Anchors {
 				fmt.Fprintf(w, "anchor entry %d: %s\n", a.Seq, a.Body)

@@ -100,8 +100,11 @@ func TestLedgerCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "exported negotiation "+id) {
 		t.Fatalf("ledger export: %q %v", out, err)
 	}
+	// The test ledger's envelopes are signed by a key no identity link in
+	// it binds: the bundle proves its chain, not who signed it (a node's
+	// export carries the links: TestClientCommands verifies one).
 	out, err = runParley(t, "bundle", "verify", bundle)
-	if err != nil || !strings.Contains(out, "ok negotiation "+id) || !strings.Contains(out, "envelopes 5 (signatures verified)") {
+	if exitCode(err) != 1 || !strings.HasPrefix(out, "FAIL missing_link: no valid identity link of 0x1122") {
 		t.Fatalf("bundle verify: %q %v", out, err)
 	}
 

@@ -40,8 +40,16 @@ func newRootCmd() *cobra.Command {
 		newDemoCmd(),
 		newDevchainCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
+		newStatusCmd(), newPeersCmd(), newEventsCmd(),
+		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
+		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
+		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newBenchCmd(),
 	)
+	groupCommands(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: 2, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
 	return root
 }
 

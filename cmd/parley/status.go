@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parleynet/parley/node"
+)
+
+func newStatusCmd() *cobra.Command {
+	var f clientFlags
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show a running node's status: identity, addresses, threads, ledger head, chain",
+		Example: "  parley status --data-dir ~/.parley-worker\n" +
+			"  parley status --api http://127.0.0.1:7464 --api-key-file ~/.parley/api.key --json",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := s.c.Status(s.ctx())
+			if err != nil {
+				return s.fail(err)
+			}
+			return s.show(func(w io.Writer) {
+				t := newTable(w)
+				if st.Name != "" {
+					t.row("name", st.Name)
+				}
+				t.row("api", s.url)
+				t.row("evm address", st.Address)
+				t.row("peer id", st.PeerID)
+				t.row("listening", strings.Join(st.Addrs, " "))
+				t.row("identity link", fmt.Sprintf("%s (expires %s)", st.LinkHash, st.LinkExpires.UTC().Format(time.RFC3339)))
+				if len(st.Capabilities) > 0 {
+					t.row("capabilities", strings.Join(st.Capabilities, ", "))
+				}
+				t.row("negotiations", st.Threads)
+				t.row("task board", st.Board)
+				t.row("approvals", fmt.Sprintf("%d pending", st.Approvals))
+				t.row("outbox", fmt.Sprintf("%d envelopes not yet acknowledged", st.Outbox))
+				t.row("ledger", fmt.Sprintf("%d entries, head %s", st.Ledger.Seq, st.Ledger.Hash))
+				chain := "none"
+				if st.Chain {
+					chain = "connected"
+				}
+				if st.ChainError != "" {
+					chain += ", last error: " + st.ChainError
+				}
+				t.row("chain", chain)
+				t.flush()
+			})
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func newEventsCmd() *cobra.Command {
+	var f clientFlags
+	cmd := &cobra.Command{
+		Use:   "events [NEGOTIATION]",
+		Short: "Follow the node's events (all, or one negotiation's) until Ctrl-C",
+		Long: "Follows the node's event stream: envelopes sent and received, state changes, chain facts,\n" +
+			"approval requests and decisions, fetched files. One line per event; with --json, each event's\n" +
+			"JSON on a line of its own.",
+		Example: "  parley events\n" +
+			"  parley events 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --json",
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			nid := ""
+			if len(args) == 1 {
+				var err error
+				if nid, err = parseNegArg(args[0]); err != nil {
+					return err
+				}
+			}
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := s.ctx()
+			ch, err := s.c.Events(ctx, nid)
+			if err != nil {
+				return s.fail(err)
+			}
+			w := s.out()
+			for ev := range ch {
+				if f.json {
+					b, _ := jsonLine(ev)
+					_, _ = w.Write(b)
+					continue
+				}
+				line := s.progressLine(ctx, s.c, ev)
+				if line == "" {
+					line = string(ev.Kind)
+				}
+				if ev.NegotiationID != "" && nid == "" {
+					line = ev.NegotiationID + "  " + line
+				}
+				fmt.Fprintf(w, "%s  %s\n", ev.At.UTC().Format("15:04:05.000"), line)
+			}
+			if ctx.Err() == nil {
+				return &exitError{code: exitUnreachable, err: fmt.Errorf("the node at %s closed the event stream", s.url)}
+			}
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// jsonLine encodes an event on one line.
+func jsonLine(ev node.Event) ([]byte, error) {
+	b, err := json.Marshal(ev)
+	return append(b, '\n'), err
+}
