@@ -61,6 +61,28 @@ func TestBenchShortRun(t *testing.T) {
 	}
 }
 
+func TestBenchFund(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev chain and three nodes")
+	}
+	out, err := runParley(t, "bench", "--fund", "--counterparties", "2", "--duration", "2s", "--warmup", "500ms",
+		"--no-baseline", "--poll", "20ms", "--dir", t.TempDir(), "--json")
+	if err != nil {
+		t.Fatalf("bench --fund: %v\n%s", err, out)
+	}
+	var rep loadtest.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Load
+	if !rep.Fund || rep.Baseline != nil || p.Funded == 0 || p.Funded != p.Agreed || p.Failed != 0 || p.FundLatency == nil {
+		t.Fatalf("funded run: %+v", rep)
+	}
+	if p.FundLatency.P50 < p.Latency.P50 || p.PerSecond != float64(p.Funded)/p.Seconds {
+		t.Fatalf("funding comes after agreement: agreement p50 %v, funded p50 %v", p.Latency.P50, p.FundLatency.P50)
+	}
+}
+
 func TestBenchRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "--counterparties", "0"},

@@ -215,6 +215,7 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		r.progress("starting the embedded dev chain")
 		err := labelled(ctx, "chain", func(ctx context.Context) error {
 			ccfg := chain.DefaultDevchainConfig()
+			ccfg.Accounts = fundLanes
 			ccfg.Logger = r.log.With("who", "chain")
 			dev, err := chain.StartDevchain(ctx, ccfg)
 			r.dev = dev
