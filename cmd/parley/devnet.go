@@ -58,6 +58,7 @@ func newDevnetCmd() *cobra.Command {
 		dir       string
 		chainPort int
 		lightKeys bool
+		approval  string
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -65,10 +66,11 @@ func newDevnetCmd() *cobra.Command {
 		Long: "Starts the embedded EVM dev chain (JSON-RPC on 127.0.0.1, contracts deployed) and three nodes,\n" +
 			"poster, worker and arbitrator, each a separate `parley node run` process on loopback with its\n" +
 			"own data directory, keys and funded account, bootstrapped to the other two. Gated acts are\n" +
-			"approved automatically (approval.mode auto): the devnet is for development. Ctrl-C stops every\n" +
+			"approved automatically (approval.mode auto) unless --approval operator makes each wait for a\n" +
+			"person (`parley approvals`); the devnet is for development. Ctrl-C stops every\n" +
 			"node, then the chain. State lives in --dir and survives a restart: the same keys, addresses,\n" +
 			"ledgers and chain.",
-		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0",
+		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0\n  parley devnet --approval operator",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -84,17 +86,21 @@ func newDevnetCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runDevnet(ctx, cmd, dir, chainPort, lightKeys)
+			if approval != "auto" && approval != "operator" {
+				return &exitError{code: 2, err: fmt.Errorf("--approval: %q is not one of auto, operator", approval)}
+			}
+			return runDevnet(ctx, cmd, dir, chainPort, lightKeys, approval)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "devnet directory (default $PARLEY_DATA_DIR/devnet, else ~/.parley/devnet)")
 	cmd.Flags().IntVar(&chainPort, "chain-port", 8545, "JSON-RPC port of the dev chain on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().StringVar(&approval, "approval", "auto", "how the nodes decide gated acts: auto (approved at once) or operator (each waits for a person, through `parley approvals` or the API)")
 	cmd.Flags().BoolVar(&lightKeys, "insecure-light-keys", false, "encrypt new keys with test-strength scrypt (tests only)")
 	_ = cmd.Flags().MarkHidden("insecure-light-keys")
 	return cmd
 }
 
-func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort int, lightKeys bool) error {
+func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort int, lightKeys bool, approval string) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return &exitError{code: 1, err: err}
@@ -182,6 +188,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 			}
 		}
 		s := devnetSettings(m.role, m.ports, boot, dev.URL, dev.ChainID.Uint64(), dev.Contracts)
+		s.ApprovalMode = approval
 		m.cfg = filepath.Join(m.dir, ConfigFileName)
 		b := renderConfig(s, "Parley devnet node ("+m.role+"), rewritten by parley devnet at every start.")
 		if err := os.WriteFile(m.cfg, b, 0o600); err != nil {

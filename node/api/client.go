@@ -413,6 +413,13 @@ func (c *Client) AcceptTask(ctx context.Context, h negotiation.Hash) (node.ActRe
 	return r, c.call(ctx, RouteTaskAccept, []string{h.String()}, nil, nil, &r)
 }
 
+// Announce publishes this node's announcement h again, for peers that
+// joined the task board after it was first published.
+func (c *Client) Announce(ctx context.Context, h negotiation.Hash) (node.Announcement, error) {
+	var a node.Announcement
+	return a, c.call(ctx, RouteAnnounce, []string{h.String()}, nil, nil, &a)
+}
+
 // Negotiations returns the node's negotiations, those in state when it is
 // not empty.
 func (c *Client) Negotiations(ctx context.Context, state negotiation.State) ([]node.ThreadView, error) {

@@ -52,7 +52,7 @@ var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api
 
 var allRoutes = []string{
 	api.RouteDiscovery, api.RouteLink, api.RouteOpenAPI, api.RouteStatus, api.RoutePeers, api.RouteEvents,
-	api.RouteTasks, api.RoutePostTask, api.RouteProposeTask, api.RouteTask, api.RouteTaskCounter, api.RouteTaskAccept,
+	api.RouteTasks, api.RoutePostTask, api.RouteProposeTask, api.RouteTask, api.RouteTaskCounter, api.RouteTaskAccept, api.RouteAnnounce,
 	api.RouteNegotiations, api.RouteNegotiation, api.RouteBundle, api.RouteCounter, api.RouteAccept, api.RouteFund,
 	api.RouteDeliver, api.RouteAcceptDelivery, api.RouteCancel, api.RouteAmend, api.RouteReplace, api.RouteDispute,
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
@@ -180,6 +180,7 @@ func TestClientRoutes(t *testing.T) {
 		{api.RouteTaskCounter, "/v1/tasks/" + hash + "/counter", "", `{"deadline":"0001-01-01T00:00:00Z","reason":"more time"}`,
 			func() error { _, err := c.CounterTask(ctx, h, node.CounterSpec{Reason: "more time"}); return err }},
 		{api.RouteTaskAccept, "/v1/tasks/" + hash + "/accept", "", `{}`, func() error { _, err := c.AcceptTask(ctx, h); return err }},
+		{api.RouteAnnounce, "/v1/tasks/" + hash + "/announce", "", `{}`, func() error { _, err := c.Announce(ctx, h); return err }},
 		{api.RouteNegotiations, "/v1/negotiations", "state=agreed", "", func() error { _, err := c.Negotiations(ctx, negotiation.StateAgreed); return err }},
 		{api.RouteNegotiation, "/v1/negotiations/" + nid, "", "", func() (err error) { view, err = c.Negotiation(ctx, nid); return err }},
 		{api.RouteBundle, "/v1/negotiations/" + nid + "/bundle", "", "", func() error { return c.Bundle(ctx, nid, &bundle) }},

@@ -52,6 +52,7 @@ var routeDocs = []routeDoc{
 	{pattern: RouteProposeTask, id: "proposeTask", summary: "Propose a task directly to one worker", req: ProposeRequest{}, resp: node.ActResult{}, status: 201},
 	{pattern: RouteTask, id: "task", summary: "One announcement on the board", resp: node.Announcement{}},
 	{pattern: RouteTaskCounter, id: "counterTask", summary: "Answer an announcement with a counter-offer (opens a negotiation)", req: node.CounterSpec{}, resp: node.ActResult{}, status: 201},
+	{pattern: RouteAnnounce, id: "announceTask", summary: "Publish one of this node's announcements again, for peers that joined the board later", req: Empty{}, resp: node.Announcement{}, status: 200},
 	{pattern: RouteTaskAccept, id: "acceptTask", summary: "Accept an announcement's terms (opens a negotiation; gated: sign_settlement)", req: Empty{}, resp: node.ActResult{}, status: 201},
 	{pattern: RouteNegotiations, id: "negotiations", summary: "Every negotiation, in the order of their ids", resp: []node.ThreadView{},
 		query: []param{{"state", "only negotiations in this state"}}},

@@ -182,6 +182,7 @@ func (s *Server) register() {
 	get(RouteTask, s.task)
 	post(RouteTaskCounter, s.counterTask)
 	post(RouteTaskAccept, s.acceptTask)
+	post(RouteAnnounce, s.announce)
 
 	get(RouteNegotiations, s.negotiations)
 	get(RouteNegotiation, s.negotiation)
@@ -757,6 +758,31 @@ func (s *Server) acceptTask(r *http.Request, body []byte) answer {
 	return withHash(func(r *http.Request, h negotiation.Hash, _ Empty) (node.ActResult, error) {
 		return s.n.AcceptAnnouncement(r.Context(), h)
 	})(r, body)
+}
+
+// announce publishes one of this node's announcements again, for peers
+// that joined the board after it was first published (gossip keeps no
+// history).
+func (s *Server) announce(r *http.Request, body []byte) answer {
+	h, e := hashParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req Empty
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) {
+		if err := s.n.Announce(r.Context(), h); err != nil {
+			return nil, err
+		}
+		for _, a := range s.n.Board() {
+			if a.Hash == h {
+				return a, nil
+			}
+		}
+		return nil, &node.Error{Code: node.CodeUnknownTask, Msg: "announcement " + h.String() + " left the board"}
+	})
 }
 
 func (s *Server) counter(r *http.Request, body []byte) answer {

@@ -94,6 +94,7 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteTask, path: "/v1/tasks/" + unknownHash, want: 404, code: string(node.CodeUnknownTask), badPaths: []string{"/v1/tasks/0xzz", "/v1/tasks/" + strings.ToUpper(unknownHash[2:])}},
 		{pattern: RouteTaskCounter, path: "/v1/tasks/" + unknownHash + "/counter", body: `{"reason":"too little"}`, want: 404, code: string(node.CodeUnknownTask), badPaths: []string{"/v1/tasks/0x12/counter"}},
 		{pattern: RouteTaskAccept, path: "/v1/tasks/" + unknownHash + "/accept", body: `{}`, want: 404, code: string(node.CodeUnknownTask), badPaths: []string{"/v1/tasks/abab/accept"}},
+		{pattern: RouteAnnounce, path: "/v1/tasks/" + unknownHash + "/announce", body: `{}`, want: 404, code: string(node.CodeUnknownTask), badPaths: []string{"/v1/tasks/abab/announce"}},
 
 		{pattern: RouteNegotiations, path: "/v1/negotiations", want: 200, schema: "[]ThreadView", badPaths: []string{"/v1/negotiations?state=bogus"}},
 		{pattern: RouteNegotiation, path: neg, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: nidBad},

@@ -27,12 +27,13 @@ const (
 	RoutePeers     = "GET /v1/peers"
 	RouteEvents    = "GET /v1/events" // ?negotiation=<id> filters
 
-	RouteTasks       = "GET /v1/tasks"                 // the task board
-	RoutePostTask    = "POST /v1/tasks"                // node.TaskSpec -> node.Announcement (201)
-	RouteProposeTask = "POST /v1/tasks/propose"        // ProposeRequest -> node.ActResult (201)
-	RouteTask        = "GET /v1/tasks/{hash}"          // node.Announcement
-	RouteTaskCounter = "POST /v1/tasks/{hash}/counter" // node.CounterSpec -> node.ActResult (201)
-	RouteTaskAccept  = "POST /v1/tasks/{hash}/accept"  // Empty -> node.ActResult (201)
+	RouteTasks       = "GET /v1/tasks"                  // the task board
+	RoutePostTask    = "POST /v1/tasks"                 // node.TaskSpec -> node.Announcement (201)
+	RouteProposeTask = "POST /v1/tasks/propose"         // ProposeRequest -> node.ActResult (201)
+	RouteTask        = "GET /v1/tasks/{hash}"           // node.Announcement
+	RouteTaskCounter = "POST /v1/tasks/{hash}/counter"  // node.CounterSpec -> node.ActResult (201)
+	RouteTaskAccept  = "POST /v1/tasks/{hash}/accept"   // Empty -> node.ActResult (201)
+	RouteAnnounce    = "POST /v1/tasks/{hash}/announce" // Empty -> node.Announcement: publish this node's announcement again
 
 	RouteNegotiations   = "GET /v1/negotiations"                       // []node.ThreadView; ?state=<state>
 	RouteNegotiation    = "GET /v1/negotiations/{id}"                  // node.ThreadView
