@@ -205,7 +205,7 @@ func (s *session) fail(err error) error {
 		}
 		return &exitError{code: exitUnreachable, err: errors.New(msg)}
 	case errors.Is(err, context.Canceled):
-		return &exitError{code: exitRefused, err: errors.New("interrupted; the node may still perform the act (see parley approvals list)")}
+		return &exitError{code: exitRefused, err: errors.New("interrupted before the node answered (an act waiting for its approval is abandoned with the request; one already under way may complete: see parley negotiation show)")}
 	}
 	return &exitError{code: exitRefused, err: err}
 }
@@ -300,7 +300,8 @@ func (s *session) follow(nid string) func(until string) {
 	}
 }
 
-// progressLine describes one event for a person following an act.
+// progressLine describes one event for a person following an act ("" for
+// an event not worth a line).
 func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Event) string {
 	switch ev.Kind {
 	case node.EventApproval:
@@ -313,7 +314,7 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 						r.RequestID, ev.Detail, r.Context.Reason, r.RequestID, s.f.connFlags())
 				}
 			}
-			return fmt.Sprintf("waiting for approval of %s (see: parley approvals list%s)", ev.Detail, s.f.connFlags())
+			return fmt.Sprintf("approval requested: %s", ev.Detail)
 		case "consumed":
 			return fmt.Sprintf("approved: %s", ev.Detail)
 		case "denied":
@@ -329,6 +330,9 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 	case node.EventState:
 		return fmt.Sprintf("state %s -> %s (%s)", ev.From, ev.State, ev.State.A2A())
 	case node.EventFact:
+		if ev.Code == string(negotiation.CodeDuplicate) {
+			return "" // the same chain event seen again (a receipt, then the watcher)
+		}
 		line := fmt.Sprintf("chain: %s in tx %s (state %s)", ev.Fact, ev.Hash, ev.State)
 		if ev.Code != "" && ev.Code != "ok" {
 			line += ", refused: " + ev.Code
@@ -343,7 +347,7 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 	case node.EventAnnouncement:
 		return fmt.Sprintf("announcement %s %s", ev.Direction, ev.Hash)
 	}
-	return ""
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ev.Kind, ev.Code, ev.Detail))
 }
 
 // exitError helpers.

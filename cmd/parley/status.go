@@ -100,7 +100,7 @@ func newEventsCmd() *cobra.Command {
 				}
 				line := s.progressLine(ctx, s.c, ev)
 				if line == "" {
-					line = string(ev.Kind)
+					continue
 				}
 				if ev.NegotiationID != "" && nid == "" {
 					line = ev.NegotiationID + "  " + line
