@@ -1,39 +1,207 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/parleynet/parley/node/demo"
 	"github.com/spf13/cobra"
+
+	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/node/demo"
 )
 
 func newDemoCmd() *cobra.Command {
-	var dataDir string
+	var (
+		dir  string
+		keep  bool
+		light bool
+		wait  time.Duration
+	)
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Play Parley's story end to end on an embedded dev chain and check every step",
-		Long: "Starts an embedded EVM dev chain with Parley's contracts and plays two tasks between a\n" +
-			"poster, a worker and an arbitrator: one from a public announcement through counter-offer,\n" +
-			"both signatures on one EIP-712 settlement digest, escrow, delivery, acceptance and\n" +
-			"withdrawal; one through a dispute to a 70/30 ruling. Each line shows the signed envelope or\n" +
-			"the transaction, the negotiation's state and its A2A projection. Exits non-zero if any step\n" +
-			"did not happen.",
-		Example: "  make demo\n  parley demo --data-dir /tmp/parley-demo",
+		Short: "Play Parley's whole story on a devnet (chain, contracts, three node processes) and check every step",
+		Long: "Starts `parley devnet --approval operator` (the embedded EVM dev chain with Parley's contracts,\n" +
+			"and a poster, a worker and an arbitrator node, each a separate process on loopback) and plays\n" +
+			"two tasks through the nodes' HTTP APIs. Task 1: the poster posts a task on the board, the worker\n" +
+			"finds it and counters, both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
+			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
+			"and checks, the poster releases each milestone and the worker withdraws. Task 2: a dispute; both\n" +
+			"parties propose the same arbitrator, which joins from a proof bundle, reads the evidence (also\n" +
+			"on the dispute's topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
+			"approval gate until the demo approves it through the API, as a person would with\n" +
+			"`parley approvals approve`. Balances, transactions and ledger heads are printed; a proof bundle\n" +
+			"is exported and verified. Exits non-zero if any step did not really happen; the devnet's log is\n" +
+			"then printed.",
+		Example: "  make demo\n  parley demo --dir /tmp/parley-demo --keep",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := dataDir
 			if dir == "" {
 				tmp, err := os.MkdirTemp("", "parley-demo-")
 				if err != nil {
-					return err
+					return &exitError{code: 1, err: err}
 				}
-				defer os.RemoveAll(tmp)
+				if !keep {
+					defer os.RemoveAll(tmp)
+				}
 				dir = tmp
 			}
-			return demo.Run(cmd.Context(), cmd.OutOrStdout(), demo.Options{DataDir: dir, Now: time.Now()})
+			return runDemo(cmd.Context(), cmd.OutOrStdout(), dir, wait, light)
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "directory for the dev chain (default: a temporary directory, removed afterwards)")
+	cmd.Flags().StringVar(&dir, "dir", "", "devnet directory (default: a temporary directory, removed afterwards)")
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary directory (chain, ledgers, logs) afterwards")
+	cmd.Flags().DurationVar(&wait, "wait", time.Minute, "how long one step may wait for something to happen at a node")
+	cmd.Flags().BoolVar(&light, "insecure-light-keys", false, "encrypt the devnet's new keys with test-strength scrypt (tests only)")
+	_ = cmd.Flags().MarkHidden("insecure-light-keys")
 	return cmd
+}
+
+// runDemo starts a devnet process in dir, plays the story over its nodes'
+// APIs and stops the devnet.
+func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration, lightKeys bool) error {
+	start := time.Now()
+	exe, err := os.Executable()
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	logPath := filepath.Join(dir, "devnet.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	defer logf.Close()
+	dnDir := filepath.Join(dir, "devnet")
+	args := []string{"devnet", "--dir", dnDir, "--chain-port", "0", "--approval", "operator"}
+	if lightKeys {
+		args = append(args, "--insecure-light-keys")
+	}
+	dn := exec.Command(exe, args...)
+	dn.Stdout, dn.Stderr = logf, logf
+	dn.Env = os.Environ()
+	stopWithParent(dn)
+	if err := dn.Start(); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("starting the devnet: %w", err)}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- dn.Wait() }()
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		_ = dn.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			return err
+		case <-time.After(45 * time.Second):
+			_ = dn.Process.Kill()
+			<-exited
+			return errors.New("the devnet did not stop within 45 s and was killed")
+		}
+	}
+	fail := func(err error) error {
+		_ = stop()
+		fmt.Fprintf(out, "\nFAILED: %v\nlast lines of the devnet's log (%s):\n%s", err, logPath, tail(logPath, 40))
+		return &exitError{code: 1, err: err}
+	}
+	fmt.Fprintf(out, "starting the devnet in %s (log: %s)\n", dnDir, logPath)
+	parties, err := demoParties(ctx, dnDir, exited, 2*time.Minute)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(out, "devnet up in %s: dev chain, contracts, poster, worker and arbitrator nodes\n\n", time.Since(start).Round(100*time.Millisecond))
+	played := time.Now()
+	if err := demo.Run(ctx, out, demo.Options{
+		Poster: parties["poster"], Worker: parties["worker"], Arbitrator: parties["arbitrator"],
+		Approver: "parley demo (for each node's operator)", Wait: wait,
+	}); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(out, "\nstory played in %s; stopping the devnet\n", time.Since(played).Round(100*time.Millisecond))
+	if err := stop(); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("the devnet did not stop cleanly: %w\n%s", err, tail(logPath, 40))}
+	}
+	fmt.Fprintf(out, "demo passed in %s\n", time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// demoParties waits until devnet.json names every node's API and each
+// API answers, and returns a client of each.
+func demoParties(ctx context.Context, dir string, exited <-chan error, limit time.Duration) (map[string]demo.Party, error) {
+	deadline := time.Now().Add(limit)
+	parties := map[string]demo.Party{}
+	for len(parties) < len(devnetRoles) {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("the devnet exited while starting: %v", err)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the devnet's nodes did not answer within %s", limit)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "devnet.json"))
+		if err != nil {
+			continue
+		}
+		var st devnetState
+		if err := json.Unmarshal(b, &st); err != nil {
+			continue // being written
+		}
+		for _, role := range devnetRoles {
+			p := st.Nodes[role]
+			if _, ok := parties[role]; ok || p.APIURL == "" || p.APIKeyFile == "" {
+				continue
+			}
+			key, err := readAPIKey(p.APIKeyFile)
+			if err != nil {
+				continue
+			}
+			c, err := api.NewClient(p.APIURL, key)
+			if err != nil {
+				return nil, err
+			}
+			sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			st, err := c.Status(sctx)
+			cancel()
+			// A node is ready once it has a chain and its peers.
+			if err != nil || !st.Chain {
+				continue
+			}
+			peers, err := c.Peers(ctx)
+			if err != nil || len(peers) < len(devnetRoles)-1 {
+				continue
+			}
+			parties[role] = demo.Party{Name: role, API: c}
+		}
+	}
+	return parties, nil
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error() + "\n"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.WriteString("  " + l + "\n")
+	}
+	return buf.String()
 }

@@ -1,9 +1,10 @@
-// Package demo plays Parley's story for `make demo`: keys for a poster, a
-// worker and an arbitrator, a negotiation from a public announcement to an
-// agreed settlement, and the life of the task after it, each step printed
-// on one line. Every step is checked: a step that did not happen as the
-// story says is an error, and the command exits non-zero.
-//
-// It is a driver, not a participant: it uses the same packages a node uses
-// and never reaches into their internals.
+// Package demo plays Parley's story for `make demo` over three running
+// nodes (a poster, a worker and an arbitrator), each driven through its
+// HTTP API exactly as an operator or a local agent would: the task board,
+// a counter-offer, both signatures on one settlement digest, escrow, a
+// delivered file checked against its CID, acceptance, withdrawal, and a
+// second task through a dispute to a ruling. Every gated act waits in the
+// node's approval gate until the driver approves it through the API. Every
+// step is checked: a step that did not happen as the story says is an
+// error, and the command exits non-zero.
 package demo

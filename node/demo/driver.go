@@ -1,0 +1,589 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/api"
+)
+
+// Party is one node the story drives, through its HTTP API.
+type Party struct {
+	// Name is the node's role in the story: poster, worker or arbitrator.
+	Name string
+	// API is a client of the node's /v1 API.
+	API *api.Client
+}
+
+// Options configure a run.
+type Options struct {
+	Poster, Worker, Arbitrator Party
+	// Approver names the one who approves gated acts in the ledger's
+	// record of each decision.
+	Approver string
+	// Wait bounds each wait for something to happen at a node (an
+	// announcement to arrive, a state to be reached).
+	Wait time.Duration
+}
+
+// story is one run.
+type story struct {
+	ctx  context.Context
+	w    io.Writer
+	mu   sync.Mutex // guards w: approvals print from their own goroutines
+	step int
+	opts Options
+
+	poster, worker, arb *party
+}
+
+type party struct {
+	Party
+	addr negotiation.Address
+}
+
+// Run plays the story over three running nodes' APIs: task 1 from the
+// public task board through a counter-offer, both signatures on one
+// settlement digest, escrow, delivery of a real file (its CID on chain,
+// fetched by the poster over the blob protocol and checked), acceptance
+// and withdrawal; task 2 through a dispute, an arbitrator both parties
+// proposed and which joins from a proof bundle, evidence on the dispute's
+// topic, a 70/30 ruling and withdrawals. Every gated act waits in the
+// node's approval gate until the driver approves it through the API, as
+// an operator would. Run returns an error as soon as a step did not really
+// happen.
+func Run(ctx context.Context, w io.Writer, opts Options) error {
+	if opts.Wait <= 0 {
+		opts.Wait = 60 * time.Second
+	}
+	if opts.Approver == "" {
+		opts.Approver = "demo driver"
+	}
+	s := &story{ctx: ctx, w: w, opts: opts}
+	var err error
+	for _, p := range []struct {
+		dst **party
+		in  Party
+	}{{&s.poster, opts.Poster}, {&s.worker, opts.Worker}, {&s.arb, opts.Arbitrator}} {
+		if p.in.API == nil {
+			return fmt.Errorf("demo: %s has no API client", p.in.Name)
+		}
+		st, err := p.in.API.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("demo: %s: %w", p.in.Name, err)
+		}
+		*p.dst = &party{Party: p.in, addr: st.Address}
+		s.printf("%-10s %s  peer %s  ledger head #%d\n", p.in.Name, st.Address, short(st.PeerID), st.Ledger.Seq)
+	}
+	before, err := s.balances("balances before")
+	if err != nil {
+		return err
+	}
+	if err := s.task1(); err != nil {
+		return err
+	}
+	if err := s.task2(); err != nil {
+		return err
+	}
+	after, err := s.balances("balances after")
+	if err != nil {
+		return err
+	}
+	for i, p := range []*party{s.poster, s.worker, s.arb} {
+		d := new(big.Int).Sub(after[i], before[i])
+		s.printf("  %-10s %+.6f ETH (gas included)\n", p.Name, eth(d))
+	}
+	for _, p := range []*party{s.poster, s.worker, s.arb} {
+		rep, err := p.API.VerifyLedger(ctx)
+		if err != nil {
+			return fmt.Errorf("demo: %s ledger: %w", p.Name, err)
+		}
+		if !rep.OK {
+			return fmt.Errorf("demo: %s ledger does not verify: %s", p.Name, rep.Error)
+		}
+		s.printf("%-10s ledger verified: %d entries, head %s\n", p.Name, rep.Seq, rep.Head)
+	}
+	return nil
+}
+
+// task1 is the happy path from the task board.
+func (s *story) task1() error {
+	s.printf("\nTask 1: from the task board to payment\n")
+	ann, err := s.poster.API.PostTask(s.ctx, node.TaskSpec{
+		Title: "Translate the user guide into Spanish", Category: "translation",
+		Description: "Two chapters, technical glossary kept in English",
+		Milestones:  []node.MilestoneSpec{{Amount: milli(300), Description: "chapter 1"}, {Amount: milli(200), Description: "chapter 2"}},
+		Deadline:    time.Now().Add(72 * time.Hour).Truncate(time.Second),
+	})
+	if err != nil {
+		return s.failed("post the task", err)
+	}
+	s.line("poster posts a task on the board", "TaskProposal", ann.Hash.String(), "0.5 ETH in 2 milestones")
+	last := time.Now()
+	if err := s.until("the announcement on the worker's board", func() (bool, error) {
+		tasks, err := s.worker.API.Tasks(s.ctx)
+		if err != nil || slices.ContainsFunc(tasks, func(a node.Announcement) bool { return a.Hash == ann.Hash }) {
+			return err == nil, err
+		}
+		if time.Since(last) > 2*time.Second {
+			// Gossip keeps no history: publish again in case the
+			// board's mesh was not formed yet, as an operator would.
+			last = time.Now()
+			_, err = s.poster.API.Announce(s.ctx, ann.Hash)
+		}
+		return false, err
+	}); err != nil {
+		return err
+	}
+	s.line("worker discovers it on the board", "gossipsub", ann.Hash.String(), "")
+	res, err := s.worker.API.CounterTask(s.ctx, ann.Hash, node.CounterSpec{
+		Milestones: []node.MilestoneSpec{{Amount: milli(350), Description: "chapter 1"}, {Amount: milli(250), Description: "chapter 2"}},
+		Reason:     "the glossary is technical",
+	})
+	if err != nil {
+		return s.failed("counter", err)
+	}
+	nid := res.Thread.NegotiationID
+	s.act("worker counters: 0.35 + 0.25 ETH", res)
+	if _, err := s.state(s.poster, nid, negotiation.StateCountered); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.poster, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.poster.API.Accept(s.ctx, nid) }); err != nil {
+		return s.failed("poster accepts", err)
+	}
+	s.act("poster accepts and signs the settlement digest", res)
+	if err := s.logged(s.worker, nid, 2); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.worker, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.worker.API.Accept(s.ctx, nid) }); err != nil {
+		return s.failed("worker accepts", err)
+	}
+	s.act("worker signs the same digest", res)
+	v, err := s.state(s.poster, nid, negotiation.StateAgreed)
+	if err != nil {
+		return err
+	}
+	s.printf("    settlement digest %s, both EVM signatures held\n", v.Agreement.Digest)
+	if res, err = s.gated(s.poster, node.ActFundEscrow, nid, func() (node.ActResult, error) { return s.poster.API.Fund(s.ctx, nid) }); err != nil {
+		return s.failed("fund", err)
+	}
+	s.act("poster funds escrow (createTask)", res)
+	if _, err := s.state(s.worker, nid, negotiation.StateFunded); err != nil {
+		return err
+	}
+	for m, text := range []string{"Capítulo 1: Instalación\n\nEjecute el instalador...\n", "Capítulo 2: Primeros pasos\n\nAbra la aplicación...\n"} {
+		if err := s.deliverAndAccept(nid, m, fmt.Sprintf("chapter-%d.es.md", m+1), []byte(text)); err != nil {
+			return err
+		}
+	}
+	if _, err := s.state(s.worker, nid, negotiation.StateCompleted); err != nil {
+		return err
+	}
+	return s.withdraw(s.worker, milli(600))
+}
+
+// deliverAndAccept delivers milestone m as the worker, checks that the
+// poster fetched the file over the blob protocol and that it hashes to
+// its CID, and releases the milestone as the poster.
+func (s *story) deliverAndAccept(nid string, m int, name string, data []byte) error {
+	res, err := s.worker.API.Deliver(s.ctx, nid, node.DeliverySpec{Milestone: m, Name: name, MediaType: "text/markdown", Data: data})
+	if err != nil {
+		return s.failed("deliver", err)
+	}
+	want := res.Detail["cid"]
+	s.act(fmt.Sprintf("worker delivers %s (CID on chain: submitProof)", name), res)
+	if err := s.until("the poster to fetch and check the delivery", func() (bool, error) {
+		v, err := s.poster.API.Negotiation(s.ctx, nid)
+		if err != nil {
+			return false, err
+		}
+		for _, d := range v.Deliveries {
+			if d.Milestone == m && d.Fetched && string(d.ProofCID) == want && string(d.ChainProof) == want {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := s.poster.API.File(s.ctx, want, &buf); err != nil {
+		return s.failed("read the delivered file at the poster", err)
+	}
+	got, err := rawCID(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	if got != want || !bytes.Equal(buf.Bytes(), data) {
+		return fmt.Errorf("demo: the poster holds %s for milestone %d, the worker delivered %s", got, m, want)
+	}
+	s.line("poster fetched it over /parley/blob/1", "CID checked", want, fmt.Sprintf("%d bytes", buf.Len()))
+	res, err = s.gated(s.poster, node.ActReleaseMilestone, nid, func() (node.ActResult, error) { return s.poster.API.AcceptDelivery(s.ctx, nid, m) })
+	if err != nil {
+		return s.failed("accept the delivery", err)
+	}
+	s.act(fmt.Sprintf("poster accepts milestone %d (releaseMilestone)", m), res)
+	return nil
+}
+
+// task2 goes to a dispute and a ruling.
+func (s *story) task2() error {
+	s.printf("\nTask 2: a dispute, an arbitrator, a ruling\n")
+	res, err := s.poster.API.ProposeTask(s.ctx, s.worker.addr, node.TaskSpec{
+		Title: "Compile a technical glossary (A to Z)", Category: "translation",
+		Milestones: []node.MilestoneSpec{{Amount: milli(400), Description: "the glossary"}},
+		Deadline:   time.Now().Add(48 * time.Hour).Truncate(time.Second),
+	})
+	if err != nil {
+		return s.failed("propose task 2", err)
+	}
+	nid := res.Thread.NegotiationID
+	s.act("poster proposes task 2 to the worker directly", res)
+	if _, err := s.state(s.worker, nid, negotiation.StateProposed); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.worker, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.worker.API.Accept(s.ctx, nid) }); err != nil {
+		return s.failed("worker accepts task 2", err)
+	}
+	s.act("worker accepts and signs", res)
+	if err := s.logged(s.poster, nid, 2); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.poster, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.poster.API.Accept(s.ctx, nid) }); err != nil {
+		return s.failed("poster accepts task 2", err)
+	}
+	s.act("poster signs the same digest", res)
+	if res, err = s.gated(s.poster, node.ActFundEscrow, nid, func() (node.ActResult, error) { return s.poster.API.Fund(s.ctx, nid) }); err != nil {
+		return s.failed("fund task 2", err)
+	}
+	s.act("poster funds escrow", res)
+	if _, err := s.state(s.worker, nid, negotiation.StateFunded); err != nil {
+		return err
+	}
+	res, err = s.worker.API.Deliver(s.ctx, nid, node.DeliverySpec{Milestone: 0, Name: "glossary.md", MediaType: "text/markdown", Data: []byte("# Glosario técnico\n\nA: API...\nM: middleware\n")})
+	if err != nil {
+		return s.failed("deliver task 2", err)
+	}
+	delivered := res.Detail["cid"]
+	s.act("worker delivers a glossary that stops at M", res)
+	if _, err := s.state(s.poster, nid, negotiation.StateDelivered); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.poster, node.ActOpenDispute, nid, func() (node.ActResult, error) { return s.poster.API.Dispute(s.ctx, nid) }); err != nil {
+		return s.failed("open the dispute", err)
+	}
+	s.act("poster opens a dispute (bond posted)", res)
+	if _, err := s.state(s.worker, nid, negotiation.StateDisputed); err != nil {
+		return err
+	}
+	early, err := s.poster.API.Evidence(s.ctx, nid, node.EvidenceSpec{Name: "timeline.txt", MediaType: "text/plain", Data: []byte("The glossary was due A to Z; it stops at M.\n"), Description: "what was delivered"})
+	if err != nil {
+		return s.failed("poster's evidence", err)
+	}
+	s.act("poster submits evidence", early)
+	if res, err = s.gated(s.poster, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
+		return s.poster.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
+	}); err != nil {
+		return s.failed("poster proposes the arbitrator", err)
+	}
+	s.act("poster proposes the arbitrator", res)
+	if err := s.logged(s.worker, nid, len(res.Thread.Log)); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.worker, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
+		return s.worker.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
+	}); err != nil {
+		return s.failed("worker proposes the arbitrator", err)
+	}
+	s.act("worker proposes the same arbitrator", res)
+	av, err := s.state(s.arb, nid, negotiation.StateArbitrated)
+	if err != nil {
+		return err
+	}
+	if !av.Observer || av.Role != negotiation.RoleArbitrator {
+		return fmt.Errorf("demo: the arbitrator's view of the thread: role %s, observer %v", av.Role, av.Observer)
+	}
+	s.line("arbitrator joins from a proof bundle", fmt.Sprintf("%d envelopes", len(av.Log)), "dispute "+short(av.DisputeID), string(av.State))
+	for _, c := range []string{early.Detail["cid"], delivered} {
+		if err := s.until("the arbitrator to fetch "+c, func() (bool, error) {
+			var buf bytes.Buffer
+			err := s.arb.API.File(s.ctx, c, &buf)
+			if err != nil {
+				return false, nil
+			}
+			got, err := rawCID(buf.Bytes())
+			return got == c, err
+		}); err != nil {
+			return err
+		}
+	}
+	s.line("arbitrator holds the evidence and the delivery", "sealed to it", "CIDs checked", "")
+	events, err := s.arb.API.Events(s.ctx, nid)
+	if err != nil {
+		return s.failed("follow the arbitrator's events", err)
+	}
+	late, err := s.worker.API.Evidence(s.ctx, nid, node.EvidenceSpec{Name: "scope.txt", MediaType: "text/plain", Data: []byte("Letters A to M were agreed for this milestone.\n"), Description: "the agreed scope"})
+	if err != nil {
+		return s.failed("worker's evidence", err)
+	}
+	s.act("worker submits evidence", late)
+	topic := ""
+	deadline := time.After(s.opts.Wait)
+	for topic == "" {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return errors.New("demo: the arbitrator's event stream ended")
+			}
+			if ev.Kind == node.EventTopic && ev.Hash == late.Envelope.Hash.String() {
+				topic = ev.Detail
+			}
+		case <-deadline:
+			return fmt.Errorf("demo: the worker's evidence never reached the arbitrator on the dispute topic")
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+	}
+	s.line("arbitrator reads it on the evidence topic", "gossipsub", topic, "")
+	if res, err = s.gated(s.arb, node.ActRule, nid, func() (node.ActResult, error) { return s.arb.API.Rule(s.ctx, nid, 7001) }); err != nil {
+		return s.failed("rule", err)
+	}
+	s.act("arbitrator rules 70/30 for the worker", res)
+	for _, p := range []*party{s.poster, s.worker} {
+		if _, err := s.state(p, nid, negotiation.StateResolved); err != nil {
+			return err
+		}
+	}
+	if err := s.withdraw(s.worker, milli(280)); err != nil {
+		return err
+	}
+	if err := s.withdraw(s.poster, milli(120)); err != nil {
+		return err
+	}
+	if err := s.withdraw(s.arb, nil); err != nil {
+		return err
+	}
+	var bundle bytes.Buffer
+	if err := s.poster.API.Bundle(s.ctx, nid, &bundle); err != nil {
+		return s.failed("export the proof bundle", err)
+	}
+	rep, err := node.VerifyBundle(bytes.NewReader(bundle.Bytes()), ledger.BundleOptions{})
+	if err != nil {
+		return fmt.Errorf("demo: the proof bundle of task 2 does not verify: %w", err)
+	}
+	s.line("proof bundle exported and verified offline", fmt.Sprintf("%d envelopes", len(rep.Envelopes)), fmt.Sprintf("%d bytes", bundle.Len()), "identity links included")
+	return nil
+}
+
+// withdraw withdraws what the registry owes p and checks the amount, when
+// want is not nil.
+func (s *story) withdraw(p *party, want *big.Int) error {
+	res, err := p.API.Withdraw(s.ctx, negotiation.Address{})
+	if err != nil {
+		return s.failed(p.Name+" withdraws", err)
+	}
+	got, _ := new(big.Int).SetString(res.Detail["amount"], 10)
+	if got == nil {
+		return fmt.Errorf("demo: %s's withdrawal names no amount: %v", p.Name, res.Detail)
+	}
+	if want != nil && got.Cmp(want) != 0 {
+		return fmt.Errorf("demo: %s withdrew %s wei, want %s", p.Name, got, want)
+	}
+	s.step++
+	s.printf("%2d. %-52s %-22s %s\n", s.step, p.Name+" withdraws "+fmt.Sprintf("%.4f ETH", eth(got)), "withdraw", txDesc(res.Tx))
+	return nil
+}
+
+// gated runs a gated act of p and, concurrently, approves the one request
+// it makes through p's API, as an operator would.
+func (s *story) gated(p *party, act node.Act, nid string, do func() (node.ActResult, error)) (node.ActResult, error) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	approved := make(chan error, 1)
+	go func() { approved <- s.approve(ctx, p, act, nid) }()
+	res, err := do()
+	cancel()
+	aerr := <-approved
+	if err != nil {
+		return res, err
+	}
+	if aerr != nil {
+		return res, fmt.Errorf("approval of %s: %w", act, aerr)
+	}
+	return res, nil
+}
+
+// approve waits for p's pending request for act on nid and approves it.
+func (s *story) approve(ctx context.Context, p *party, act node.Act, nid string) error {
+	for {
+		reqs, err := p.API.Approvals(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errors.New("the act ended before its approval request appeared")
+			}
+			return err
+		}
+		for _, r := range reqs {
+			if r.Action.Operation != act || r.Action.Target != nid {
+				continue
+			}
+			if _, err := p.API.Approve(ctx, r.RequestID, api.DecisionRequest{By: s.opts.Approver}); err != nil {
+				return err
+			}
+			s.printf("    %s's gate: %s approved (intent %s…)\n", p.Name, act, r.IntentHash[:16])
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("the act ended before its approval request appeared")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// state waits until p's view of nid is in state want.
+func (s *story) state(p *party, nid string, want negotiation.State) (node.ThreadView, error) {
+	var v node.ThreadView
+	err := s.until(fmt.Sprintf("%s's thread to be %s", p.Name, want), func() (bool, error) {
+		var err error
+		v, err = p.API.Negotiation(s.ctx, nid)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Status == 404 {
+			return false, nil
+		}
+		return err == nil && v.State == want, err
+	})
+	return v, err
+}
+
+// logged waits until p's thread nid records at least n envelopes.
+func (s *story) logged(p *party, nid string, n int) error {
+	return s.until(fmt.Sprintf("%s to record %d envelopes", p.Name, n), func() (bool, error) {
+		v, err := p.API.Negotiation(s.ctx, nid)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Status == 404 {
+			return false, nil
+		}
+		return err == nil && len(v.Log) >= n, err
+	})
+}
+
+// until polls cond until it holds, fails, or the wait ends.
+func (s *story) until(what string, cond func() (bool, error)) error {
+	deadline := time.Now().Add(s.opts.Wait)
+	for {
+		ok, err := cond()
+		if err != nil {
+			return fmt.Errorf("demo: waiting for %s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("demo: %s did not happen within %s", what, s.opts.Wait)
+		}
+		select {
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func (s *story) balances(title string) ([]*big.Int, error) {
+	out := make([]*big.Int, 3)
+	parts := make([]string, 3)
+	for i, p := range []*party{s.poster, s.worker, s.arb} {
+		b, err := p.API.Balance(s.ctx, negotiation.Address{})
+		if err != nil {
+			return nil, fmt.Errorf("demo: %s balance: %w", p.Name, err)
+		}
+		v, ok := new(big.Int).SetString(b.Balance, 10)
+		if !ok {
+			return nil, fmt.Errorf("demo: %s balance %q", p.Name, b.Balance)
+		}
+		out[i] = v
+		parts[i] = fmt.Sprintf("%s %.6f ETH", p.Name, eth(v))
+	}
+	s.printf("%s: %s\n", title, strings.Join(parts, ", "))
+	return out, nil
+}
+
+func (s *story) act(desc string, r node.ActResult) {
+	what, ref := "", ""
+	if r.Envelope != nil {
+		what, ref = string(r.Envelope.Type), short(r.Envelope.Hash.String())
+	}
+	if r.Tx != nil {
+		if what == "" {
+			what = "transaction"
+		}
+		ref = strings.TrimSpace(ref + " " + txDesc(r.Tx))
+	}
+	s.step++
+	s.printf("%2d. %-52s %-22s %s -> %s (%s)\n", s.step, desc, what, ref, r.Thread.State, r.Thread.A2A)
+}
+
+func (s *story) line(desc, what, ref, note string) {
+	s.step++
+	s.printf("%2d. %-52s %-22s %s %s\n", s.step, desc, what, short(ref), note)
+}
+
+func (s *story) failed(step string, err error) error {
+	return fmt.Errorf("demo: %s: %w", step, err)
+}
+
+func (s *story) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.w, format, args...)
+}
+
+func txDesc(t *node.TxRef) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("tx %s block %d gas %d", short(t.Hash), t.Block, t.GasUsed)
+}
+
+// short abbreviates a long hash for a line; the full values are in the
+// ledgers and the API.
+func short(s string) string {
+	if len(s) > 22 && !strings.Contains(s, " ") {
+		return s[:12] + "…" + s[len(s)-6:]
+	}
+	return s
+}
+
+// rawCID is the CIDv1 (raw codec, SHA-256) of a file, as nodes store them.
+func rawCID(b []byte) (string, error) {
+	sum := sha256.Sum256(b)
+	mh, err := multihash.Encode(sum[:], multihash.SHA2_256)
+	if err != nil {
+		return "", err
+	}
+	return cid.NewCidV1(cid.Raw, mh).String(), nil
+}
+
+// milli is n thousandths of an ether, in wei.
+func milli(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1e15)) }
+
+func eth(wei *big.Int) float64 {
+	f, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18)).Float64()
+	return f
+}
