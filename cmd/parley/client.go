@@ -194,7 +194,10 @@ func (s *session) fail(err error) error {
 	var te *api.TransportError
 	switch {
 	case errors.As(err, &ae):
-		if s.f.json {
+		s.mu.Lock()
+		answered := len(s.raw) > 0
+		s.mu.Unlock()
+		if s.f.json && answered {
 			_ = s.show(nil)
 		}
 		return &exitError{code: exitRefused, err: fmt.Errorf("the node refused: %s: %s", ae.Code, ae.Message)}
