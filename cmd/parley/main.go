@@ -38,7 +38,7 @@ func newRootCmd() *cobra.Command {
 		newKeysCmd(),
 		newEnvelopeCmd(),
 		newDemoCmd(),
-		newDevchainCmd(), newSettlementCmd(),
+		newDevchainCmd(), newContractsCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
 		newStatusCmd(), newPeersCmd(), newEventsCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
