@@ -712,7 +712,7 @@ var commandGroups = []struct {
 	id, title string
 	names     []string
 }{
-	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "demo", "bench"}},
+	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "contracts", "demo", "bench"}},
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
 		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance"}},
