@@ -21,7 +21,7 @@ import (
 
 func newDemoCmd() *cobra.Command {
 	var (
-		dir  string
+		dir   string
 		keep  bool
 		light bool
 		wait  time.Duration
