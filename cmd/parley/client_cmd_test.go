@@ -198,15 +198,15 @@ func TestClientCommands(t *testing.T) {
 		t.Fatalf("task list --json: %+v %v", board, err)
 	}
 
-	// The worker sees the announcement (published again while the gossip
-	// mesh forms) and counters it.
+	// The worker sees the announcement (published again with task
+	// announce while the gossip mesh forms) and counters it.
 	eventually(t, "the announcement on the worker's board", func() bool {
-		for _, a := range worker.Board() {
-			if a.Hash == ann {
-				return true
-			}
+		if out := ok(t, with(W, "task", "list")...); strings.Contains(out, ann.String()) {
+			return true
 		}
-		_ = poster.Announce(t.Context(), ann)
+		if out := ok(t, with(P, "task", "announce", ann.String())...); out != "announced "+ann.String()+" again\n" {
+			t.Fatalf("task announce: %q", out)
+		}
 		time.Sleep(100 * time.Millisecond)
 		return false
 	})
@@ -439,6 +439,7 @@ func TestClientCommandUsage(t *testing.T) {
 		{with(c, "task", "post", "--bogus"), "unknown flag: --bogus"},
 		{with(c, "task", "propose", "--worker", "0x12", "--title", "T", "--milestone", "1eth:x"), `--worker "0x12"`},
 		{with(c, "task", "show"), "accepts 1 arg(s)"},
+		{with(c, "task", "announce", nid), `announcement "` + nid + `" is not an announcement hash`},
 		{with(c, "task", "show", "nonsense"), "neither a negotiation id"},
 		{with(c, "offer", "accept", "0x1234"), "neither a negotiation id"},
 		{with(c, "offer", "counter", nid), "a counter-offer changes something"},

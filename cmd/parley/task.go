@@ -64,7 +64,7 @@ func newTaskCmd() *cobra.Command {
 			"negotiation of its own, named by a UUID. A task proposed to one worker opens a negotiation at once.",
 	}
 	f.register(cmd.PersistentFlags())
-	cmd.AddCommand(newTaskPostCmd(&f), newTaskProposeCmd(&f), newTaskListCmd(&f), newTaskShowCmd(&f))
+	cmd.AddCommand(newTaskPostCmd(&f), newTaskAnnounceCmd(&f), newTaskProposeCmd(&f), newTaskListCmd(&f), newTaskShowCmd(&f))
 	return cmd
 }
 
@@ -99,6 +99,34 @@ func newTaskPostCmd(f *clientFlags) *cobra.Command {
 		},
 	}
 	t.register(cmd)
+	f.registerAct(cmd.Flags())
+	return cmd
+}
+
+func newTaskAnnounceCmd(f *clientFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "announce HASH",
+		Short: "Publish one of this node's announcements again",
+		Long: "Publishes an announcement this node posted again, unchanged, for workers that joined the board\n" +
+			"after it was first published (the board's gossip keeps no history).",
+		Example: "  parley task announce 0x5c0e...e1a9",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := parseHashArg("announcement", args[0])
+			if err != nil {
+				return err
+			}
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			a, err := s.c.Announce(s.ctx(), h)
+			if err != nil {
+				return s.fail(err)
+			}
+			return s.show(func(w io.Writer) { fmt.Fprintf(w, "announced %s again\n", a.Hash) })
+		},
+	}
 	f.registerAct(cmd.Flags())
 	return cmd
 }
