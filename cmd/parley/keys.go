@@ -72,7 +72,9 @@ func newKeysNewCmd(tune func(*identity.Config)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "Create new keys, encrypted under a passphrase (refuses to overwrite existing keys)",
-		Args:  cobra.NoArgs,
+		Example: "  parley keys new --data-dir ~/.parley\n" +
+			"  PARLEY_PASSPHRASE=... parley keys new --data-dir /srv/parley --kem X25519",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := f.resolveDataDir()
 			if err != nil {
@@ -115,9 +117,10 @@ func newKeysShowCmd() *cobra.Command {
 	var f keysFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show",
-		Short: "Print the public keys, peer id, EVM address and encryption keys (no passphrase needed)",
-		Args:  cobra.NoArgs,
+		Use:     "show",
+		Short:   "Print the public keys, peer id, EVM address and encryption keys (no passphrase needed)",
+		Example: "  parley keys show\n  parley keys show --data-dir /srv/parley --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := f.resolveDataDir()
 			if err != nil {

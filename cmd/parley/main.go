@@ -55,9 +55,10 @@ func newRootCmd() *cobra.Command {
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of this binary",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the version of this binary",
+		Example: "  parley version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(cmd.OutOrStdout(), "parley %s (wire azzle-xmtp-v1)\n", version)
 			return nil
