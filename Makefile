@@ -24,6 +24,7 @@ node_modules/.installed: package.json package-lock.json
 
 test: vet npm
 	node schemas/ajv-check.mjs
+	./scripts/install-chromium.sh
 	$(GO) test -race -shuffle=on -timeout 20m $(PKGS)
 
 lint:
