@@ -56,6 +56,29 @@ const (
 	CodeMilestoneInvalid        Code = "milestone_invalid"         // milestone index out of range or in the wrong state
 )
 
+// PXP effect codes (docs/pxp.md): the thread refuses these on the wire, for
+// every sender alike. Like the codes above, the envelope stays authentic.
+const (
+	CodeAgreeWithCounter  Code = "agree_with_counter"  // status agree on an envelope that makes an offer
+	CodeAgreeWithConflict Code = "agree_with_conflict" // an acceptance carrying a conflict review
+	CodeDependsOnDisputed Code = "depends_on_disputed" // accepts an offer resting on a claim the sender disputed, with no amendment since
+	CodeClaimRestated     Code = "claim_restated"      // re-uses another party's claim id, or changes one's own claim beyond attaching a source
+)
+
+// PXP mandate codes: a node's Mandate refuses what its proxy may not send
+// under its principal's card (docs/pxp.md). Nothing is sent and nothing
+// changes.
+const (
+	CodeClaimUntagged      Code = "claim_untagged"      // a claim without a valid origin, a required ref, or a stated ref naming a clause of the card
+	CodeReviewMissing      Code = "review_missing"      // a claim of the other side is not reviewed
+	CodeReviewMismatch     Code = "review_mismatch"     // a review contradicts what a rule of the card decided, or names no claim of the other side
+	CodeEscalationRequired Code = "escalation_required" // a trigger of PXP section 5 fired: ask the principal first
+	CodePaused             Code = "paused"              // the negotiation waits for the principal's answer
+	CodeAnswerUnconfirmed  Code = "answer_unconfirmed"  // a binding act rests on a relayed answer not yet confirmed
+	CodeCardMismatch       Code = "card_mismatch"       // the payload's intentCardHash is not the sealed card's
+	CodeRuleInvalid        Code = "rule_invalid"        // a clause's CEL rule does not compile to a bool
+)
+
 // Retryable reports whether input refused with c may succeed later unchanged.
 func (c Code) Retryable() bool {
 	switch c {
@@ -72,7 +95,8 @@ func (c Code) Authentic() bool {
 	case CodeRoleForbidden, CodeStateForbidden, CodeOfferExpired, CodeTermsChanged,
 		CodeRevisionLimit, CodeAcceptAttemptsExhausted, CodeDigestMismatch,
 		CodeSignerMismatch, CodeBoundByAcceptance, CodeTaskMismatch,
-		CodeBadReference, CodeMilestoneInvalid:
+		CodeBadReference, CodeMilestoneInvalid,
+		CodeAgreeWithCounter, CodeAgreeWithConflict, CodeDependsOnDisputed, CodeClaimRestated:
 		return true
 	}
 	return false

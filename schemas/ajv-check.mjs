@@ -10,7 +10,11 @@
 //   - every fixture in fixtures/invalid/ named <code>--<what>.json is
 //     rejected when its defect is schema-level and accepted otherwise, as
 //     fixtures/schema-level-codes.json says (the Go tests read the same file);
-//     malformed_json fixtures must not parse at all.
+//     malformed_json fixtures must not parse at all;
+//   - every intent card in fixtures/intent-card/valid/ is accepted by
+//     intent-card.schema.json, and every one in fixtures/intent-card/invalid/
+//     is rejected when its code is schema-level and accepted otherwise
+//     (rule_invalid and duplicate_key are beyond a schema validator).
 // It exits non-zero, naming each mismatch, when any check fails.
 
 import { readFileSync, readdirSync, existsSync } from "node:fs";
@@ -112,10 +116,33 @@ for (const name of jsonFiles(invalidDir)) {
   if (!wantReject && !ok) problems.push(`invalid/${name}: rejected (${describe(envelope.errors)}), but its defect (${code}) is beyond the schema`);
 }
 
+const card = ajv.getSchema(base + "intent-card.schema.json");
+let nCards = 0;
+for (const name of jsonFiles(join(fixtures, "intent-card", "valid"))) {
+  nCards++;
+  const doc = JSON.parse(readFileSync(join(fixtures, "intent-card", "valid", name), "utf8"));
+  if (!card(doc)) problems.push(`intent-card/valid/${name}: rejected: ${describe(card.errors)}`);
+}
+for (const name of jsonFiles(join(fixtures, "intent-card", "invalid"))) {
+  nCards++;
+  const code = name.split("--")[0];
+  let doc;
+  try {
+    doc = JSON.parse(readFileSync(join(fixtures, "intent-card", "invalid", name), "utf8"));
+  } catch (err) {
+    if (code !== "malformed_json") problems.push(`intent-card/invalid/${name}: does not parse (${err.message}) but its code is ${code}`);
+    continue;
+  }
+  const ok = card(doc);
+  if (schemaLevel.has(code) && ok) problems.push(`intent-card/invalid/${name}: accepted, but ${code} is a schema-level defect`);
+  if (!schemaLevel.has(code) && !ok) problems.push(`intent-card/invalid/${name}: rejected (${describe(card.errors)}), but its defect (${code}) is beyond the schema`);
+}
+if (nCards === 0) problems.push(`no intent card fixtures found under ${fixtures}`);
+
 if (nValid === 0 || nInvalid === 0) problems.push(`no fixtures found under ${fixtures}`);
 if (problems.length > 0) {
   for (const p of problems) console.error("ajv-check: " + p);
   console.error(`ajv-check: FAIL: ${problems.length} mismatch(es)`);
   process.exit(1);
 }
-console.log(`ajv-check: ok: ${files.length} schemas compiled in strict mode; ${nValid} valid fixtures accepted; ${nRejected} of ${nInvalid} invalid fixtures rejected, the rest beyond the schema as schema-level-codes.json says`);
+console.log(`ajv-check: ok: ${files.length} schemas compiled in strict mode; ${nValid} valid fixtures accepted; ${nRejected} of ${nInvalid} invalid fixtures rejected, the rest beyond the schema as schema-level-codes.json says; ${nCards} intent card fixtures judged`);
