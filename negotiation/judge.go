@@ -7,6 +7,9 @@ import (
 // judge decides the effect of an authentic envelope. It changes nothing: it
 // returns either a refusal or a function that applies the effect.
 func (t *Thread) judge(e *Envelope) (commitFn, *Error) {
+	if err := t.judgePXP(e); err != nil {
+		return nil, err
+	}
 	if t.state.Terminal() {
 		return nil, reject(CodeStateForbidden, "/type", "%s in a %s thread", e.Type, t.state)
 	}
