@@ -32,6 +32,7 @@ func TestTranscriptsCoverProtocol(t *testing.T) {
 		CodeRoleForbidden, CodeStateForbidden, CodeOfferExpired, CodeTermsChanged, CodeRevisionLimit,
 		CodeAcceptAttemptsExhausted, CodeDigestMismatch, CodeSignerMismatch, CodeBoundByAcceptance,
 		CodeTaskMismatch, CodeBadReference, CodeMilestoneInvalid,
+		CodeAgreeWithCounter, CodeAgreeWithConflict, CodeDependsOnDisputed, CodeClaimRestated,
 	} {
 		if !strings.Contains(text, "-> "+string(c)+" ") {
 			t.Errorf("no transcript produces %s", c)

@@ -33,7 +33,8 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 // envelope), now=+DURATION (the receiver's clock; default the envelope's
 // time), fork=LABEL (reuse that envelope's sequence: equivocation),
 // skip=N (skip N sequence numbers), prev=zero|LABEL, task=agreed|bad|none,
-// hold=1 (build it but deliver it later with resend).
+// hold=1 (build it but deliver it later with resend). PXP fields: claims=,
+// reviews=, status=, depends=, card= (transcript_pxp_test.go).
 type transcript struct {
 	t       *testing.T
 	parties map[string]*party
@@ -284,6 +285,7 @@ func (tr *transcript) send(who, verb string, o map[string]string) []string {
 		}
 	}
 	pl := tr.payload(p, verb, o, at)
+	pxpOptions(pl, o)
 	h := Header{NegotiationID: tr.nid, Sequence: p.seq + 1, PreviousHash: p.prev, Timestamp: at, Sender: p.sender(), Recipients: to}
 	switch task := o["task"]; {
 	case task == "bad":
