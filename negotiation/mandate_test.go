@@ -337,3 +337,51 @@ func TestThreadClaimRestated(t *testing.T) {
 		t.Fatalf("thread: %v", out.Err)
 	}
 }
+
+// TestMandateCardHashAndVerification: every envelope carries the sealed
+// card's hash; an escalation makes no offer; an assumption is verified by
+// an attached source or by the principal's confirmed answer.
+func TestMandateCardHashAndVerification(t *testing.T) {
+	s := newPXP(t)
+	p := &TaskProposal{Terms: terms(100)}
+	other := HashOf([]byte("another card"))
+	p.IntentCardHash = &other
+	if err := s.pm.Outgoing(p, nil, t0); CodeOf(err) != CodeCardMismatch {
+		t.Fatalf("card hash: %v", err)
+	}
+	esc := &TaskProposal{Terms: terms(100), PXP: PXP{Status: StatusEscalate, Escalation: &Escalation{Question: "May I?"}}}
+	s.pm.Stamp(esc)
+	if err := s.pm.Outgoing(esc, nil, t0); CodeOf(err) != CodeStateForbidden {
+		t.Fatalf("an escalation carried an offer: %v", err)
+	}
+	p.Claims = []Claim{{ID: "p1", Text: "The glossary exists", Origin: OriginAssumed}}
+	offer := s.must(t, s.poster, p)
+	co := &TaskCounterOffer{InReplyTo: offer.Hash(), Terms: terms(120, 200), PXP: PXP{Reviews: []Review{{ClaimID: "p1", Verdict: VerdictAccept}}}}
+	co.Claims = []Claim{{ID: "w1", Text: "The guide is in Markdown", Origin: OriginAssumed}}
+	counter := s.must(t, s.worker, co)
+	if s.pm.Verified("w1") || s.wm.Verified("p1") {
+		t.Fatal("an assumption is verified")
+	}
+	// The poster attaches a source to its own assumption.
+	rv := &TaskCounterOffer{InReplyTo: counter.Hash(), Terms: terms(110, 200), PXP: PXP{Reviews: []Review{{ClaimID: "w1", Verdict: VerdictAccept}}}}
+	rv.Claims = []Claim{{ID: "p1", Text: "The glossary exists", Origin: OriginSourced, Ref: "https://example.org/glossary"}}
+	s.must(t, s.poster, rv)
+	if !s.wm.Verified("p1") || !s.pm.Verified("p1") {
+		t.Fatal("an attached source did not verify the claim")
+	}
+	// The poster's principal confirms the worker's assumption, relayed.
+	a, err := s.pm.ConfirmClaim("w1", ViaMCP, s.at)
+	if err != nil || a.Confirmed {
+		t.Fatalf("confirm: %+v %v", a, err)
+	}
+	if s.pm.Verified("w1") {
+		t.Fatal("an unconfirmed relayed answer verified the claim")
+	}
+	if err := s.pm.ConfirmAnswer(len(s.pm.Answers()) - 1); err != nil || !s.pm.Verified("w1") {
+		t.Fatalf("confirmed answer did not verify: %v", err)
+	}
+	// Received refuses our own envelope and a claim re-using our id.
+	if err := s.pm.Received(offer); err == nil {
+		t.Fatal("Received took our own envelope")
+	}
+}
