@@ -3,6 +3,7 @@ package negotiation
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -593,20 +594,12 @@ func (m *Mandate) outgoingView(px *PXP) map[string]*ClaimRecord {
 func (m *Mandate) Outgoing(p Payload, terms *Terms, now time.Time) error {
 	if err := m.check(p, terms, now); err != nil {
 		var ee *EscalationError
-		if errAs(err, &ee) {
+		if errors.As(err, &ee) {
 			m.lastRefusal = ee.Triggers
 		}
 		return err
 	}
 	return nil
-}
-
-func errAs(err error, target **EscalationError) bool {
-	e, ok := err.(*EscalationError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 func (m *Mandate) check(p Payload, terms *Terms, now time.Time) error {
@@ -1160,14 +1153,4 @@ func (m *Mandate) ConfirmClaim(id string, via Via, at time.Time) (PrincipalAnswe
 	c.confirm = len(m.answers) - 1
 	c.VerifiedBy = a.Claim.Ref
 	return a, nil
-}
-
-// answerIndexByAmendment returns the answer sealed as amendments[i].
-func (m *Mandate) answerByAmendment(i int) (*PrincipalAnswer, bool) {
-	for _, a := range m.answers {
-		if a.Index == i {
-			return a, true
-		}
-	}
-	return nil, false
 }
