@@ -25,7 +25,7 @@ func (g *recGate) Decide(_ context.Context, r node.ApprovalRequest) (node.Decisi
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.reqs = append(g.reqs, r)
-	if g.deny[r.Action.Operation] {
+	if g.deny[r.Act] {
 		return node.Decision{Approved: false, Method: "operator", By: "test", Reason: "no"}, nil
 	}
 	return node.Decision{Approved: true, Method: "auto", By: "test"}, nil
@@ -37,7 +37,7 @@ func (g *recGate) asked(act node.Act) []node.ApprovalRequest {
 	defer g.mu.Unlock()
 	var out []node.ApprovalRequest
 	for _, r := range g.reqs {
-		if r.Action.Operation == act {
+		if r.Act == act {
 			out = append(out, r)
 		}
 	}
@@ -85,8 +85,8 @@ func TestCancelFundedTask(t *testing.T) {
 	if res.Envelope == nil || res.Envelope.Type != negotiation.TypeMutualCancel || res.Detail["coSigned"] != "false" || res.Tx != nil {
 		t.Fatalf("the poster's Cancel = %+v", res)
 	}
-	if asked := gate.asked(node.ActSignCancel); len(asked) != 1 || asked[0].Action.Arguments["refund"] != eth(500).String() ||
-		asked[0].Action.Arguments["digest"] == nil || asked[0].Action.Arguments["nonce"] != "0" {
+	if asked := gate.asked(node.ActSignCancel); len(asked) != 1 || argsOf(t, asked[0])["refund"] != eth(500).String() ||
+		argsOf(t, asked[0])["digest"] == nil || argsOf(t, asked[0])["nonce"] != "0" {
 		t.Fatalf("the gate was asked %+v", asked)
 	}
 	if _, err := poster.Cancel(t.Context(), nid, "again"); node.CodeOf(err) != node.CodeStateForbidden {
@@ -210,7 +210,7 @@ func TestAmendFundedTask(t *testing.T) {
 		t.Fatalf("the poster's Amend = %+v", pres)
 	}
 	asked := gate.asked(node.ActSignAmendment)
-	if len(asked) != 1 || asked[0].Action.Arguments["topUp"] != eth(50).String() || asked[0].Action.Arguments["deadline"] != deadline.UTC().Format(time.RFC3339) {
+	if len(asked) != 1 || argsOf(t, asked[0])["topUp"] != eth(50).String() || argsOf(t, asked[0])["deadline"] != deadline.UTC().Format(time.RFC3339) {
 		t.Fatalf("the gate was asked %+v", asked)
 	}
 	want := []negotiation.Milestone{
@@ -414,7 +414,7 @@ func TestCoSignedActsRefuseBadInput(t *testing.T) {
 	if !errors.Is(err, node.ErrApprovalDenied) {
 		t.Fatalf("Cancel with a denying gate = %v", err)
 	}
-	if asked := gate.asked(node.ActSignCancel); len(asked) != 1 || asked[0].Action.Target != nid || asked[0].Verify() != nil {
+	if asked := gate.asked(node.ActSignCancel); len(asked) != 1 || asked[0].Request.Action.Target != nid || asked[0].Request.Validate() != nil {
 		t.Fatalf("the gate was asked %+v", asked)
 	}
 	ev := approvalEvents(t, worker, nid)

@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 )
 
@@ -39,7 +40,30 @@ type Config struct {
 	ApprovalTTL time.Duration
 	// FetchTimeout bounds one attempt to fetch a delivered or evidence file.
 	FetchTimeout time.Duration
+
+	// WebAuthn configures the principal's passkeys: the relying party and
+	// the origins of the pages where they approve.
+	WebAuthn WebAuthnConfig
 }
+
+// WebAuthnConfig configures the WebAuthn ceremonies of the principal's
+// passkeys. Browsers refuse an IP address as RP ID, so the pages are
+// served at http://localhost:<port> with RP ID localhost.
+type WebAuthnConfig struct {
+	// RPID is the relying party id (web.rp_id): a domain the origins are
+	// on, "localhost" by default.
+	RPID string
+	// Origins are the page origins an approval may come from
+	// (web.origins): http://localhost:<port>, or https on the RP ID.
+	Origins []string
+}
+
+// DefaultWebListen is where the principal's pages are served by default;
+// DefaultWebOrigin is its origin.
+const (
+	DefaultWebListen = "localhost:7480"
+	DefaultWebOrigin = "http://localhost:7480"
+)
 
 // P2PConfig configures the node's libp2p host.
 type P2PConfig struct {
@@ -79,7 +103,8 @@ type ChainConfig struct {
 
 // DefaultConfig returns the defaults: loopback listening on ephemeral TCP
 // and QUIC ports, no bootstrap peers, DHT on, mDNS and NAT off, no chain,
-// ten-minute approval requests.
+// ten-minute approval requests, passkeys for RP ID localhost approving
+// from http://localhost:7480.
 func DefaultConfig() Config {
 	return Config{
 		P2P: P2PConfig{
@@ -93,6 +118,7 @@ func DefaultConfig() Config {
 		},
 		ApprovalTTL:  10 * time.Minute,
 		FetchTimeout: time.Minute,
+		WebAuthn:     WebAuthnConfig{RPID: "localhost", Origins: []string{DefaultWebOrigin}},
 	}
 }
 
@@ -142,6 +168,15 @@ func (c Config) Validate() error {
 	}
 	if c.FetchTimeout < time.Second {
 		return bad("fetch_timeout", "%v is under a second", c.FetchTimeout)
+	}
+	wc := approval.DefaultConfig()
+	wc.RPID, wc.Origins, wc.UserID = c.WebAuthn.RPID, c.WebAuthn.Origins, []byte{1}
+	if err := wc.Validate(); err != nil {
+		key := "web.origins"
+		if strings.Contains(err.Error(), "RPID") {
+			key = "web.rp_id"
+		}
+		return bad(key, "%v", err)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {

@@ -28,6 +28,7 @@ const (
 	CodeApprovalDenied     Code = "approval_denied"      // the approval gate denied the act
 	CodeApprovalExpired    Code = "approval_expired"     // no decision within the request's window
 	CodeAlreadyConsumed    Code = "already_consumed"     // an approval was presented twice
+	CodeApprovalPending    Code = "approval_pending"     // a passkey registration waits for an existing passkey's approval
 	CodeDeliveryMissing    Code = "delivery_unavailable" // a delivered file has not been fetched and checked
 	CodeProofMismatch      Code = "proof_mismatch"       // the proof CID on chain differs from the delivery's
 	CodeNothingOwed        Code = "nothing_owed"         // a withdrawal with nothing owed
@@ -91,6 +92,11 @@ var (
 	ErrApprovalDenied = &Error{Code: CodeApprovalDenied}
 	// ErrApprovalExpired matches an act whose approval was not decided in time.
 	ErrApprovalExpired = &Error{Code: CodeApprovalExpired}
+	// ErrAlreadyConsumed matches an approval presented a second time.
+	ErrAlreadyConsumed = &Error{Code: CodeAlreadyConsumed}
+	// ErrApprovalPending matches a passkey registration that waits for an
+	// existing passkey's approval.
+	ErrApprovalPending = &Error{Code: CodeApprovalPending}
 )
 
 func fail(code Code, format string, args ...any) *Error {

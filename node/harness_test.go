@@ -81,6 +81,8 @@ type tnode struct {
 	dir  string
 	gate node.Gate
 	cfg  node.Config
+	// extra are options added to the harness's own.
+	extra []node.Option
 	*node.Node
 }
 
@@ -158,7 +160,7 @@ func (n *tnode) options() []node.Option {
 	if n.gate != nil {
 		opts = append(opts, node.WithGate(n.gate))
 	}
-	return opts
+	return append(opts, n.extra...)
 }
 
 // start builds and starts the node from its data directory.

@@ -65,17 +65,6 @@ type blobBody struct {
 	From      string `json:"from,omitempty"`
 }
 
-type approvalBody struct {
-	Event      string `json:"event"`
-	RequestID  string `json:"requestId"`
-	IntentHash string `json:"intentHash"`
-	Operation  Act    `json:"operation"`
-	Target     string `json:"target,omitempty"`
-	ExpiresAt  string `json:"expiresAt,omitempty"`
-	Method     string `json:"method,omitempty"`
-	By         string `json:"by,omitempty"`
-}
-
 // factBody is a chain.event entry: the chain fact it reports and where
 // the chain said it. Code is "ok" when the fact took effect on the thread,
 // else the code with which the thread refused it (duplicate for an effect

@@ -185,8 +185,8 @@ func TestDeniedApprovalSignsAndSendsNothing(t *testing.T) {
 	if !errors.Is(err, node.ErrApprovalDenied) || node.CodeOf(err) != node.CodeApprovalDenied {
 		t.Fatalf("Accept with a denying gate = %v", err)
 	}
-	if len(asked) != 1 || asked[0].Action.Operation != node.ActSignSettlement || asked[0].Action.Target != nid ||
-		asked[0].Action.Arguments["digest"] == nil || asked[0].Verify() != nil {
+	if len(asked) != 1 || asked[0].Act != node.ActSignSettlement || asked[0].Request.Action.Target != nid ||
+		argsOf(t, asked[0])["digest"] == nil || asked[0].Request.Validate() != nil {
 		t.Fatalf("the gate was asked %+v", asked)
 	}
 	after, _ := worker.Thread(nid)
@@ -207,44 +207,6 @@ func TestDeniedApprovalSignsAndSendsNothing(t *testing.T) {
 	pv, _ := poster.Thread(nid)
 	if len(pv.Log) != 1 {
 		t.Fatalf("the poster received something: %+v", pv.Log)
-	}
-}
-
-// TestOperatorGate: with the default gate the act waits until the
-// operator approves it, then completes.
-func TestOperatorGate(t *testing.T) {
-	w := newWorld(t, false)
-	poster := w.add("poster")
-	worker := w.add("worker", withBootstrap(poster), withGate(nil))
-	connect(t, poster, worker)
-	if worker.Operator() == nil {
-		t.Fatal("no operator gate by default")
-	}
-	res, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Proofread", eth(100)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	nid := res.Thread.NegotiationID
-	worker.waitState(nid, negotiation.StateProposed)
-	reqs, stop := worker.Operator().Subscribe()
-	defer stop()
-	done := make(chan error, 1)
-	go func() { _, err := worker.Accept(context.Background(), nid); done <- err }()
-	req := <-reqs
-	if p := worker.Approvals(); len(p) != 1 || p[0].RequestID != req.RequestID {
-		t.Fatalf("pending approvals: %+v", p)
-	}
-	if err := worker.Operator().Approve("req_unknown", "operator"); !errors.Is(err, node.ErrBadArgument) {
-		t.Fatalf("approving an unknown request: %v", err)
-	}
-	if err := worker.Operator().Approve(req.RequestID, "operator"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if ev := approvalEvents(t, worker, nid); len(ev) != 3 || ev[1] != "approved" || ev[2] != "consumed" {
-		t.Fatalf("approval records: %v", ev)
 	}
 }
 

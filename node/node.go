@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
@@ -62,8 +65,11 @@ type Node struct {
 	client  *chain.Client
 	watcher *chain.Watcher
 	cursor  *ledgerCursor
-	gate    Gate
-	oper    *OperatorGate
+	gate    Gate // an explicit gate (WithGate), or nil: the principal's passkeys decide
+	apStore *approvalStore
+	cer     *approval.Ceremonies
+	wacfg   approval.Config
+	pk      *passkeys
 
 	tmu      sync.Mutex // guards the maps below
 	threads  map[string]*thread
@@ -72,7 +78,6 @@ type Node struct {
 	joining  map[string]bool
 	fetching map[fetchKey]bool
 	seenLogs map[string]bool // chain events recorded, by "tx/index"
-	consumed map[string]bool // approval requests consumed
 
 	events *broadcaster
 	rejq   chan p2p.Event
@@ -119,7 +124,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		joining:  map[string]bool{},
 		fetching: map[fetchKey]bool{},
 		seenLogs: map[string]bool{},
-		consumed: map[string]bool{},
+		pk:       newPasskeys(),
 		events:   newBroadcaster(),
 		rejq:     make(chan p2p.Event, 1024),
 	}
@@ -127,10 +132,6 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		n.log = n.log.With("node", cfg.Name)
 	}
 	n.gate = o.gate
-	if n.gate == nil {
-		n.oper = NewOperatorGate()
-		n.gate = n.oper
-	}
 	reg := o.registerer
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
@@ -190,6 +191,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	if err = n.led.Start(ctx); err != nil {
 		return fmt.Errorf("node: ledger: %w", err)
+	}
+	if err = n.startApprovals(); err != nil {
+		return err
 	}
 	if n.sealer, err = identity.NewSealer(identity.DefaultSealerConfig(n.keys.Inbox(), n.keys.Link(), n.keys)); err != nil {
 		return fmt.Errorf("node: sealer: %w", err)
@@ -312,6 +316,9 @@ func (n *Node) shutdown() error {
 	if n.backend != nil && n.ownsBE {
 		n.backend.Close()
 	}
+	if n.apStore != nil {
+		errs = append(errs, n.apStore.Close())
+	}
 	if n.led != nil {
 		errs = append(errs, n.led.Close())
 	}
@@ -375,9 +382,41 @@ func (n *Node) Link() *identity.Link {
 	return n.keys.Link()
 }
 
-// Operator returns the operator gate that waits for the operator's
-// decisions, or nil when the node was given another gate.
-func (n *Node) Operator() *OperatorGate { return n.oper }
+// startApprovals opens the approval store in the data directory and sets
+// up the principal's ceremonies and the consumption gate, recording their
+// audit events in the ledger.
+func (n *Node) startApprovals() error {
+	cfg := approval.DefaultConfig()
+	cfg.RPID = n.cfg.WebAuthn.RPID
+	cfg.Origins = slices.Clone(n.cfg.WebAuthn.Origins)
+	cfg.UserID = append([]byte(nil), n.self[:]...)
+	if n.cfg.Name != "" {
+		cfg.UserName = "parley-" + n.cfg.Name
+		cfg.UserDisplayName = "Parley " + n.cfg.Name + " (" + n.self.String() + ")"
+	} else {
+		cfg.UserName = "parley-" + strings.ToLower(n.self.String())
+		cfg.UserDisplayName = "Parley " + n.self.String()
+	}
+	cfg.Now = n.now
+	if err := cfg.Validate(); err != nil {
+		return failWrap(CodeBadConfig, err, "web")
+	}
+	var err error
+	if n.apStore, err = openApprovalStore(approvalsDir(n.cfg.DataDir), n.o.logger); err != nil {
+		return err
+	}
+	if n.cer, err = approval.New(cfg, n.apStore, n); err != nil {
+		return failWrap(CodeBadConfig, err, "web")
+	}
+	n.wacfg = cfg
+	if n.gate != nil {
+		n.log.Warn("approvals are decided by an explicit gate, not by the principal's passkeys (tests and devnet only)")
+	}
+	return nil
+}
+
+// approvalsDir is the approval store's directory in dataDir.
+func approvalsDir(dataDir string) string { return filepath.Join(dataDir, ApprovalsDirName) }
 
 // Ledger returns the node's ledger (nil before Start), for read-only use:
 // verification, export and inspection.

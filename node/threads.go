@@ -259,11 +259,6 @@ func (n *Node) load(ctx context.Context) error {
 				}
 				p.facts[key] = e
 			}
-		case ledger.KindApproval:
-			var b approvalBody
-			if json.Unmarshal(e.Body, &b) == nil && b.Event == "consumed" {
-				n.consumed[b.RequestID] = true
-			}
 		case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived:
 			if err := n.loadAnnouncement(ctx, e); err != nil {
 				return err

@@ -312,9 +312,9 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 		case "request-created":
 			reqs, _ := fc.Approvals(ctx)
 			for _, r := range reqs {
-				if r.IntentHash == ev.Hash {
-					return fmt.Sprintf("waiting for approval %s (%s): %s; approve with: parley approvals approve %s%s",
-						r.RequestID, ev.Detail, r.Context.Reason, r.RequestID, s.f.connFlags())
+				if r.Request.IntentHash == ev.Hash {
+					return fmt.Sprintf("waiting for approval %s (%s): %s; approve it with your passkey on the node's pages, or: parley approvals approve %s --software-key FILE%s",
+						r.Request.RequestID, ev.Detail, r.Title, r.Request.RequestID, s.f.connFlags())
 				}
 			}
 			return fmt.Sprintf("approval requested: %s", ev.Detail)

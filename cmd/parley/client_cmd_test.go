@@ -145,13 +145,15 @@ func with(a []string, more ...string) []string { return append(append([]string(n
 var (
 	annRE = regexp.MustCompile(`(?m)^announcement\s+(0x[0-9a-f]{64})$`)
 	negRE = regexp.MustCompile(`(?m)^negotiation\s+([0-9a-f-]{36})$`)
-	reqRE = regexp.MustCompile(`waiting for approval (req_[0-9a-f]+) \(sign_settlement\): sign the settlement digest.*; approve with: parley approvals approve (req_[0-9a-f]+) --api http`)
+	reqRE = regexp.MustCompile(`waiting for approval (req_[0-9a-f]+) \(sign_settlement\): Sign the settlement of task «.*»; approve it with your passkey on the node's pages, or: parley approvals approve (req_[0-9a-f]+) --software-key FILE --api http`)
 )
 
 // TestClientCommands drives a poster and a worker node through their
 // APIs with the CLI: status, task post, list and show, a counter-offer on
-// the announcement, the poster's acceptance waiting for the operator's
-// approval given with approvals approve, the worker's acceptance, the
+// the announcement, a software key registered for the poster's principal,
+// the poster's acceptance waiting for its approval, given with approvals
+// approve --software-key, approvals hash of the request, the worker's
+// acceptance, the
 // agreement; --json answers byte for byte; the events stream; ledger
 // verify and export through the API and bundle verify of the export.
 func TestClientCommands(t *testing.T) {
@@ -221,8 +223,21 @@ func TestClientCommands(t *testing.T) {
 		return err == nil && v.State == negotiation.StateCountered
 	})
 
-	// The poster accepts: the command waits for the operator, says how to
-	// approve, and finishes once approvals approve is run.
+	// The poster's principal registers a software key (the first
+	// credential, with a token the API issues); a second token is refused.
+	keyFile := filepath.Join(t.TempDir(), "bot.key")
+	if out := ok(t, with(P, "approvals", "software-key", "new", "--out", keyFile, "--label", "bot")...); !strings.Contains(out, `software key "bot" registered`) {
+		t.Fatalf("software-key new: %q", out)
+	}
+	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", fi, err)
+	}
+	if r := cli(t, with(P, "approvals", "enroll")...); exitCode(r.e) != exitRefused || !strings.Contains(r.e.Error(), string(node.CodeStateForbidden)) {
+		t.Fatalf("enroll with a passkey registered: %v", r.e)
+	}
+
+	// The poster accepts: the command waits for the principal, says how
+	// to approve, and finishes once approvals approve is run with the key.
 	var accOut, accErr syncBuffer
 	accDone := make(chan error, 1)
 	go func() { accDone <- runCLI(t.Context(), &accOut, &accErr, with(P, "offer", "accept", nid)...) }()
@@ -244,12 +259,34 @@ func TestClientCommands(t *testing.T) {
 		return false
 	})
 	out = ok(t, with(P, "approvals", "list")...)
-	for _, want := range []string{req, "sign_settlement", nid, "digest  "} {
+	for _, want := range []string{req, "sign_settlement", nid, "digest  ", "Amount", "ETH"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("approvals list lacks %q:\n%s", want, out)
 		}
 	}
-	if out = ok(t, with(P, "approvals", "approve", req, "--by", "alice")...); out != "approved "+req+"\n" {
+	// hash computes offline the intent hash the node shows.
+	shown := ok(t, with(P, "approvals", "show", req, "--json")...)
+	var p node.PendingApproval
+	if err := json.Unmarshal([]byte(shown), &p); err != nil {
+		t.Fatal(err)
+	}
+	reqFile := filepath.Join(t.TempDir(), "req.json")
+	if err := os.WriteFile(reqFile, []byte(shown), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := ok(t, "approvals", "hash", reqFile); out != p.Request.IntentHash+"\n" {
+		t.Fatalf("approvals hash: %q, want %s", out, p.Request.IntentHash)
+	}
+	if err := os.WriteFile(reqFile, []byte(strings.Replace(shown, nid, "00000000-0000-4000-8000-000000000000", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, "approvals", "hash", reqFile); exitCode(r.e) != exitRefused || !strings.Contains(r.e.Error(), "it was changed") {
+		t.Fatalf("hash of a changed request: %v", r.e)
+	}
+	if r := cli(t, with(P, "approvals", "approve", req)...); exitCode(r.e) != exitUsage {
+		t.Fatalf("approve without a key: %v", r.e)
+	}
+	if out = ok(t, with(P, "approvals", "approve", req, "--software-key", keyFile)...); !strings.HasPrefix(out, "approved "+req+" (intent "+p.Request.IntentHash+")") {
 		t.Fatalf("approvals approve: %q", out)
 	}
 	select {
@@ -264,7 +301,7 @@ func TestClientCommands(t *testing.T) {
 		!strings.Contains(accErr.String(), "sent TaskAcceptance") {
 		t.Fatalf("offer accept:\nstdout:\n%s\nstderr:\n%s", accOut.String(), accErr.String())
 	}
-	if p := poster.Operator().Pending(); len(p) != 0 {
+	if p := poster.PendingApprovals(); len(p) != 0 {
 		t.Fatalf("requests still pending: %+v", p)
 	}
 

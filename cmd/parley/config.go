@@ -43,6 +43,9 @@ type settings struct {
 	APIMaxBody     int64
 	APIAllowRemote bool
 	APIOffers      []string
+	// WebListen is where the principal's pages are served (empty: off),
+	// on this machine only; they are opened at http://localhost:<port>.
+	WebListen string
 	// File is the configuration file read, if any.
 	File string
 }
@@ -50,12 +53,86 @@ type settings struct {
 // DefaultAPIListen is the API's default address.
 const DefaultAPIListen = "127.0.0.1:7464"
 
+// The approval modes: passkey (the principal approves each gated act with
+// a passkey) and auto (every act approved without a person, on a dev
+// chain only).
+const (
+	ApprovalPasskey = "passkey"
+	ApprovalAuto    = "auto"
+)
+
+// devChainID is the chain id of the embedded dev chain and of geth --dev:
+// the only chain approval.mode auto is allowed on.
+const devChainID = 1337
+
 func defaultSettings() settings {
-	return settings{
+	s := settings{
 		Node: node.DefaultConfig(), LogLevel: "info", LogFormat: "text",
-		MetricsListen: "127.0.0.1:9464", ApprovalMode: "operator",
+		MetricsListen: "127.0.0.1:9464", ApprovalMode: ApprovalPasskey,
 		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
+		WebListen: node.DefaultWebListen,
 	}
+	s.Node.WebAuthn.Origins = nil // derived from web.listen unless set
+	return s
+}
+
+// deriveOrigins sets web.origins, when no source set it, to the origin
+// of web.listen's pages, http://localhost:<port>.
+func deriveOrigins(s *settings) {
+	if len(s.Node.WebAuthn.Origins) > 0 {
+		return
+	}
+	if _, port, err := net.SplitHostPort(s.WebListen); err == nil && s.WebListen != "" {
+		s.Node.WebAuthn.Origins = []string{"http://localhost:" + port}
+		return
+	}
+	s.Node.WebAuthn.Origins = []string{node.DefaultWebOrigin}
+}
+
+// webAddr accepts host:port on this machine (localhost or a loopback
+// address; the pages are opened at http://localhost:<port> either way) or
+// empty.
+func webAddr(f func(*settings) *string) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		if v == "" {
+			*f(s) = ""
+			return nil
+		}
+		host, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("%q is not host:port", v)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%q is not localhost or a loopback address (the pages approve acts: they are served to this machine only)", v)
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %q is not a port number", port)
+		}
+		*f(s) = v
+		return nil
+	}
+}
+
+// approvalMode accepts passkey and auto, and explains what became of
+// operator.
+func approvalMode(s *settings, v string) error {
+	switch v {
+	case ApprovalPasskey, ApprovalAuto:
+		s.ApprovalMode = v
+		return nil
+	case "operator":
+		return errors.New(`"operator" was removed: the bearer key of the API is capability, not authority; use passkey (approve with a passkey on the node's pages, or a registered software key: parley approvals approve ID --software-key FILE)`)
+	}
+	return fmt.Errorf("%q is not one of passkey, auto", v)
+}
+
+// checkApproval refuses approval.mode auto beyond a dev chain: only a
+// person's passkey moves real money.
+func checkApproval(s settings) error {
+	if s.ApprovalMode == ApprovalAuto && s.Node.Chain.RPC != "" && s.Node.Chain.ChainID != devChainID {
+		return fmt.Errorf("approval.mode: auto approves every act without a person and is allowed only on a dev chain (chain.chain_id %d); this node's is %d", devChainID, s.Node.Chain.ChainID)
+	}
+	return nil
 }
 
 // setting is one configuration key: the YAML key (dotted for nested
@@ -279,9 +356,12 @@ var settingsTable = []setting{
 	{key: "api.max_body", help: "largest API request body (such as 8MiB)", set: byteSize(func(s *settings) *int64 { return &s.APIMaxBody })},
 	{key: "api.allow_remote", help: "let api.listen be an address beyond loopback", set: boolean(func(s *settings) *bool { return &s.APIAllowRemote })},
 	{key: "api.offers", list: true, help: "capabilities the node offers (the discovery document lists the others as taken)", set: list(func(s *settings) *[]string { return &s.APIOffers })},
-	{key: "approval.mode", help: "operator (a person decides) or auto (approve everything: devnet and tests only)", set: oneOf(func(s *settings) *string { return &s.ApprovalMode }, "operator", "auto")},
+	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
+	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: webAddr(func(s *settings) *string { return &s.WebListen })},
+	{key: "web.rp_id", help: "WebAuthn relying party id of the principal's passkeys (a domain; browsers refuse an IP address)", set: str(func(s *settings) *string { return &s.Node.WebAuthn.RPID })},
+	{key: "web.origins", list: true, help: "page origins passkey approvals may come from (default http://localhost:<web.listen port>)", set: list(func(s *settings) *[]string { return &s.Node.WebAuthn.Origins })},
 }
 
 // configFlags registers a flag for every setting, plus --config, on cmd.
@@ -388,10 +468,14 @@ func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, erro
 		}
 		s.Node.DataDir = filepath.Join(home, ".parley")
 	}
+	deriveOrigins(&s)
 	if err := s.Node.Validate(); err != nil {
 		return s, fmt.Errorf("config: %w", err)
 	}
 	if err := checkAPI(s); err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	if err := checkApproval(s); err != nil {
 		return s, fmt.Errorf("config: %w", err)
 	}
 	return s, nil

@@ -76,6 +76,10 @@ func TestConfigPrecedence(t *testing.T) {
 
 func TestConfigBadValueNamesItsKey(t *testing.T) {
 	dir := t.TempDir()
+	poster, err := os.ReadFile(filepath.Join("..", "..", "configs", "poster.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	write := func(body string) string {
 		f := filepath.Join(t.TempDir(), "c.yaml")
 		if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
@@ -100,6 +104,12 @@ func TestConfigBadValueNamesItsKey(t *testing.T) {
 		{"node validation", []string{"chain-rpc", "http://127.0.0.1:8545"}, nil, []string{"chain.contracts"}},
 		{"node validation listen", []string{"p2p-listen", "127.0.0.1:4001"}, nil, []string{"p2p.listen"}},
 		{"approval mode", []string{"approval-mode", "yolo"}, nil, []string{"approval.mode"}},
+		{"operator approval", []string{"approval-mode", "operator"}, nil, []string{"approval.mode", "capability, not authority", "passkey"}},
+		{"auto beyond a dev chain", nil, map[string]string{"PARLEY_CONFIG": write(strings.NewReplacer("chain_id: 1337", "chain_id: 1", "mode: passkey", "mode: auto").Replace(string(poster)))},
+			[]string{"approval.mode", "only on a dev chain"}},
+		{"web listen", []string{"web-listen", "0.0.0.0:7480"}, nil, []string{"web.listen", "loopback"}},
+		{"web rp id", []string{"web-rp-id", "127.0.0.1"}, nil, []string{"web.rp_id", "IP address"}},
+		{"web origins", []string{"web-origins", "http://127.0.0.1:7480"}, nil, []string{"web.origins"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{"PARLEY_DATA_DIR": dir}
@@ -156,7 +166,7 @@ func TestConfigExamples(t *testing.T) {
 		}
 		examples[role+".yaml"] = renderConfig(s, "Parley node configuration for a "+role+" (what `parley init --role "+role+"` writes).")
 	}
-	d := devnetSettings("devnet-node", devnetPorts{P2P: 4010, Metrics: 9474, API: 7474}, nil, "http://127.0.0.1:8545", 1337, devchainContracts)
+	d := devnetSettings("devnet-node", devnetPorts{P2P: 4010, Metrics: 9474, API: 7474, Web: 7490}, nil, "http://127.0.0.1:8545", 1337, devchainContracts)
 	d.PassphraseFile = ""
 	examples["devnet.yaml"] = renderConfig(d, "The settings `parley devnet` gives each of its nodes (with its peers as p2p.bootstrap); also a node against `parley devchain`.")
 	for name, want := range examples {

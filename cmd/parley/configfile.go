@@ -75,6 +75,10 @@ func renderConfig(s settings, header string) []byte {
 	p("approval:")
 	p("  mode: %s", s.ApprovalMode)
 	p("  ttl: %s", dur(n.ApprovalTTL))
+	p("web:")
+	p("  listen: %s", quote(s.WebListen))
+	p("  rp_id: %s", quote(n.WebAuthn.RPID))
+	seq("  ", "origins", n.WebAuthn.Origins)
 	p("fetch_timeout: %s", dur(n.FetchTimeout))
 	return []byte(b.String())
 }

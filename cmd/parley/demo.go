@@ -29,7 +29,7 @@ func newDemoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Play Parley's whole story on a devnet (chain, contracts, three node processes) and check every step",
-		Long: "Starts `parley devnet --approval operator` (the embedded EVM dev chain with Parley's contracts,\n" +
+		Long: "Starts `parley devnet` (the embedded EVM dev chain with Parley's contracts,\n" +
 			"and a poster, a worker and an arbitrator node, each a separate process on loopback) and plays\n" +
 			"two tasks through the nodes' HTTP APIs. Task 1: the poster posts a task on the board, the worker\n" +
 			"finds it and counters, both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
@@ -37,8 +37,10 @@ func newDemoCmd() *cobra.Command {
 			"and checks, the poster releases each milestone and the worker withdraws. Task 2: a dispute; both\n" +
 			"parties propose the same arbitrator, which joins from a proof bundle, reads the evidence (also\n" +
 			"on the dispute's topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
-			"approval gate until the demo approves it through the API, as a person would with\n" +
-			"`parley approvals approve`. Balances, transactions and ledger heads are printed; a proof bundle\n" +
+			"approval gate until the demo approves it through the API with the node's software key (a passkey\n" +
+			"of its principal the devnet registered): the request's WebAuthn options, the key's assertion over\n" +
+			"its intent hash, the receipt the act then consumes, as `parley approvals approve --software-key`\n" +
+			"does. Balances, transactions and ledger heads are printed; a proof bundle\n" +
 			"is exported and verified. Exits non-zero if any step did not really happen; the devnet's log is\n" +
 			"then printed.",
 		Example: "  make demo\n  parley demo --dir /tmp/parley-demo --keep",
@@ -80,7 +82,7 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	}
 	defer logf.Close()
 	dnDir := filepath.Join(dir, "devnet")
-	args := []string{"devnet", "--dir", dnDir, "--chain-port", "0", "--approval", "operator"}
+	args := []string{"devnet", "--dir", dnDir, "--chain-port", "0", "--approval", ApprovalPasskey}
 	if lightKeys {
 		args = append(args, "--insecure-light-keys")
 	}
@@ -122,8 +124,7 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	fmt.Fprintf(out, "devnet up in %s: dev chain, contracts, poster, worker and arbitrator nodes\n\n", time.Since(start).Round(100*time.Millisecond))
 	played := time.Now()
 	if err := demo.Run(ctx, out, demo.Options{
-		Poster: parties["poster"], Worker: parties["worker"], Arbitrator: parties["arbitrator"],
-		Approver: "parley demo (for each node's operator)", Wait: wait,
+		Poster: parties["poster"], Worker: parties["worker"], Arbitrator: parties["arbitrator"], Wait: wait,
 	}); err != nil {
 		return fail(err)
 	}
@@ -135,8 +136,9 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	return nil
 }
 
-// demoParties waits until devnet.json names every node's API and each
-// API answers, and returns a client of each.
+// demoParties waits until devnet.json names every node's API and its
+// registered software key and each API answers, and returns a client and
+// the key of each.
 func demoParties(ctx context.Context, dir string, exited <-chan error, limit time.Duration) (map[string]demo.Party, error) {
 	deadline := time.Now().Add(limit)
 	parties := map[string]demo.Party{}
@@ -161,8 +163,12 @@ func demoParties(ctx context.Context, dir string, exited <-chan error, limit tim
 		}
 		for _, role := range devnetRoles {
 			p := st.Nodes[role]
-			if _, ok := parties[role]; ok || p.APIURL == "" || p.APIKeyFile == "" {
+			if _, ok := parties[role]; ok || p.APIURL == "" || p.APIKeyFile == "" || p.SoftwareKeyFile == "" {
 				continue
+			}
+			sk, err := loadSoftwareKey(p.SoftwareKeyFile)
+			if err != nil {
+				return nil, err
 			}
 			key, err := readAPIKey(p.APIKeyFile)
 			if err != nil {
@@ -183,7 +189,8 @@ func demoParties(ctx context.Context, dir string, exited <-chan error, limit tim
 			if err != nil || len(peers) < len(devnetRoles)-1 {
 				continue
 			}
-			parties[role] = demo.Party{Name: role, API: c}
+			path := p.SoftwareKeyFile
+			parties[role] = demo.Party{Name: role, API: c, Key: sk, Saved: func() error { return saveSoftwareKey(path, sk) }}
 		}
 	}
 	return parties, nil

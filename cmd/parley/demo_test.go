@@ -32,8 +32,9 @@ func TestDemo(t *testing.T) {
 			t.Errorf("the demo's output lacks %q", want)
 		}
 	}
-	// Every gated act was approved through a node's API.
-	if n := len(regexp.MustCompile(`(?m)^    \w+'s gate: \w+ approved`).FindAllString(got, -1)); n != 12 {
+	// Every gated act was approved through a node's API with its software
+	// key's WebAuthn assertion.
+	if n := len(regexp.MustCompile(`(?m)^    \w+'s passkey: \w+ approved \(software key, intent [0-9a-f]{16}…\)$`).FindAllString(got, -1)); n != 12 {
 		t.Errorf("%d approvals given, want 12:\n%s", n, got)
 	}
 	if n := strings.Count(got, "ledger verified"); n != 3 {

@@ -25,8 +25,10 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/spf13/cobra"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/node/api"
 )
 
 // devnetRoles are the devnet's nodes, in start order.
@@ -44,10 +46,16 @@ type devnetPorts struct {
 	P2P     int `json:"p2p"`
 	Metrics int `json:"metrics"`
 	API     int `json:"api"`
+	Web     int `json:"web"`
 	// APIURL and APIKeyFile name the node's API and its bearer key file
-	// (rewritten at every start).
+	// (rewritten at every start); WebURL its principal's pages.
 	APIURL     string `json:"api_url,omitempty"`
 	APIKeyFile string `json:"api_key_file,omitempty"`
+	WebURL     string `json:"web_url,omitempty"`
+	// SoftwareKeyFile is the software key registered as the node's
+	// passkey, which approves its gated acts (approval mode passkey), once
+	// it is registered.
+	SoftwareKeyFile string `json:"software_key_file,omitempty"`
 }
 
 // devnetFund is what each node's account is topped up to.
@@ -65,12 +73,14 @@ func newDevnetCmd() *cobra.Command {
 		Short: "Run a local network: an embedded dev chain and a poster, a worker and an arbitrator node",
 		Long: "Starts the embedded EVM dev chain (JSON-RPC on 127.0.0.1, contracts deployed) and three nodes,\n" +
 			"poster, worker and arbitrator, each a separate `parley node run` process on loopback with its\n" +
-			"own data directory, keys and funded account, bootstrapped to the other two. Gated acts are\n" +
-			"approved automatically (approval.mode auto) unless --approval operator makes each wait for a\n" +
-			"person (`parley approvals`); the devnet is for development. Ctrl-C stops every\n" +
-			"node, then the chain. State lives in --dir and survives a restart: the same keys, addresses,\n" +
-			"ledgers and chain.",
-		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0\n  parley devnet --approval operator",
+			"own data directory, keys and funded account, bootstrapped to the other two. Each gated act waits\n" +
+			"for its principal's passkey (approval.mode passkey): at first start the devnet makes a software\n" +
+			"key per node (<dir>/<role>.software-key), registers it with the node's enrolment token and names\n" +
+			"it in devnet.json, so `parley approvals approve ID --software-key FILE` approves; a person can\n" +
+			"also register a passkey on each node's pages. --approval auto approves every act without anyone.\n" +
+			"The devnet is for development. Ctrl-C stops every node, then the chain. State lives in --dir and\n" +
+			"survives a restart: the same keys, addresses, ledgers, passkeys and chain.",
+		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0\n  parley devnet --approval auto",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -86,15 +96,15 @@ func newDevnetCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if approval != "auto" && approval != "operator" {
-				return &exitError{code: 2, err: fmt.Errorf("--approval: %q is not one of auto, operator", approval)}
+			if approval != ApprovalAuto && approval != ApprovalPasskey {
+				return &exitError{code: 2, err: fmt.Errorf("--approval: %q is not one of passkey, auto", approval)}
 			}
 			return runDevnet(ctx, cmd, dir, chainPort, lightKeys, approval)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "devnet directory (default $PARLEY_DATA_DIR/devnet, else ~/.parley/devnet)")
 	cmd.Flags().IntVar(&chainPort, "chain-port", 8545, "JSON-RPC port of the dev chain on 127.0.0.1 (0 picks a free one)")
-	cmd.Flags().StringVar(&approval, "approval", "auto", "how the nodes decide gated acts: auto (approved at once) or operator (each waits for a person, through `parley approvals` or the API)")
+	cmd.Flags().StringVar(&approval, "approval", ApprovalPasskey, "how the nodes decide gated acts: passkey (each waits for a passkey's approval; the devnet registers a software key per node) or auto (approved at once, by no one)")
 	cmd.Flags().BoolVar(&lightKeys, "insecure-light-keys", false, "encrypt new keys with test-strength scrypt (tests only)")
 	_ = cmd.Flags().MarkHidden("insecure-light-keys")
 	return cmd
@@ -171,6 +181,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		}
 		m.ports.APIURL = fmt.Sprintf("http://127.0.0.1:%d", m.ports.API)
 		m.ports.APIKeyFile = keyFile
+		m.ports.WebURL = fmt.Sprintf("http://localhost:%d", m.ports.Web)
 		state.Nodes[role] = m.ports
 		if err := devnetFundAccount(ctx, dev, i, common.HexToAddress(m.pub.EVMAddress), out, role); err != nil {
 			return &exitError{code: 1, err: err}
@@ -200,14 +211,9 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	type child struct {
-		role string
-		cmd  *exec.Cmd
-		done chan error
-	}
-	var children []*child
+	var children []*devnetChild
 	var outMu sync.Mutex
-	exited := make(chan *child, len(members))
+	exited := make(chan *devnetChild, len(members))
 	stopAll := func() {
 		for _, c := range children {
 			_ = c.cmd.Process.Signal(os.Interrupt)
@@ -223,7 +229,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		}
 	}
 	for _, m := range members {
-		c := &child{role: m.role, done: make(chan error, 1)}
+		c := &devnetChild{role: m.role, done: make(chan error, 1)}
 		c.cmd = exec.Command(exe, "node", "run", "--config", m.cfg)
 		c.cmd.Stdout = newPrefixWriter(&outMu, out, m.role)
 		c.cmd.Stderr = newPrefixWriter(&outMu, errOut, m.role)
@@ -241,8 +247,27 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		children = append(children, c)
 	}
 	for _, m := range members {
-		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  api %s/v1  data %s\n",
-			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.ports.APIURL, m.dir)
+		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  api %s/v1  pages %s  data %s\n",
+			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.ports.APIURL, m.ports.WebURL, m.dir)
+	}
+	if approval == ApprovalPasskey {
+		for _, m := range members {
+			keyFile, err := devnetSoftwareKey(ctx, dir, m.role, m.ports, exited)
+			if err != nil && ctx.Err() != nil {
+				break // stopped while starting: stop as below
+			}
+			if err != nil {
+				stopAll()
+				return &exitError{code: 1, err: fmt.Errorf("%s: software key: %w", m.role, err)}
+			}
+			m.ports.SoftwareKeyFile = keyFile
+			state.Nodes[m.role] = m.ports
+			fmt.Fprintf(out, "%-10s approves with the software key %s (a passkey of its principal)\n", m.role, keyFile)
+		}
+		if err := devnetSaveState(dir, state); err != nil {
+			stopAll()
+			return &exitError{code: 1, err: err}
+		}
 	}
 	fmt.Fprintf(out, "API URLs and key files: %s\n", filepath.Join(dir, "devnet.json"))
 	fmt.Fprintln(out, "devnet running; Ctrl-C stops every node, then the chain")
@@ -268,16 +293,25 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 	return nil
 }
 
+// devnetChild is one node process of the devnet.
+type devnetChild struct {
+	role string
+	cmd  *exec.Cmd
+	done chan error
+}
+
 // devnetSettings are the settings parley devnet gives each of its nodes
 // (configs/devnet.yaml shows them): loopback, the devnet's peers as
-// bootstrap, the dev chain, and gated acts approved automatically.
+// bootstrap, the dev chain, and gated acts approved with a passkey.
 func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc string, chainID uint64, contracts chain.Addresses) settings {
 	s := defaultSettings()
 	s.Node.Name = role
 	s.PassphraseFile = "../passphrase"
 	s.MetricsListen = fmt.Sprintf("127.0.0.1:%d", ports.Metrics)
 	s.APIListen = fmt.Sprintf("127.0.0.1:%d", ports.API)
-	s.ApprovalMode = "auto"
+	s.WebListen = fmt.Sprintf("localhost:%d", ports.Web)
+	deriveOrigins(&s)
+	s.ApprovalMode = ApprovalPasskey
 	s.Node.P2P.Listen = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports.P2P)}
 	s.Node.P2P.Bootstrap = bootstrap
 	s.Node.P2P.DHT = false
@@ -285,6 +319,68 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 	s.Node.Chain.RPC, s.Node.Chain.ChainID, s.Node.Chain.Contracts = rpc, chainID, contracts
 	s.Node.Chain.PollInterval = 100 * time.Millisecond
 	return s
+}
+
+// devnetSoftwareKey makes sure role's node has a software key registered
+// as its principal's passkey: at the first start it waits for the node's
+// API, makes the key, registers it with an enrolment token the API issues
+// (no credential exists yet) and writes it to <dir>/<role>.software-key;
+// later it checks that the key is still registered. It returns the file.
+func devnetSoftwareKey(ctx context.Context, dir, role string, ports devnetPorts, exited <-chan *devnetChild) (string, error) {
+	path := filepath.Join(dir, role+".software-key")
+	key, err := readAPIKey(ports.APIKeyFile)
+	if err != nil {
+		return "", err
+	}
+	c, err := api.NewClient(ports.APIURL, key)
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := c.Status(sctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the node's API did not answer within 2 minutes: %w", err)
+		}
+		select {
+		case ch := <-exited:
+			return "", fmt.Errorf("%s exited while starting: %v", ch.role, <-ch.done)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		sk, err := loadSoftwareKey(path)
+		if err != nil {
+			return "", err
+		}
+		pks, err := c.Passkeys(ctx)
+		if err != nil {
+			return "", err
+		}
+		ref := approval.CredentialRef(sk.CredentialID())
+		for _, p := range pks {
+			if p.Ref == ref {
+				return path, nil
+			}
+		}
+		return "", fmt.Errorf("%s is not a registered passkey of the node (remove it to register a new one)", path)
+	}
+	sk, _, err := registerSoftwareKey(ctx, c, "devnet "+role, "", 0, nil)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(sk)
+	if err != nil {
+		return "", err
+	}
+	return path, writeNew(path, append(b, '\n'), 0o600)
 }
 
 // devnetLoadState reads devnet.json, choosing free loopback ports for
@@ -306,7 +402,7 @@ func devnetLoadState(dir string) (devnetState, error) {
 	}
 	for _, role := range devnetRoles {
 		p := st.Nodes[role]
-		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API} {
+		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API, &p.Web} {
 			if *port != 0 {
 				continue
 			}

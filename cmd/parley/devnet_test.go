@@ -40,7 +40,8 @@ func runDevnetOnce(t *testing.T, dir string) (string, map[string]string) {
 		for _, m := range devnetMetricsRe.FindAllStringSubmatch(out.String(), -1) {
 			peers[m[1]], urls[m[1]] = m[2], m[4]
 		}
-		return len(urls) == 3 && strings.Count(out.String(), "running: peer") == 3
+		return len(urls) == 3 && strings.Count(out.String(), "running: peer") == 3 &&
+			strings.Count(out.String(), "approves with the software key") == 3
 	})
 	for role, u := range urls {
 		eventually(t, role+" to connect to the other two", func() bool {

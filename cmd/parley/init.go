@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/node"
 )
 
 // APIKeyFileName is the bearer key of the node's local HTTP API, in its
@@ -33,7 +36,7 @@ var devchainContracts = chain.Addresses{
 }
 
 // roleSettings returns the settings parley init writes for a role: the
-// role's name, loopback ports of its own, operator approval and the local
+// role's name, loopback ports of its own, passkey approval and the local
 // dev chain (`parley devchain`), which a real deployment replaces.
 func roleSettings(role string) (settings, error) {
 	s := defaultSettings()
@@ -46,6 +49,8 @@ func roleSettings(role string) (settings, error) {
 	s.Node.P2P.Listen = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", port), fmt.Sprintf("/ip4/127.0.0.1/udp/%d/quic-v1", port)}
 	s.MetricsListen = fmt.Sprintf("127.0.0.1:%d", 9464+port-4000)
 	s.APIListen = fmt.Sprintf("127.0.0.1:%d", 7464+port-4000)
+	s.WebListen = fmt.Sprintf("localhost:%d", 7480+port-4000)
+	deriveOrigins(&s)
 	s.Node.Chain.RPC = "http://127.0.0.1:8545"
 	s.Node.Chain.ChainID = 1337
 	s.Node.Chain.Contracts = devchainContracts
@@ -76,10 +81,13 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 		Short: "Create a node's data directory: keys, identity link, configuration file, API key",
 		Long: "Creates a data directory for a new node: the inbox, EVM and encryption keys encrypted under a\n" +
 			"passphrase (from --passphrase-file, $PARLEY_PASSPHRASE or a prompt), the signed identity link\n" +
-			"that binds them, a configuration file (" + ConfigFileName + ") for the role, and the bearer key of\n" +
-			"the node's local HTTP API (" + APIKeyFileName + "). It refuses to overwrite anything that exists\n" +
-			"and prints what it made. The configuration points at a local `parley devchain`; edit chain.rpc,\n" +
-			"chain.contracts and p2p.bootstrap for a real chain and real peers.",
+			"that binds them, a configuration file (" + ConfigFileName + ") for the role, the bearer key of\n" +
+			"the node's local HTTP API (" + APIKeyFileName + ") and the approval store with a one-time token\n" +
+			"that enrols the first passkey of the node's principal: once the node runs, open its pages\n" +
+			"(web.listen, http://localhost:<port>), register a passkey with the token, and approve each\n" +
+			"gated act there. It refuses to overwrite anything that exists and prints what it made. The\n" +
+			"configuration points at a local `parley devchain`; edit chain.rpc, chain.contracts and\n" +
+			"p2p.bootstrap for a real chain and real peers.",
 		Example: "  parley init --data-dir ~/.parley-worker --role worker\n" +
 			"  PARLEY_PASSPHRASE=... parley init --data-dir /srv/parley --role poster",
 		Args: cobra.NoArgs,
@@ -102,7 +110,7 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 			}
 			cfgPath := filepath.Join(dir, ConfigFileName)
 			keyPath := filepath.Join(dir, APIKeyFileName)
-			for _, p := range []string{identity.KeysDir(dir), cfgPath, keyPath} {
+			for _, p := range []string{identity.KeysDir(dir), cfgPath, keyPath, filepath.Join(dir, node.ApprovalsDirName)} {
 				if _, err := os.Stat(p); err == nil {
 					return &exitError{code: 1, err: fmt.Errorf("%s exists; refusing to overwrite it", p)}
 				} else if !errors.Is(err, os.ErrNotExist) {
@@ -130,6 +138,11 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 			if err := writeNew(keyPath, []byte(hex.EncodeToString(key[:])+"\n"), 0o600); err != nil {
 				return &exitError{code: 1, err: err}
 			}
+			now := time.Now()
+			token, err := node.IssueEnrolToken(cmd.Context(), dir, now, approval.DefaultEnrolTokenTTL)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
 			w := cmd.OutOrStdout()
 			h := k.Link().Hash()
 			fmt.Fprintf(w, "created a %s node in %s\n", role, dir)
@@ -139,7 +152,13 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 			fmt.Fprintf(w, "  API key:       %s\n", keyPath)
 			fmt.Fprintf(w, "  peer id:       %s\n", k.Inbox().PeerID())
 			fmt.Fprintf(w, "  EVM address:   %s (fund it before posting or accepting tasks)\n", k.EVM().Address().Hex())
+			fmt.Fprintf(w, "  passkey token: %s\n", token)
+			fmt.Fprintf(w, "                 (one-time; it enrols the first passkey of this node's principal until %s)\n", now.Add(approval.DefaultEnrolTokenTTL).UTC().Format(time.RFC3339))
 			fmt.Fprintf(w, "next: parley node run --data-dir %s\n", dir)
+			if _, port, err := net.SplitHostPort(s.WebListen); err == nil {
+				page := "http://localhost:" + port
+				fmt.Fprintf(w, "then: open %s/passkeys, register your first passkey with the token,\n      and approve each pending act at %s\n", page, page)
+			}
 			return nil
 		},
 	}

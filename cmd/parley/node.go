@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node"
@@ -98,8 +95,8 @@ func runNode(cmd *cobra.Command, s settings) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := []node.Option{node.WithPassphrase(pass), node.WithLogger(log), node.WithRegisterer(reg)}
-	if s.ApprovalMode == "auto" {
-		log.Warn("approval.mode is auto: every gated act is approved without a person (devnet and tests only)")
+	if s.ApprovalMode == ApprovalAuto {
+		log.Warn("APPROVAL MODE AUTO: EVERY GATED ACT IS APPROVED WITHOUT A PERSON; dev chain and tests only, never with real money")
 		opts = append(opts, node.WithGate(node.AutoApprove("approval.mode auto ("+s.Node.Name+")")))
 	}
 	n, err := node.New(s.Node, opts...)
@@ -185,11 +182,6 @@ func runNode(cmd *cobra.Command, s settings) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  metrics %s\n  chain %s, approvals: %s\n",
 		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, metricsURL, chainDesc, s.ApprovalMode)
-	if g := n.Operator(); g != nil {
-		if in, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(in.Fd())) {
-			go promptApprovals(ctx, g, in, cmd.ErrOrStderr())
-		}
-	}
 	<-ctx.Done()
 	log.Info("stopping")
 	stopAPI()
@@ -228,54 +220,5 @@ func shutdownAPI(srv *http.Server, log *slog.Logger) {
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("api requests cut at shutdown", "err", err)
 		_ = srv.Close()
-	}
-}
-
-// promptApprovals asks the operator at the terminal about each approval
-// request, one at a time.
-func promptApprovals(ctx context.Context, g *node.OperatorGate, in io.Reader, out io.Writer) {
-	reqs, unsubscribe := g.Subscribe()
-	defer unsubscribe()
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-reqs:
-			fmt.Fprintf(out, "\napproval requested: %s on %s\n  %s (risk %s)\n", r.Action.Operation, r.Action.Target, r.Context.Reason, r.Context.Risk)
-			keys := make([]string, 0, len(r.Action.Arguments))
-			for k := range r.Action.Arguments {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				fmt.Fprintf(out, "  %-18s %v\n", k, r.Action.Arguments[k])
-			}
-			fmt.Fprintf(out, "  intent hash %s, expires %s\napprove? [y/N] ", r.IntentHash, r.ExpiresAt.Format(time.RFC3339))
-			select {
-			case <-ctx.Done():
-				return
-			case l, ok := <-lines:
-				if !ok {
-					return
-				}
-				var err error
-				if a := strings.ToLower(strings.TrimSpace(l)); a == "y" || a == "yes" {
-					err = g.Approve(r.RequestID, "operator at the terminal")
-				} else {
-					err = g.Deny(r.RequestID, "operator at the terminal", "declined at the prompt")
-				}
-				if err != nil {
-					fmt.Fprintf(out, "  %v\n", err)
-				}
-			}
-		}
 	}
 }

@@ -164,5 +164,14 @@ func checkDevnetAPIs(t *testing.T, dir, out string) {
 		if !strings.Contains(out, "api "+p.APIURL+"/v1") {
 			t.Fatalf("the summary lacks %s's API:\n%s", role, out)
 		}
+		if p.SoftwareKeyFile != filepath.Join(dir, role+".software-key") || p.WebURL != "http://localhost:"+strconv.Itoa(p.Web) {
+			t.Fatalf("%s's software key and pages in devnet.json: %+v", role, p)
+		}
+		if fi, err := os.Stat(p.SoftwareKeyFile); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s's software key file: %v %v", role, fi, err)
+		}
+		if _, err := loadSoftwareKey(p.SoftwareKeyFile); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

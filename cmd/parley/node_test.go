@@ -51,7 +51,8 @@ func TestInit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"created a worker node in " + dir, "identity link:", "peer id:", "EVM address:", filepath.Join(dir, ConfigFileName), filepath.Join(dir, APIKeyFileName)} {
+	for _, want := range []string{"created a worker node in " + dir, "identity link:", "peer id:", "EVM address:", filepath.Join(dir, ConfigFileName), filepath.Join(dir, APIKeyFileName),
+		"passkey token: parley-enrol-", "open http://localhost:7482/passkeys"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("init output lacks %q:\n%s", want, out)
 		}
@@ -64,7 +65,8 @@ func TestInit(t *testing.T) {
 		t.Fatalf("the identity link: %v", err)
 	}
 	s, err := loadSettings(flagsWith(t, "data-dir", dir), envOf(nil))
-	if err != nil || s.Node.Name != "worker" || s.File != filepath.Join(dir, ConfigFileName) || s.ApprovalMode != "operator" {
+	if err != nil || s.Node.Name != "worker" || s.File != filepath.Join(dir, ConfigFileName) || s.ApprovalMode != ApprovalPasskey || s.WebListen != "localhost:7482" ||
+		len(s.Node.WebAuthn.Origins) != 1 || s.Node.WebAuthn.Origins[0] != "http://localhost:7482" {
 		t.Fatalf("the config made: %+v, %v", s, err)
 	}
 	if key, err := os.ReadFile(filepath.Join(dir, APIKeyFileName)); err != nil || len(bytes.TrimSpace(key)) != 64 {

@@ -12,9 +12,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/protocol"
+
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 )
@@ -548,22 +552,110 @@ func (c *Client) VerifyLedger(ctx context.Context) (LedgerReport, error) {
 	return r, c.call(ctx, RouteVerify, nil, nil, nil, &r)
 }
 
-// Approvals returns the approval requests waiting for a decision.
-func (c *Client) Approvals(ctx context.Context) ([]node.ApprovalRequest, error) {
-	var a []node.ApprovalRequest
+// Approvals returns the requests waiting for the principal's decision,
+// oldest first, each with its act in plain words.
+func (c *Client) Approvals(ctx context.Context) ([]node.PendingApproval, error) {
+	var a []node.PendingApproval
 	return a, c.call(ctx, RouteApprovals, nil, nil, nil, &a)
 }
 
-// Approve approves pending request id.
-func (c *Client) Approve(ctx context.Context, id string, d DecisionRequest) (Decided, error) {
-	var r Decided
-	return r, c.call(ctx, RouteApprove, []string{id}, nil, d, &r)
+// Approval returns the pending request id.
+func (c *Client) Approval(ctx context.Context, id string) (node.PendingApproval, error) {
+	var a node.PendingApproval
+	return a, c.call(ctx, RouteApproval, []string{id}, nil, nil, &a)
 }
 
-// Deny denies pending request id.
-func (c *Client) Deny(ctx context.Context, id string, d DecisionRequest) (Decided, error) {
-	var r Decided
-	return r, c.call(ctx, RouteDeny, []string{id}, nil, d, &r)
+// ApprovalOptions returns the WebAuthn request options of the pending
+// request id; their challenge is its intentHash.
+func (c *Client) ApprovalOptions(ctx context.Context, id string) (*protocol.CredentialAssertion, error) {
+	var o protocol.CredentialAssertion
+	if err := c.call(ctx, RouteApprovalOptions, []string{id}, nil, nil, &o); err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// ApprovalAssertion approves the pending request id with the principal's
+// WebAuthn assertion (the JSON of the browser's PublicKeyCredential, or a
+// software key's answer) and returns the approved receipt.
+func (c *Client) ApprovalAssertion(ctx context.Context, id string, response []byte) (*approval.IntentReceipt, error) {
+	var r approval.IntentReceipt
+	if err := c.call(ctx, RouteApprovalAssertion, []string{id}, nil, AssertionRequest{Response: response}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Signer answers WebAuthn request options with an assertion:
+// *approval.SoftwareKey is one.
+type Signer interface {
+	Get(*protocol.CredentialAssertion) ([]byte, error)
+}
+
+// Approve approves the pending request id with key: it fetches the
+// request's options, has key sign them and sends the assertion. It
+// returns the approved receipt. A software key's counter advances with
+// each assertion: keep its state (and save it) after every call.
+func (c *Client) Approve(ctx context.Context, id string, key Signer) (*approval.IntentReceipt, error) {
+	opts, err := c.ApprovalOptions(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := key.Get(opts)
+	if err != nil {
+		return nil, fmt.Errorf("api: sign the approval of %s: %w", id, err)
+	}
+	return c.ApprovalAssertion(ctx, id, resp)
+}
+
+// Deny denies the pending request id, with an optional reason, and returns
+// the denied receipt.
+func (c *Client) Deny(ctx context.Context, id, reason string) (*approval.IntentReceipt, error) {
+	var r approval.IntentReceipt
+	if err := c.call(ctx, RouteDeny, []string{id}, nil, DenyRequest{Reason: reason}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// EnrollToken issues a one-time enrolment token for the first passkey; the
+// node refuses once a passkey is registered.
+func (c *Client) EnrollToken(ctx context.Context) (EnrollToken, error) {
+	var t EnrollToken
+	return t, c.call(ctx, RouteEnrollToken, nil, nil, nil, &t)
+}
+
+// PasskeyOptions begins a passkey registration. For a further passkey
+// the answer has no creation options but the PendingRequest an existing
+// passkey must approve; ask again with the session as the token once it
+// is approved.
+func (c *Client) PasskeyOptions(ctx context.Context, req PasskeyRequest) (PasskeyOptions, error) {
+	var o PasskeyOptions
+	return o, c.call(ctx, RoutePasskeyOptions, nil, nil, req, &o)
+}
+
+// PasskeyCredential finishes the registration of session with the
+// authenticator's attestation and returns the registered passkey.
+func (c *Client) PasskeyCredential(ctx context.Context, session string, response []byte) (Passkey, error) {
+	var p Passkey
+	return p, c.call(ctx, RoutePasskeyCredential, nil, nil, PasskeyCredentialRequest{Session: session, Response: response}, &p)
+}
+
+// Passkeys returns the principal's registered passkeys.
+func (c *Client) Passkeys(ctx context.Context) ([]Passkey, error) {
+	var p []Passkey
+	return p, c.call(ctx, RoutePasskeys, nil, nil, nil, &p)
+}
+
+// Audit returns up to limit audit events of the node's approvals, newest
+// first (limit 0: the node's default of 100).
+func (c *Client) Audit(ctx context.Context, limit int) ([]approval.AuditEvent, error) {
+	var q url.Values
+	if limit > 0 {
+		q = url.Values{"limit": {strconv.Itoa(limit)}}
+	}
+	var a []approval.AuditEvent
+	return a, c.call(ctx, RouteAudit, nil, q, nil, &a)
 }
 
 // Events follows the node's event stream, the events of negotiation id

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -48,7 +49,8 @@ type contractServer struct {
 }
 
 // listRoutes answer a JSON array.
-var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api.RouteNegotiations: true, api.RouteApprovals: true}
+var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api.RouteNegotiations: true, api.RouteApprovals: true,
+	api.RoutePasskeys: true, api.RouteAudit: true}
 
 var allRoutes = []string{
 	api.RouteDiscovery, api.RouteLink, api.RouteOpenAPI, api.RouteStatus, api.RoutePeers, api.RouteEvents,
@@ -56,8 +58,17 @@ var allRoutes = []string{
 	api.RouteNegotiations, api.RouteNegotiation, api.RouteBundle, api.RouteCounter, api.RouteAccept, api.RouteFund,
 	api.RouteDeliver, api.RouteAcceptDelivery, api.RouteCancel, api.RouteAmend, api.RouteReplace, api.RouteDispute,
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
-	api.RouteVerify, api.RouteApprovals, api.RouteApprove, api.RouteDeny,
+	api.RouteVerify, api.RouteApprovals, api.RouteApproval, api.RouteApprovalOptions, api.RouteApprovalAssertion, api.RouteDeny,
+	api.RouteEnrollToken, api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
 }
+
+// deniedReceipt is a receipt's JSON as the API answers it.
+const deniedReceipt = `{"kind":"IntentReceipt","version":"0.1","requestId":"req_2","intentHash":"` + zeros64 + `","nonce":"` + zeros64 + `",` +
+	`"decision":"denied","intent":{"version":"0.1","requestId":"req_2","nonce":"` + zeros64 + `","action":{"tool":"parley.escrow.fund","arguments":{}},` +
+	`"issuedAt":"2026-01-01T00:00:00.000Z","expiresAt":"2026-01-01T00:02:00.000Z","intentHash":"` + zeros64 + `"},` +
+	`"signedAt":"2026-01-01T00:00:01.000Z","expiresAt":"2026-01-01T00:02:00.000Z"}`
+
+const zeros64 = "0000000000000000000000000000000000000000000000000000000000000000"
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -161,10 +172,16 @@ func TestClientRoutes(t *testing.T) {
 	s.answer(api.RouteNegotiation, jsonAnswer(http.StatusOK, node.ThreadView{NegotiationID: nid, State: negotiation.StateAgreed, A2A: negotiation.StateAgreed.A2A()}))
 	s.answer(api.RouteBundle, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"bundle":1}`) })
 	s.answer(api.RouteFile, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "file bytes") })
+	receipt := func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, deniedReceipt) }
+	s.answer(api.RouteApprovalAssertion, receipt)
+	s.answer(api.RouteDeny, receipt)
+	s.answer(api.RoutePasskeyOptions, jsonAnswer(http.StatusAccepted, api.PasskeyOptions{Session: "reg_1", PendingRequest: "req_3"}))
 
 	var ann node.Announcement
 	var view node.ThreadView
 	var bundle, file bytes.Buffer
+	var denied *approval.IntentReceipt
+	var popts api.PasskeyOptions
 	calls := []clientCall{
 		{api.RouteDiscovery, "/.well-known/parley.json", "", "", func() error { _, err := c.Discovery(ctx); return err }},
 		{api.RouteLink, "/.well-known/parley-link.json", "", "", func() error { _, err := c.Link(ctx); return err }},
@@ -212,10 +229,22 @@ func TestClientRoutes(t *testing.T) {
 		{api.RouteBalance, "/v1/balance", "", "", func() error { _, err := c.Balance(ctx, negotiation.Address{}); return err }},
 		{api.RouteVerify, "/v1/ledger/verify", "", "", func() error { _, err := c.VerifyLedger(ctx); return err }},
 		{api.RouteApprovals, "/v1/approvals", "", "", func() error { _, err := c.Approvals(ctx); return err }},
-		{api.RouteApprove, "/v1/approvals/req_1/approve", "", `{"by":"alice"}`,
-			func() error { _, err := c.Approve(ctx, "req_1", api.DecisionRequest{By: "alice"}); return err }},
+		{api.RouteApproval, "/v1/approvals/req_1", "", "", func() error { _, err := c.Approval(ctx, "req_1"); return err }},
+		{api.RouteApprovalOptions, "/v1/approvals/req_1/options", "", `{}`, func() error { _, err := c.ApprovalOptions(ctx, "req_1"); return err }},
+		{api.RouteApprovalAssertion, "/v1/approvals/req_1/assertion", "", `{"response":{"id":"x"}}`,
+			func() error { _, err := c.ApprovalAssertion(ctx, "req_1", []byte(`{"id":"x"}`)); return err }},
 		{api.RouteDeny, "/v1/approvals/req_2/deny", "", `{"reason":"too much"}`,
-			func() error { _, err := c.Deny(ctx, "req_2", api.DecisionRequest{Reason: "too much"}); return err }},
+			func() (err error) { denied, err = c.Deny(ctx, "req_2", "too much"); return err }},
+		{api.RouteEnrollToken, "/v1/approvals/enroll-token", "", `{}`, func() error { _, err := c.EnrollToken(ctx); return err }},
+		{api.RoutePasskeyOptions, "/v1/passkeys/options", "", `{"label":"bot","software":true}`,
+			func() (err error) {
+				popts, err = c.PasskeyOptions(ctx, api.PasskeyRequest{Label: "bot", Software: true})
+				return err
+			}},
+		{api.RoutePasskeyCredential, "/v1/passkeys/credential", "", `{"session":"reg_1","response":{"id":"y"}}`,
+			func() error { _, err := c.PasskeyCredential(ctx, "reg_1", []byte(`{"id":"y"}`)); return err }},
+		{api.RoutePasskeys, "/v1/passkeys", "", "", func() error { _, err := c.Passkeys(ctx); return err }},
+		{api.RouteAudit, "/v1/audit", "limit=5", "", func() error { _, err := c.Audit(ctx, 5); return err }},
 	}
 	calls = append(calls, amendCalls(ctx, c)...)
 	keys := map[string]bool{}
@@ -257,6 +286,12 @@ func TestClientRoutes(t *testing.T) {
 	}
 	if bundle.String() != `{"bundle":1}` || file.String() != "file bytes" {
 		t.Errorf("streamed bundle %q, file %q", bundle.String(), file.String())
+	}
+	if denied == nil || denied.Approved() || denied.RequestID != "req_2" {
+		t.Errorf("Deny decoded %+v", denied)
+	}
+	if popts.Session != "reg_1" || popts.PendingRequest != "req_3" || popts.Creation != nil {
+		t.Errorf("PasskeyOptions decoded a 202 as %+v", popts)
 	}
 	// Every route of the table was called.
 	called := map[string]bool{}

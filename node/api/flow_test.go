@@ -5,34 +5,98 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-webauthn/webauthn/protocol"
+
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 )
 
-// approveWhenAsked waits until s has one approval request pending for
-// operation op and approves it over HTTP; it returns the request.
-func approveWhenAsked(s *served, op node.Act) node.ApprovalRequest {
+// enrol registers a new software key as the first passkey of s's node,
+// over HTTP: an enrolment token, the creation options, the key's
+// attestation. It returns the key.
+func (s *served) enrol(label string) *approval.SoftwareKey {
 	s.t.Helper()
-	var pending []node.ApprovalRequest
-	eventually(s.t, "an approval request for "+string(op), func() bool {
+	var tok EnrollToken
+	r := s.post("/v1/approvals/enroll-token", Empty{}, http.StatusCreated, &tok)
+	checkSchema(s.t, "EnrollToken", r.body)
+	var o PasskeyOptions
+	r = s.post("/v1/passkeys/options", PasskeyRequest{Token: tok.Token, Label: label, Software: true}, http.StatusOK, &o)
+	checkSchema(s.t, "PasskeyOptions", r.body)
+	key := newKey(s.t, o.WebAuthn)
+	resp, err := key.Create(o.Creation)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var pk Passkey
+	r = s.post("/v1/passkeys/credential", PasskeyCredentialRequest{Session: o.Session, Response: resp}, http.StatusCreated, &pk)
+	checkSchema(s.t, "Passkey", r.body)
+	if pk.Label != label || !pk.Software || pk.Ref == "" {
+		s.t.Fatalf("registered %+v", pk)
+	}
+	return key
+}
+
+// newKey makes a software key for the node info describes.
+func newKey(t testing.TB, info WebAuthnInfo) *approval.SoftwareKey {
+	t.Helper()
+	cfg := approval.DefaultConfig()
+	cfg.RPID, cfg.RPName, cfg.Origins, cfg.UserID, cfg.UserName = info.RPID, info.RPName, info.Origins, info.UserID, info.UserName
+	key, err := approval.NewSoftwareKey(cfg, info.Origins[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// approveWhenAsked waits until s has one approval request pending for act
+// and approves it over HTTP with key: the request's WebAuthn options,
+// key's assertion, the receipt. It returns the request.
+func approveWhenAsked(s *served, key *approval.SoftwareKey, act node.Act) node.PendingApproval {
+	s.t.Helper()
+	p := pendingAt(s, act)
+	var opts protocol.CredentialAssertion
+	r := s.post("/v1/approvals/"+p.Request.RequestID+"/options", Empty{}, http.StatusOK, &opts)
+	checkSchema(s.t, "CredentialAssertion", r.body)
+	resp, err := key.Get(&opts)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var rc approval.IntentReceipt
+	r = s.post("/v1/approvals/"+p.Request.RequestID+"/assertion", AssertionRequest{Response: resp}, http.StatusOK, &rc)
+	checkSchema(s.t, "IntentReceipt", r.body)
+	if !rc.Approved() || rc.IntentHash != p.Request.IntentHash || rc.Authenticator == nil || !rc.Authenticator.Software {
+		s.t.Fatalf("receipt %+v", rc)
+	}
+	return p
+}
+
+// pendingAt waits until s has one approval request pending, for act, and
+// returns it.
+func pendingAt(s *served, act node.Act) node.PendingApproval {
+	s.t.Helper()
+	var pending []node.PendingApproval
+	eventually(s.t, "an approval request for "+string(act), func() bool {
 		s.get("/v1/approvals", &pending)
 		return len(pending) == 1
 	})
-	checkSchema(s.t, "[]ApprovalRequest", s.do(call{method: http.MethodGet, path: "/v1/approvals"}).body)
-	req := pending[0]
-	if req.Action.Operation != op || req.IntentHash == "" {
-		s.t.Fatalf("pending approval %+v, want %s", req, op)
+	checkSchema(s.t, "[]PendingApproval", s.do(call{method: http.MethodGet, path: "/v1/approvals"}).body)
+	p := pending[0]
+	if p.Act != act || p.Request.IntentHash == "" || p.Title == "" {
+		s.t.Fatalf("pending approval %+v, want %s", p, act)
 	}
-	var d Decided
-	s.post("/v1/approvals/"+req.RequestID+"/approve", DecisionRequest{By: "api test"}, http.StatusOK, &d)
-	if d.RequestID != req.RequestID || !d.Approved {
-		s.t.Fatalf("decided %+v", d)
+	var one node.PendingApproval
+	r := s.do(call{method: http.MethodGet, path: "/v1/approvals/" + p.Request.RequestID})
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &one) != nil || one.Request.IntentHash != p.Request.IntentHash {
+		s.t.Fatalf("GET the request: %d %s", r.status, r.body)
 	}
-	return req
+	checkSchema(s.t, "PendingApproval", r.body)
+	return p
 }
 
 // actAsync POSTs an act in the background (it waits for its approval);
@@ -77,7 +141,7 @@ func hasState(evs []sseEvent, st negotiation.State) bool {
 
 // TestNegotiationOverHTTP runs a negotiation through two nodes' APIs: the
 // poster posts a task, the worker counters it from its board, both accept
-// with approvals given over HTTP to their operator gates, and every answer
+// with approvals signed by their software keys over HTTP, and every answer
 // shows the thread's state and its A2A projection. The worker's event
 // stream and the poster's stream filtered to the negotiation see it
 // happen.
@@ -85,6 +149,7 @@ func TestNegotiationOverHTTP(t *testing.T) {
 	pn := startNode(t, nodeSpec{name: "poster"})
 	wn := startNode(t, nodeSpec{name: "worker", bootstrap: []*node.Node{pn}})
 	poster, worker := serve(t, pn, Options{}), serve(t, wn, Options{})
+	posterKey, workerKey := poster.enrol("poster's automation"), worker.enrol("worker's automation")
 	eventually(t, "both on the task board", func() bool {
 		return len(pn.Host().TopicPeers("/parley/taskboard/1")) > 0 && len(wn.Host().TopicPeers("/parley/taskboard/1")) > 0
 	})
@@ -138,11 +203,11 @@ func TestNegotiationOverHTTP(t *testing.T) {
 		t.Fatalf("the poster's view: %+v", v)
 	}
 
-	// The poster accepts; the act waits for the operator's approval.
+	// The poster accepts; the act waits for the principal's approval.
 	wait := actAsync(poster, "/v1/negotiations/"+nid+"/accept", Empty{})
-	req := approveWhenAsked(poster, node.ActSignSettlement)
-	if req.Action.Target != nid {
-		t.Fatalf("the approval names %q", req.Action.Target)
+	req := approveWhenAsked(poster, posterKey, node.ActSignSettlement)
+	if req.Request.Action.Target != nid {
+		t.Fatalf("the approval names %q", req.Request.Action.Target)
 	}
 	r := wait()
 	if r.status != http.StatusOK || json.Unmarshal(r.body, &res) != nil || res.Envelope == nil || res.Envelope.Type != negotiation.TypeTaskAcceptance {
@@ -157,7 +222,7 @@ func TestNegotiationOverHTTP(t *testing.T) {
 		})
 	})
 	wait = actAsync(worker, "/v1/negotiations/"+nid+"/accept", Empty{})
-	approveWhenAsked(worker, node.ActSignSettlement)
+	approveWhenAsked(worker, workerKey, node.ActSignSettlement)
 	if r := wait(); r.status != http.StatusOK || json.Unmarshal(r.body, &res) != nil ||
 		res.Thread.State != negotiation.StateAgreed || res.Thread.A2A != negotiation.A2AAuthRequired || res.Thread.Agreement == nil {
 		t.Fatalf("the worker's accept: %d %s", r.status, r.body)
@@ -224,15 +289,18 @@ func TestNegotiationOverHTTP(t *testing.T) {
 	worker.get("/v1/negotiations/"+nid2, &v)
 	before := len(v.Log)
 	wait = actAsync(worker, "/v1/negotiations/"+nid2+"/accept", Empty{})
-	var pending []node.ApprovalRequest
-	eventually(t, "the worker's approval request", func() bool {
-		worker.get("/v1/approvals", &pending)
-		return len(pending) == 1
-	})
-	var d Decided
-	worker.post("/v1/approvals/"+pending[0].RequestID+"/deny", DecisionRequest{Reason: "not now"}, http.StatusOK, &d)
-	if d.Approved {
-		t.Fatalf("denied: %+v", d)
+	p := pendingAt(worker, node.ActSignSettlement)
+	id := p.Request.RequestID
+	// The bearer key alone approves nothing: an assertion that is not the
+	// principal's is refused and the request still waits.
+	if r := worker.post("/v1/approvals/"+id+"/assertion", AssertionRequest{Response: json.RawMessage(`{"id":"forged","type":"public-key"}`)}, http.StatusForbidden, nil); r.errCode() != string(approval.CodeVerificationFailed) {
+		t.Fatalf("a forged assertion: %d %s", r.status, r.body)
+	}
+	var rc approval.IntentReceipt
+	dr := worker.post("/v1/approvals/"+id+"/deny", DenyRequest{Reason: "not now"}, http.StatusOK, &rc)
+	checkSchema(t, "IntentReceipt", dr.body)
+	if rc.Approved() || rc.Assertion != nil || rc.RequestID != id {
+		t.Fatalf("denied: %+v", rc)
 	}
 	if r := wait(); r.status != http.StatusForbidden || r.errCode() != string(node.CodeApprovalDenied) {
 		t.Fatalf("a denied accept: %d %s", r.status, r.body)
@@ -241,8 +309,31 @@ func TestNegotiationOverHTTP(t *testing.T) {
 	if len(v.Log) != before || v.State != negotiation.StateProposed {
 		t.Fatalf("a denied act changed the thread: %+v", v)
 	}
-	// The request is decided: deciding it again is 404.
-	worker.post("/v1/approvals/"+pending[0].RequestID+"/approve", DecisionRequest{}, http.StatusNotFound, nil)
+	// The request is decided: it is gone, and deciding it again is 404.
+	worker.post("/v1/approvals/"+id+"/options", Empty{}, http.StatusNotFound, nil)
+	worker.post("/v1/approvals/"+id+"/deny", DenyRequest{}, http.StatusNotFound, nil)
+	if r := worker.do(call{method: http.MethodGet, path: "/v1/approvals/" + id}); r.status != http.StatusNotFound {
+		t.Fatalf("GET a decided request: %d %s", r.status, r.body)
+	}
+	// The audit trail shows the denial and the refused assertion, newest
+	// first, and no argument value.
+	var trail []approval.AuditEvent
+	ar := worker.do(call{method: http.MethodGet, path: "/v1/audit?limit=3"})
+	if ar.status != http.StatusOK || json.Unmarshal(ar.body, &trail) != nil {
+		t.Fatalf("audit: %d %s", ar.status, ar.body)
+	}
+	checkSchema(t, "[]AuditEvent", ar.body)
+	if len(trail) != 3 || trail[0].Event != approval.EventDenied || trail[1].Event != approval.EventAssertionRejected || trail[2].Event != approval.EventRequestCreated {
+		t.Fatalf("audit trail %+v", trail)
+	}
+	if strings.Contains(string(ar.body), pn.Address().String()) {
+		t.Fatalf("the audit trail names the counterparty: %s", ar.body)
+	}
+	var keys []Passkey
+	worker.get("/v1/passkeys", &keys)
+	if len(keys) != 1 || keys[0].Label != "worker's automation" || keys[0].SignCount != 1 {
+		t.Fatalf("the worker's passkeys: %+v", keys)
+	}
 }
 
 // TestConcurrentRetriesActOnce: requests under one Idempotency-Key that
@@ -252,6 +343,7 @@ func TestConcurrentRetriesActOnce(t *testing.T) {
 	pn := startNode(t, nodeSpec{name: "poster", gate: node.AutoApprove("test")})
 	wn := startNode(t, nodeSpec{name: "worker", bootstrap: []*node.Node{pn}})
 	poster, worker := serve(t, pn, Options{}), serve(t, wn, Options{})
+	wkey := worker.enrol("worker's automation")
 	var res node.ActResult
 	poster.post("/v1/tasks/propose", ProposeRequest{Worker: wn.Address(), Task: node.TaskSpec{
 		Title: "Index", Deadline: time.Now().Add(time.Hour), Milestones: []node.MilestoneSpec{{Amount: wei(10), Description: "all"}},
@@ -264,7 +356,7 @@ func TestConcurrentRetriesActOnce(t *testing.T) {
 	path := "/v1/negotiations/" + nid + "/accept"
 	first := make(chan reply, 1)
 	go func() { first <- worker.do(call{method: http.MethodPost, path: path, idem: key, body: []byte(`{}`)}) }()
-	var pending []node.ApprovalRequest
+	var pending []node.PendingApproval
 	eventually(t, "the first request waiting for its approval", func() bool {
 		worker.get("/v1/approvals", &pending)
 		return len(pending) == 1
@@ -275,10 +367,10 @@ func TestConcurrentRetriesActOnce(t *testing.T) {
 		go func() { answers <- worker.do(call{method: http.MethodPost, path: path, idem: key, body: []byte(`{}`)}) }()
 	}
 	eventually(t, "the retries waiting for the first", func() bool { return worker.api.idem.waiting() == retries })
-	if worker.api.idem.waiting() != retries || len(wn.Approvals()) != 1 {
-		t.Fatalf("a retry acted: %d approvals pending", len(wn.Approvals()))
+	if worker.api.idem.waiting() != retries || len(wn.PendingApprovals()) != 1 {
+		t.Fatalf("a retry acted: %d approvals pending", len(wn.PendingApprovals()))
 	}
-	worker.post("/v1/approvals/"+pending[0].RequestID+"/approve", DecisionRequest{}, http.StatusOK, nil)
+	approveWhenAsked(worker, wkey, node.ActSignSettlement)
 	f := <-first
 	if f.status != http.StatusOK {
 		t.Fatalf("first: %d %s", f.status, f.body)

@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 )
@@ -75,9 +77,57 @@ var routeDocs = []routeDoc{
 	{pattern: RouteBalance, id: "balance", summary: "The node's balance and what the registry owes it", resp: Balance{},
 		query: []param{{"token", "the token (EIP-55 address); omitted: ETH"}}},
 	{pattern: RouteVerify, id: "verifyLedger", summary: "Verify the node's whole ledger", resp: LedgerReport{}},
-	{pattern: RouteApprovals, id: "approvals", summary: "Approval requests waiting for the operator", resp: []node.ApprovalRequest{}},
-	{pattern: RouteApprove, id: "approve", summary: "Approve a pending approval request", req: DecisionRequest{}, resp: Decided{}},
-	{pattern: RouteDeny, id: "deny", summary: "Deny a pending approval request", req: DecisionRequest{}, resp: Decided{}},
+	{pattern: RouteApprovals, id: "approvals", summary: "Approval requests waiting for the principal, oldest first, each act in plain words", resp: []node.PendingApproval{}},
+	{pattern: RouteApproval, id: "approval", summary: "One pending approval request", resp: node.PendingApproval{}},
+	{pattern: RouteApprovalOptions, id: "approvalOptions", summary: "WebAuthn request options of a pending request (challenge = its intentHash): pass publicKey to navigator.credentials.get", req: Empty{}, resp: protocol.CredentialAssertion{}},
+	{pattern: RouteApprovalAssertion, id: "approvalAssertion", summary: "Approve a pending request with the principal's WebAuthn assertion; answers the approved receipt, which the waiting act consumes", req: AssertionRequest{}, resp: approval.IntentReceipt{}},
+	{pattern: RouteDeny, id: "deny", summary: "Deny a pending request: the act fails and performs nothing; answers the denied receipt", req: DenyRequest{}, resp: approval.IntentReceipt{}},
+	{pattern: RouteEnrollToken, id: "enrollToken", summary: "Issue a one-time token that enrols the first passkey (only while none is registered)", req: Empty{}, resp: EnrollToken{}, status: 201},
+	{pattern: RoutePasskeyOptions, id: "passkeyOptions", summary: "Begin a passkey registration: creation options (200), or for a further passkey the register_passkey request an existing passkey must approve first (202)", req: PasskeyRequest{}, resp: PasskeyOptions{}},
+	{pattern: RoutePasskeyCredential, id: "passkeyCredential", summary: "Finish a passkey registration with the authenticator's attestation", req: PasskeyCredentialRequest{}, resp: Passkey{}, status: 201},
+	{pattern: RoutePasskeys, id: "passkeys", summary: "The principal's registered passkeys (hashed references, no ids or keys)", resp: []Passkey{}},
+	{pattern: RouteAudit, id: "audit", summary: "The approval audit trail, newest first: labels, intent hashes, decisions, methods, hashed credential references; never argument values", resp: []approval.AuditEvent{},
+		query: []param{{"limit", "how many events (1..1000, default 100)"}}},
+}
+
+// intentRequestSchema is the JSON Schema of a Human Intent Protocol
+// IntentRequest (approval.IntentRequest marshals itself).
+var intentRequestSchema = map[string]any{
+	"type": "object", "description": "a Human Intent Protocol IntentRequest (docs/approval.md)",
+	"required": []string{"version", "requestId", "nonce", "action", "issuedAt", "expiresAt", "intentHash"},
+	"properties": map[string]any{
+		"version":   map[string]any{"type": "string", "const": approval.Version},
+		"requestId": map[string]any{"type": "string"},
+		"nonce":     map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$"},
+		"action": map[string]any{"type": "object", "required": []string{"tool", "arguments"}, "properties": map[string]any{
+			"tool": map[string]any{"type": "string"}, "operation": map[string]any{"type": "string"},
+			"target": map[string]any{"type": "string"}, "arguments": map[string]any{"type": "object"},
+		}},
+		"context": map[string]any{"type": "object", "properties": map[string]any{
+			"reason": map[string]any{"type": "string"}, "risk": map[string]any{"enum": []string{"low", "medium", "high", "critical"}},
+		}},
+		"agent":      map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}},
+		"session":    map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}},
+		"issuedAt":   map[string]any{"type": "string", "format": "date-time"},
+		"expiresAt":  map[string]any{"type": "string", "format": "date-time"},
+		"intentHash": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$"},
+	},
+	"additionalProperties": false,
+}
+
+// intentReceiptSchema is the JSON Schema of an IntentReceipt.
+var intentReceiptSchema = map[string]any{
+	"type": "object", "description": "a Human Intent Protocol IntentReceipt: approved (with the WebAuthn assertion) or denied (no signature)",
+	"required": []string{"kind", "version", "requestId", "intentHash", "nonce", "decision", "intent", "signedAt", "expiresAt"},
+	"properties": map[string]any{
+		"kind": map[string]any{"const": approval.ReceiptKind}, "version": map[string]any{"const": approval.Version},
+		"requestId": map[string]any{"type": "string"}, "intentHash": map[string]any{"type": "string"}, "nonce": map[string]any{"type": "string"},
+		"decision": map[string]any{"enum": []string{"approved", "denied"}}, "intent": map[string]any{"$ref": "#/components/schemas/IntentRequest"},
+		"authenticator": map[string]any{"type": "object"}, "verification": map[string]any{"type": "object"},
+		"signedAt": map[string]any{"type": "string", "format": "date-time"}, "expiresAt": map[string]any{"type": "string", "format": "date-time"},
+		"assertion": map[string]any{"type": "object"}, "deniedReason": map[string]any{"type": "string"},
+	},
+	"additionalProperties": false,
 }
 
 // schemaGen turns Go types into JSON Schemas, named struct types into
@@ -98,11 +148,34 @@ var fixed = map[reflect.Type]map[string]any{
 	reflect.TypeFor[negotiation.PublicKey]():    {"type": "string", "pattern": "^0x[0-9a-f]{64}$"},
 	reflect.TypeFor[negotiation.EVMSignature](): {"type": "string", "pattern": "^0x[0-9a-f]{130}$"},
 	reflect.TypeFor[json.RawMessage]():          {},
+	reflect.TypeFor[approval.IntentRequest]():   intentRequestSchema,
+	reflect.TypeFor[approval.IntentReceipt]():   intentReceiptSchema,
+	reflect.TypeFor[protocol.CredentialAssertion](): {"type": "object", "required": []string{"publicKey"},
+		"description": "WebAuthn request options as go-webauthn writes them: pass publicKey to PublicKeyCredential.parseRequestOptionsFromJSON"},
+	reflect.TypeFor[protocol.CredentialCreation](): {"type": "object", "required": []string{"publicKey"},
+		"description": "WebAuthn creation options as go-webauthn writes them: pass publicKey to PublicKeyCredential.parseCreationOptionsFromJSON"},
+}
+
+// fixedComponents are the types of fixed whose schema is a named
+// component (answers are checked against it).
+var fixedComponents = map[reflect.Type]bool{
+	reflect.TypeFor[approval.IntentRequest]():       true,
+	reflect.TypeFor[approval.IntentReceipt]():       true,
+	reflect.TypeFor[protocol.CredentialAssertion](): true,
+	reflect.TypeFor[protocol.CredentialCreation]():  true,
 }
 
 func (g *schemaGen) of(t reflect.Type) map[string]any {
 	if s, ok := fixed[t]; ok {
-		return s
+		if !fixedComponents[t] {
+			return s
+		}
+		if prev, ok := g.names[t.Name()]; ok && prev != t {
+			g.t.Fatalf("two types named %s: %s and %s", t.Name(), prev, t)
+		}
+		g.names[t.Name()] = t
+		g.comps[t.Name()] = s
+		return map[string]any{"$ref": "#/components/schemas/" + t.Name()}
 	}
 	if t.Kind() == reflect.Pointer {
 		return g.of(t.Elem())
@@ -184,7 +257,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 				name = f.Name
 			}
 			props[name] = g.of(f.Type)
-			if !strings.Contains(opts, "omitempty") {
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
 				required = append(required, name)
 			}
 		}

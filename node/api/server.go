@@ -13,12 +13,14 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -73,6 +75,10 @@ type Options struct {
 	// Heartbeat is the interval of the event stream's comment lines that
 	// keep idle connections open. Default 15 s.
 	Heartbeat time.Duration
+	// WebURL is where the node's pages are served, such as
+	// "http://localhost:7480": an enrolment token's answer names the page
+	// that registers a passkey with it. Empty: the node serves no pages.
+	WebURL string
 }
 
 // Server is the node's HTTP API: an http.Handler serving the routes of
@@ -117,6 +123,7 @@ func New(n *node.Node, opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
+	opts.WebURL = strings.TrimSuffix(opts.WebURL, "/")
 	if opts.BaseURL != "" && !strings.HasPrefix(opts.BaseURL, "http://") && !strings.HasPrefix(opts.BaseURL, "https://") {
 		return nil, fmt.Errorf("api: BaseURL %q is not an http or https URL", opts.BaseURL)
 	}
@@ -206,8 +213,15 @@ func (s *Server) register() {
 	get(RouteVerify, s.verify)
 
 	get(RouteApprovals, s.approvals)
-	post(RouteApprove, s.approve)
+	get(RouteApproval, s.approval)
+	post(RouteApprovalOptions, s.approvalOptions)
+	post(RouteApprovalAssertion, s.approvalAssertion)
 	post(RouteDeny, s.deny)
+	post(RouteEnrollToken, s.enrollToken)
+	post(RoutePasskeyOptions, s.passkeyOptions)
+	post(RoutePasskeyCredential, s.passkeyCredential)
+	get(RoutePasskeys, s.passkeys)
+	get(RouteAudit, s.audit)
 
 	s.mux.HandleFunc("/", s.notFound)
 }
@@ -294,25 +308,40 @@ func badRequest(format string, args ...any) *httpError {
 // name is a 500.
 var statusOf = map[node.Code]int{
 	// The caller's input.
-	node.CodeBadArgument:                               http.StatusBadRequest,
-	node.Code(negotiation.CodeSchemaInvalid):           http.StatusBadRequest,
-	node.Code(negotiation.CodeUnknownField):            http.StatusBadRequest,
-	node.Code(negotiation.CodeMalformedJSON):           http.StatusBadRequest,
-	node.Code(negotiation.CodeBadAddress):              http.StatusBadRequest,
-	node.Code(negotiation.CodeBadHex):                  http.StatusBadRequest,
-	node.Code(negotiation.CodeBadUUID):                 http.StatusBadRequest,
-	node.Code(negotiation.CodeBadTimestamp):            http.StatusBadRequest,
-	node.Code(negotiation.CodeBadInteger):              http.StatusBadRequest,
-	node.Code(negotiation.CodeBadCID):                  http.StatusBadRequest,
-	node.Code(negotiation.CodeTooLarge):                http.StatusRequestEntityTooLarge,
-	node.Code(negotiation.CodeMilestoneInvalid):        http.StatusBadRequest,
-	node.CodeUnknownNegotiation:                        http.StatusNotFound,
-	node.CodeUnknownTask:                               http.StatusNotFound,
-	node.CodeNotParty:                                  http.StatusForbidden,
-	node.Code(negotiation.CodeRoleForbidden):           http.StatusForbidden,
-	node.CodeApprovalDenied:                            http.StatusForbidden,
-	node.CodeApprovalExpired:                           http.StatusConflict,
-	node.CodeAlreadyConsumed:                           http.StatusConflict,
+	node.CodeBadArgument:                        http.StatusBadRequest,
+	node.Code(negotiation.CodeSchemaInvalid):    http.StatusBadRequest,
+	node.Code(negotiation.CodeUnknownField):     http.StatusBadRequest,
+	node.Code(negotiation.CodeMalformedJSON):    http.StatusBadRequest,
+	node.Code(negotiation.CodeBadAddress):       http.StatusBadRequest,
+	node.Code(negotiation.CodeBadHex):           http.StatusBadRequest,
+	node.Code(negotiation.CodeBadUUID):          http.StatusBadRequest,
+	node.Code(negotiation.CodeBadTimestamp):     http.StatusBadRequest,
+	node.Code(negotiation.CodeBadInteger):       http.StatusBadRequest,
+	node.Code(negotiation.CodeBadCID):           http.StatusBadRequest,
+	node.Code(negotiation.CodeTooLarge):         http.StatusRequestEntityTooLarge,
+	node.Code(negotiation.CodeMilestoneInvalid): http.StatusBadRequest,
+	node.CodeUnknownNegotiation:                 http.StatusNotFound,
+	node.CodeUnknownTask:                        http.StatusNotFound,
+	node.CodeNotParty:                           http.StatusForbidden,
+	node.Code(negotiation.CodeRoleForbidden):    http.StatusForbidden,
+	node.CodeApprovalDenied:                     http.StatusForbidden,
+	node.CodeApprovalExpired:                    http.StatusConflict,
+	node.CodeAlreadyConsumed:                    http.StatusConflict,
+	node.CodeApprovalPending:                    http.StatusAccepted,
+	// The approval protocol's refusals (approval.Code's vocabulary).
+	node.Code(approval.CodeVerificationFailed):         http.StatusForbidden,
+	node.Code(approval.CodeCredentialUnknown):          http.StatusForbidden,
+	node.Code(approval.CodeCredentialCloned):           http.StatusForbidden,
+	node.Code(approval.CodeNotAuthorized):              http.StatusForbidden,
+	node.Code(approval.CodeTokenInvalid):               http.StatusForbidden,
+	node.Code(approval.CodeTokenExpired):               http.StatusForbidden,
+	node.Code(approval.CodeTokenUsed):                  http.StatusConflict,
+	node.Code(approval.CodeAlreadyApproved):            http.StatusConflict,
+	node.Code(approval.CodeCredentialExists):           http.StatusConflict,
+	node.Code(approval.CodeActionMismatch):             http.StatusConflict,
+	node.Code(approval.CodeHashMismatch):               http.StatusConflict,
+	node.Code(approval.CodeTamperedIntent):             http.StatusConflict,
+	node.Code(approval.CodeInvalidReceipt):             http.StatusConflict,
 	node.CodeStateForbidden:                            http.StatusConflict,
 	node.Code(negotiation.CodeOfferExpired):            http.StatusConflict,
 	node.Code(negotiation.CodeTermsChanged):            http.StatusConflict,
@@ -681,9 +710,66 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) approvals(w http.ResponseWriter, _ *http.Request) {
-	out := s.n.Approvals()
-	if out == nil {
-		out = []node.ApprovalRequest{}
+	writeJSON(w, http.StatusOK, s.n.PendingApprovals())
+}
+
+func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
+	id, e := requestIDParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	p, err := s.n.PendingApproval(id)
+	if err != nil {
+		s.fail(w, r, noPending(id, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// noPending turns the node's refusal of an unknown request id into 404.
+func noPending(id string, err error) error {
+	if node.CodeOf(err) == node.CodeBadArgument {
+		return &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no pending approval request " + id}
+	}
+	return err
+}
+
+func (s *Server) passkeys(w http.ResponseWriter, r *http.Request) {
+	creds, err := s.n.Passkeys(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]Passkey, len(creds))
+	for i, c := range creds {
+		out[i] = passkeyOf(c)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func passkeyOf(c approval.Credential) Passkey {
+	return Passkey{Ref: c.Ref(), Label: c.Label, Software: c.Software, RegisteredAt: c.RegisteredAt,
+		SignCount: c.WebAuthn.Authenticator.SignCount, Cloned: c.Cloned()}
+}
+
+// MaxAudit bounds the audit events one GET /v1/audit returns.
+const MaxAudit = 1000
+
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxAudit {
+			s.fail(w, r, badRequest("query: limit %q is not 1..%d", v, MaxAudit))
+			return
+		}
+		limit = n
+	}
+	out, err := s.n.AuditTrail(r.Context(), limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -865,36 +951,115 @@ func (s *Server) withdraw(r *http.Request, body []byte) answer {
 	return act(http.StatusOK, func() (any, error) { return s.n.Withdraw(r.Context(), req.Token) })
 }
 
-func (s *Server) approve(r *http.Request, body []byte) answer { return s.decide(r, body, true) }
-
-func (s *Server) deny(r *http.Request, body []byte) answer { return s.decide(r, body, false) }
-
-// decide approves or denies a request pending on the operator gate.
-func (s *Server) decide(r *http.Request, body []byte, approve bool) answer {
+// approvalOptions answers the WebAuthn request options of a pending
+// request: its challenge is the request's intentHash.
+func (s *Server) approvalOptions(r *http.Request, body []byte) answer {
 	id, e := requestIDParam(r)
 	if e != nil {
 		return errAnswer(e)
 	}
-	var req DecisionRequest
+	if e := decode(body, &Empty{}); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) {
+		o, err := s.n.ApprovalOptions(r.Context(), id)
+		return o, noPending(id, err)
+	})
+}
+
+// approvalAssertion approves a pending request with the principal's
+// WebAuthn assertion; the bearer key alone approves nothing.
+func (s *Server) approvalAssertion(r *http.Request, body []byte) answer {
+	id, e := requestIDParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req AssertionRequest
+	if e := decode(body, &req, "response"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) {
+		rc, err := s.n.FinishApproval(r.Context(), id, req.Response)
+		return rc, noPending(id, err)
+	})
+}
+
+// deny denies a pending request: the act that waits fails and performs
+// nothing.
+func (s *Server) deny(r *http.Request, body []byte) answer {
+	id, e := requestIDParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req DenyRequest
 	if e := decode(body, &req); e != nil {
 		return errAnswer(e)
 	}
-	g := s.n.Operator()
-	if g == nil {
-		return errAnswer(&httpError{Status: http.StatusConflict, Code: CodeNoOperatorGate, Message: "this node's approvals are decided by another gate, not through the API"})
+	return act(http.StatusOK, func() (any, error) {
+		if _, err := s.n.PendingApproval(id); err != nil {
+			return nil, noPending(id, err)
+		}
+		rc, err := s.n.DenyApproval(r.Context(), id, req.Reason)
+		return rc, err
+	})
+}
+
+// enrollToken issues a one-time enrolment token, only while no passkey is
+// registered.
+func (s *Server) enrollToken(r *http.Request, body []byte) answer {
+	if e := decode(body, &Empty{}); e != nil {
+		return errAnswer(e)
 	}
-	by := req.By
-	if by == "" {
-		by = "operator"
+	return act(http.StatusCreated, func() (any, error) {
+		tok, exp, err := s.n.IssueEnrollToken(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		out := EnrollToken{Token: tok, ExpiresAt: exp}
+		if s.o.WebURL != "" {
+			out.URL = s.o.WebURL + "/passkeys"
+		}
+		return out, nil
+	})
+}
+
+// passkeyOptions begins a passkey registration: 200 with the creation
+// options, or 202 with the request an existing passkey must approve.
+func (s *Server) passkeyOptions(r *http.Request, body []byte) answer {
+	var req PasskeyRequest
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
 	}
-	var err error
-	if approve {
-		err = g.Approve(id, by)
-	} else {
-		err = g.Deny(id, by, req.Reason)
+	creation, sess, err := s.n.BeginPasskeyWith(r.Context(), node.PasskeyOptions{Token: req.Token, Label: req.Label, Software: req.Software})
+	out := PasskeyOptions{Session: sess, Creation: creation, WebAuthn: s.webAuthnInfo()}
+	var pr *node.PendingRegistration
+	switch {
+	case errors.As(err, &pr):
+		out.Session, out.PendingRequest = pr.Session, pr.RequestID
+		return jsonAnswer(http.StatusAccepted, out)
+	case err != nil:
+		return errAnswer(errorOf(err))
 	}
-	if err != nil {
-		return errAnswer(&httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no pending approval request " + id})
+	return jsonAnswer(http.StatusOK, out)
+}
+
+func (s *Server) webAuthnInfo() WebAuthnInfo {
+	c := s.n.WebAuthnConfig()
+	return WebAuthnInfo{RPID: c.RPID, RPName: c.RPName, Origins: c.Origins, UserID: c.UserID, UserName: c.UserName}
+}
+
+// passkeyCredential finishes a registration and answers the registered
+// passkey.
+func (s *Server) passkeyCredential(r *http.Request, body []byte) answer {
+	var req PasskeyCredentialRequest
+	if e := decode(body, &req, "session", "response"); e != nil {
+		return errAnswer(e)
 	}
-	return jsonAnswer(http.StatusOK, Decided{RequestID: id, Approved: approve})
+	return act(http.StatusCreated, func() (any, error) {
+		c, err := s.n.FinishPasskey(r.Context(), req.Session, req.Response)
+		if err != nil {
+			return nil, err
+		}
+		return passkeyOf(c), nil
+	})
 }

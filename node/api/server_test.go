@@ -15,6 +15,7 @@ import (
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -64,8 +65,9 @@ type routeCase struct {
 	schema string
 }
 
-// routeCases covers every route of the table on a node with a chain and
-// the operator gate, where nothing the paths name exists.
+// routeCases covers every route of the table on a node with a chain whose
+// principal decides through passkeys (none registered yet), where nothing
+// the paths name exists.
 func routeCases(t testing.TB) []routeCase {
 	cidS := unknownCID(t)
 	worker := randomAddress(t)
@@ -117,9 +119,16 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteBalance, path: "/v1/balance", want: 200, schema: "Balance", badPaths: []string{"/v1/balance?token=0xabc", "/v1/balance?token=" + strings.ToLower(worker)}},
 		{pattern: RouteVerify, path: "/v1/ledger/verify", want: 200, schema: "LedgerReport"},
 
-		{pattern: RouteApprovals, path: "/v1/approvals", want: 200, schema: "[]ApprovalRequest"},
-		{pattern: RouteApprove, path: "/v1/approvals/" + unknownReq + "/approve", body: `{"by":"tester"}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ/approve", "/v1/approvals/00112233445566778899aabbccddeeff/approve"}},
+		{pattern: RouteApprovals, path: "/v1/approvals", want: 200, schema: "[]PendingApproval"},
+		{pattern: RouteApproval, path: "/v1/approvals/" + unknownReq, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ", "/v1/approvals/enroll-token"}},
+		{pattern: RouteApprovalOptions, path: "/v1/approvals/" + unknownReq + "/options", body: `{}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ/options", "/v1/approvals/00112233445566778899aabbccddeeff/options"}},
+		{pattern: RouteApprovalAssertion, path: "/v1/approvals/" + unknownReq + "/assertion", body: `{"response":{"id":"x"}}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_1/assertion"}},
 		{pattern: RouteDeny, path: "/v1/approvals/" + unknownReq + "/deny", body: `{"reason":"no"}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_/deny"}},
+		{pattern: RouteEnrollToken, path: "/v1/approvals/enroll-token", body: `{}`, want: 201, schema: "EnrollToken"},
+		{pattern: RoutePasskeyOptions, path: "/v1/passkeys/options", body: `{"label":"laptop"}`, want: 403, code: string(approval.CodeNotAuthorized)},
+		{pattern: RoutePasskeyCredential, path: "/v1/passkeys/credential", body: `{"session":"reg_00","response":{"id":"x"}}`, want: 400, code: string(node.CodeBadArgument)},
+		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},
+		{pattern: RouteAudit, path: "/v1/audit", want: 200, schema: "[]AuditEvent", badPaths: []string{"/v1/audit?limit=0", "/v1/audit?limit=x", "/v1/audit?limit=1001"}},
 	}
 }
 

@@ -11,7 +11,10 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -56,9 +59,19 @@ const (
 	RouteBalance  = "GET /v1/balance"       // Balance; ?token=<address>
 	RouteVerify   = "GET /v1/ledger/verify" // LedgerReport
 
-	RouteApprovals = "GET /v1/approvals"               // []node.ApprovalRequest
-	RouteApprove   = "POST /v1/approvals/{id}/approve" // DecisionRequest -> Decided
-	RouteDeny      = "POST /v1/approvals/{id}/deny"    // DecisionRequest -> Decided
+	// The principal's approvals: an approval is a WebAuthn assertion over
+	// the request's intentHash (options, then assertion); the bearer key
+	// alone approves nothing.
+	RouteApprovals         = "GET /v1/approvals"                 // []node.PendingApproval
+	RouteApproval          = "GET /v1/approvals/{id}"            // node.PendingApproval
+	RouteApprovalOptions   = "POST /v1/approvals/{id}/options"   // Empty -> protocol.CredentialAssertion
+	RouteApprovalAssertion = "POST /v1/approvals/{id}/assertion" // AssertionRequest -> approval.IntentReceipt
+	RouteDeny              = "POST /v1/approvals/{id}/deny"      // DenyRequest -> approval.IntentReceipt
+	RouteEnrollToken       = "POST /v1/approvals/enroll-token"   // Empty -> EnrollToken (201), only while no passkey exists
+	RoutePasskeyOptions    = "POST /v1/passkeys/options"         // PasskeyRequest -> PasskeyOptions (202 while an existing passkey's approval is pending)
+	RoutePasskeyCredential = "POST /v1/passkeys/credential"      // PasskeyCredentialRequest -> Passkey (201)
+	RoutePasskeys          = "GET /v1/passkeys"                  // []Passkey
+	RouteAudit             = "GET /v1/audit"                     // []approval.AuditEvent, newest first; ?limit=
 )
 
 // HeaderIdempotencyKey is VXP's idempotency header.
@@ -75,7 +88,6 @@ const (
 	CodeInternal           = "internal"                 // 500
 	CodeMethodNotAllowed   = "method_not_allowed"       // 405: the path exists for other methods (Allow names them)
 	CodeNotImplemented     = "not_implemented"          // 501: the route exists, the node cannot do it yet
-	CodeNoOperatorGate     = "no_operator_gate"         // 409: approvals are decided by another gate, not through the API
 )
 
 // ErrorBody is every error answer: {"error": {"code", "message"}}.
@@ -124,18 +136,81 @@ type WithdrawRequest struct {
 	Token negotiation.Address `json:"token,omitempty"`
 }
 
-// DecisionRequest approves or denies a pending approval request.
-type DecisionRequest struct {
-	// By names the person deciding (defaults to "operator").
-	By string `json:"by,omitempty"`
-	// Reason is a denial's reason.
+// AssertionRequest approves a pending request: the principal's WebAuthn
+// assertion over its options, as the browser's
+// PublicKeyCredential.toJSON() gives it (or a software key's answer).
+type AssertionRequest struct {
+	Response json.RawMessage `json:"response"`
+}
+
+// DenyRequest denies a pending request, with an optional reason (not
+// recorded: free text may quote the act's values).
+type DenyRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Decided is the answer to a decision.
-type Decided struct {
-	RequestID string `json:"requestId"`
-	Approved  bool   `json:"approved"`
+// EnrollToken is a one-time token that enrols the first passkey.
+type EnrollToken struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// URL is the page where the person registers the passkey with it,
+	// when the node serves its pages.
+	URL string `json:"url,omitempty"`
+}
+
+// PasskeyRequest begins a passkey registration: with the enrolment token
+// for the first passkey; without one for a further passkey, which an
+// existing one must approve; or with the session of such a registration to
+// go on once it is approved.
+type PasskeyRequest struct {
+	Token string `json:"token,omitempty"`
+	Label string `json:"label,omitempty"`
+	// Software registers a software key for automation: its receipts and
+	// audit entries say so.
+	Software bool `json:"software,omitempty"`
+}
+
+// PasskeyOptions is the answer to a PasskeyRequest: the session and the
+// WebAuthn creation options (status 200), or, for a further passkey, the
+// session and the pending register_passkey request an existing passkey
+// must approve first (status 202, no options: ask again with the session
+// as the token).
+type PasskeyOptions struct {
+	Session        string                       `json:"session"`
+	Creation       *protocol.CredentialCreation `json:"creation,omitempty"`
+	PendingRequest string                       `json:"pendingRequest,omitempty"`
+	WebAuthn       WebAuthnInfo                 `json:"webauthn"`
+}
+
+// WebAuthnInfo is what an authenticator of the principal needs to know
+// about the node: the relying party, the page origins and the principal's
+// user handle.
+type WebAuthnInfo struct {
+	RPID     string   `json:"rpId"`
+	RPName   string   `json:"rpName"`
+	Origins  []string `json:"origins"`
+	UserID   []byte   `json:"userId"`
+	UserName string   `json:"userName"`
+}
+
+// PasskeyCredentialRequest finishes a registration: the session and the
+// authenticator's attestation, as the browser's
+// PublicKeyCredential.toJSON() gives it (or a software key's answer).
+type PasskeyCredentialRequest struct {
+	Session  string          `json:"session"`
+	Response json.RawMessage `json:"response"`
+}
+
+// Passkey is a registered credential of the principal as the API shows
+// it: its hashed reference (never its id or public key), label, kind and
+// counter.
+type Passkey struct {
+	Ref          string    `json:"ref"`
+	Label        string    `json:"label,omitempty"`
+	Software     bool      `json:"software,omitempty"`
+	RegisteredAt time.Time `json:"registeredAt"`
+	SignCount    uint32    `json:"signCount"`
+	Cloned       bool      `json:"cloned,omitempty"`
 }
 
 // Peer is one connected peer.

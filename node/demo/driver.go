@@ -28,14 +28,18 @@ type Party struct {
 	Name string
 	// API is a client of the node's /v1 API.
 	API *api.Client
+	// Key approves the node's gated acts: a software key registered as
+	// one of its principal's passkeys. Each approval is a WebAuthn
+	// assertion over the request's intentHash, sent through the API.
+	Key api.Signer
+	// Saved, when not nil, is called after each approval, once the key's
+	// counter advanced, to keep the key's state.
+	Saved func() error
 }
 
 // Options configure a run.
 type Options struct {
 	Poster, Worker, Arbitrator Party
-	// Approver names the one who approves gated acts in the ledger's
-	// record of each decision.
-	Approver string
 	// Wait bounds each wait for something to happen at a node (an
 	// announcement to arrive, a state to be reached).
 	Wait time.Duration
@@ -64,15 +68,13 @@ type party struct {
 // and withdrawal; task 2 through a dispute, an arbitrator both parties
 // proposed and which joins from a proof bundle, evidence on the dispute's
 // topic, a 70/30 ruling and withdrawals. Every gated act waits in the
-// node's approval gate until the driver approves it through the API, as
-// an operator would. Run returns an error as soon as a step did not really
-// happen.
+// node's approval gate until the driver approves it through the API with
+// the party's software key (WebAuthn options, assertion, receipt), which
+// the act then consumes. Run returns an error as soon as a step did not
+// really happen.
 func Run(ctx context.Context, w io.Writer, opts Options) error {
 	if opts.Wait <= 0 {
 		opts.Wait = 60 * time.Second
-	}
-	if opts.Approver == "" {
-		opts.Approver = "demo driver"
 	}
 	s := &story{ctx: ctx, w: w, opts: opts}
 	var err error
@@ -80,8 +82,8 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 		dst **party
 		in  Party
 	}{{&s.poster, opts.Poster}, {&s.worker, opts.Worker}, {&s.arb, opts.Arbitrator}} {
-		if p.in.API == nil {
-			return fmt.Errorf("demo: %s has no API client", p.in.Name)
+		if p.in.API == nil || p.in.Key == nil {
+			return fmt.Errorf("demo: %s has no API client or no key", p.in.Name)
 		}
 		st, err := p.in.API.Status(ctx)
 		if err != nil {
@@ -410,7 +412,7 @@ func (s *story) withdraw(p *party, want *big.Int) error {
 }
 
 // gated runs a gated act of p and, concurrently, approves the one request
-// it makes through p's API, as an operator would.
+// it makes through p's API with p's key.
 func (s *story) gated(p *party, act node.Act, nid string, do func() (node.ActResult, error)) (node.ActResult, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
@@ -428,7 +430,9 @@ func (s *story) gated(p *party, act node.Act, nid string, do func() (node.ActRes
 	return res, nil
 }
 
-// approve waits for p's pending request for act on nid and approves it.
+// approve waits for p's pending request for act on nid and approves it
+// with p's key: the node's WebAuthn options for the request, the key's
+// assertion over its intentHash, the receipt.
 func (s *story) approve(ctx context.Context, p *party, act node.Act, nid string) error {
 	for {
 		reqs, err := p.API.Approvals(ctx)
@@ -439,13 +443,23 @@ func (s *story) approve(ctx context.Context, p *party, act node.Act, nid string)
 			return err
 		}
 		for _, r := range reqs {
-			if r.Action.Operation != act || r.Action.Target != nid {
+			if r.Act != act || r.Request.Action.Target != nid {
 				continue
 			}
-			if _, err := p.API.Approve(ctx, r.RequestID, api.DecisionRequest{By: s.opts.Approver}); err != nil {
+			rc, err := p.API.Approve(ctx, r.Request.RequestID, p.Key)
+			if p.Saved != nil {
+				if serr := p.Saved(); serr != nil && err == nil {
+					err = serr
+				}
+			}
+			if err != nil {
 				return err
 			}
-			s.printf("    %s's gate: %s approved (intent %s…)\n", p.Name, act, r.IntentHash[:16])
+			kind := "passkey"
+			if rc.Authenticator != nil && rc.Authenticator.Software {
+				kind = "software key"
+			}
+			s.printf("    %s's passkey: %s approved (%s, intent %s…)\n", p.Name, act, kind, rc.IntentHash[:16])
 			return nil
 		}
 		select {

@@ -1,0 +1,429 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/parleynet/parley/approval"
+)
+
+// ApprovalsDirName is the approval store's directory inside the data
+// directory: the principal's credentials, approvals, consumptions and the
+// enrolment token, in a Badger of their own.
+const ApprovalsDirName = "approvals"
+
+// Keys of the approval store. Request ids and credential ids are the rest
+// of the key.
+const (
+	keyCredential  = "c/" // + credential id: storedCredential
+	keyApproval    = "a/" // + requestId: approval.ApprovalRecord
+	keyConsumption = "u/" // + requestId: approval.ConsumptionRecord
+	keyEnrolToken  = "t"  // approval.EnrolToken
+	keyFormat      = "v"  // the store's format version
+)
+
+// approvalStoreFormat is the format version the store writes.
+const approvalStoreFormat = "parley-approvals/1"
+
+// conflictRetries bounds how often a transaction that lost a conflict is
+// run again; each retry reads what the winner wrote, so two suffice.
+const conflictRetries = 8
+
+// approvalStore is the node's durable approval.Store: a Badger database
+// with synced writes, so every call that returns nil is on disk. Each
+// read-check-write (RecordApproval, MarkConsumed, RedeemEnrolToken) is one
+// Badger transaction with conflict detection: of two concurrent ones on
+// the same key, one commits and the other is run again and sees the first.
+type approvalStore struct {
+	mu sync.Mutex // guards db against Close
+	db *badger.DB
+}
+
+var _ approval.Store = (*approvalStore)(nil)
+
+// storedCredential is a credential with its registration sequence, which
+// orders Credentials.
+type storedCredential struct {
+	Seq        uint64              `json:"seq"`
+	Credential approval.Credential `json:"credential"`
+}
+
+// openApprovalStore opens (or creates) the approval store in dir.
+func openApprovalStore(dir string, log *slog.Logger) (*approvalStore, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := badger.DefaultOptions(dir).
+		WithSyncWrites(true).
+		WithDetectConflicts(true).
+		WithLogger(badgerLog{log.With("component", "approvals")}).
+		WithLoggingLevel(badger.WARNING).
+		WithMetricsEnabled(false).
+		WithMemTableSize(4 << 20).
+		WithBlockCacheSize(1 << 20).
+		WithIndexCacheSize(0).
+		WithValueLogFileSize(4 << 20).
+		WithValueThreshold(64 << 10).
+		WithNumMemtables(2).
+		WithNumCompactors(2)
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
+	}
+	s := &approvalStore{db: db}
+	err = db.Update(func(txn *badger.Txn) error {
+		it, err := txn.Get([]byte(keyFormat))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return txn.Set([]byte(keyFormat), []byte(approvalStoreFormat))
+		}
+		if err != nil {
+			return err
+		}
+		v, err := it.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if string(v) != approvalStoreFormat {
+			return fmt.Errorf("format %q, want %q", v, approvalStoreFormat)
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Close closes the database; later calls fail. It is safe to call twice.
+func (s *approvalStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil
+	}
+	err := s.db.Close()
+	s.db = nil
+	return err
+}
+
+// errStoreClosed is returned by a closed approval store.
+var errStoreClosed = errors.New("node: approval store closed")
+
+func (s *approvalStore) handle() (*badger.DB, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil, errStoreClosed
+	}
+	return s.db, nil
+}
+
+// view runs f in a read transaction.
+func (s *approvalStore) view(f func(txn *badger.Txn) error) error {
+	db, err := s.handle()
+	if err != nil {
+		return err
+	}
+	return db.View(f)
+}
+
+// update runs f in a read-write transaction, again when it lost a
+// conflict to a concurrent one (f then reads what the winner wrote).
+func (s *approvalStore) update(f func(txn *badger.Txn) error) error {
+	db, err := s.handle()
+	if err != nil {
+		return err
+	}
+	for range conflictRetries {
+		err = db.Update(f)
+		if !errors.Is(err, badger.ErrConflict) {
+			return err
+		}
+	}
+	return fmt.Errorf("node: approval store: %w after %d attempts", err, conflictRetries)
+}
+
+// getJSON reads key into v; it returns approval.ErrNotFound for a key
+// that does not exist.
+func getJSON(txn *badger.Txn, key string, v any) error {
+	it, err := txn.Get([]byte(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return approval.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return it.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+func setJSON(txn *badger.Txn, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return txn.Set([]byte(key), b)
+}
+
+func credentialKey(id []byte) string { return keyCredential + string(id) }
+
+// Credential returns the credential id, or approval.ErrNotFound.
+func (s *approvalStore) Credential(_ context.Context, id []byte) (approval.Credential, error) {
+	var sc storedCredential
+	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, credentialKey(id), &sc) })
+	if err != nil {
+		return approval.Credential{}, err
+	}
+	return sc.Credential, nil
+}
+
+// Credentials returns every credential in registration order.
+func (s *approvalStore) Credentials(context.Context) ([]approval.Credential, error) {
+	var all []storedCredential
+	err := s.view(func(txn *badger.Txn) error {
+		var err error
+		all, err = credentialsTxn(txn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]approval.Credential, len(all))
+	for i, sc := range all {
+		out[i] = sc.Credential
+	}
+	return out, nil
+}
+
+// credentialsTxn reads every credential, ordered by registration.
+func credentialsTxn(txn *badger.Txn) ([]storedCredential, error) {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 16, Prefix: []byte(keyCredential)})
+	defer it.Close()
+	var out []storedCredential
+	for it.Rewind(); it.Valid(); it.Next() {
+		var sc storedCredential
+		if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &sc) }); err != nil {
+			return nil, fmt.Errorf("credential %x: %w", it.Item().Key(), err)
+		}
+		out = append(out, sc)
+	}
+	slices.SortFunc(out, func(a, b storedCredential) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return bytes.Compare(a.Credential.WebAuthn.ID, b.Credential.WebAuthn.ID)
+	})
+	return out, nil
+}
+
+// putCredentialTxn inserts c after every registered credential, or
+// replaces the one with its id keeping its place.
+func putCredentialTxn(txn *badger.Txn, c approval.Credential) error {
+	key := credentialKey(c.WebAuthn.ID)
+	var prev storedCredential
+	err := getJSON(txn, key, &prev)
+	switch {
+	case err == nil:
+		return setJSON(txn, key, storedCredential{Seq: prev.Seq, Credential: c})
+	case !errors.Is(err, approval.ErrNotFound):
+		return err
+	}
+	all, err := credentialsTxn(txn)
+	if err != nil {
+		return err
+	}
+	seq := uint64(1)
+	if len(all) > 0 {
+		seq = all[len(all)-1].Seq + 1
+	}
+	return setJSON(txn, key, storedCredential{Seq: seq, Credential: c})
+}
+
+// PutCredential inserts c or replaces the credential with its id.
+func (s *approvalStore) PutCredential(_ context.Context, c approval.Credential) error {
+	if len(c.WebAuthn.ID) == 0 {
+		return errors.New("node: approval store: a credential without an id")
+	}
+	return s.update(func(txn *badger.Txn) error { return putCredentialTxn(txn, c) })
+}
+
+// DeleteCredential removes the credential id, or returns
+// approval.ErrNotFound.
+func (s *approvalStore) DeleteCredential(_ context.Context, id []byte) error {
+	return s.update(func(txn *badger.Txn) error {
+		key := []byte(credentialKey(id))
+		if _, err := txn.Get(key); errors.Is(err, badger.ErrKeyNotFound) {
+			return approval.ErrNotFound
+		} else if err != nil {
+			return err
+		}
+		return txn.Delete(key)
+	})
+}
+
+// RecordApproval stores rec and cred in one transaction unless
+// rec.RequestID was approved already.
+func (s *approvalStore) RecordApproval(_ context.Context, rec approval.ApprovalRecord, cred approval.Credential) (bool, error) {
+	var already bool
+	err := s.update(func(txn *badger.Txn) error {
+		already = false
+		key := keyApproval + rec.RequestID
+		if _, err := txn.Get([]byte(key)); err == nil {
+			already = true
+			return nil
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		if err := setJSON(txn, key, rec); err != nil {
+			return err
+		}
+		return putCredentialTxn(txn, cred)
+	})
+	return already, err
+}
+
+// Approval returns the approval of requestID, or approval.ErrNotFound.
+func (s *approvalStore) Approval(_ context.Context, requestID string) (approval.ApprovalRecord, error) {
+	var rec approval.ApprovalRecord
+	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, keyApproval+requestID, &rec) })
+	return rec, err
+}
+
+// Consumed reports whether requestID was consumed.
+func (s *approvalStore) Consumed(_ context.Context, requestID string) (bool, error) {
+	var found bool
+	err := s.view(func(txn *badger.Txn) error {
+		_, err := txn.Get([]byte(keyConsumption + requestID))
+		switch {
+		case err == nil:
+			found = true
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		return nil
+	})
+	return found, err
+}
+
+// MarkConsumed records the consumption of rec.RequestID once: of any
+// number of concurrent calls exactly one writes (and returns false once
+// the write is synced); every other call, then or after a restart, finds
+// it and returns true.
+func (s *approvalStore) MarkConsumed(_ context.Context, rec approval.ConsumptionRecord) (bool, error) {
+	if rec.RequestID == "" {
+		return false, errors.New("node: approval store: a consumption without a request id")
+	}
+	var already bool
+	err := s.update(func(txn *badger.Txn) error {
+		already = false
+		key := keyConsumption + rec.RequestID
+		if _, err := txn.Get([]byte(key)); err == nil {
+			already = true
+			return nil
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		return setJSON(txn, key, rec)
+	})
+	return already, err
+}
+
+// PutEnrolToken replaces the current enrolment token.
+func (s *approvalStore) PutEnrolToken(_ context.Context, t approval.EnrolToken) error {
+	return s.update(func(txn *badger.Txn) error { return setJSON(txn, keyEnrolToken, t) })
+}
+
+// EnrolToken returns the current enrolment token, or approval.ErrNotFound.
+func (s *approvalStore) EnrolToken(context.Context) (approval.EnrolToken, error) {
+	var t approval.EnrolToken
+	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, keyEnrolToken, &t) })
+	return t, err
+}
+
+// RedeemEnrolToken marks the current token with hash redeemed at at, once.
+func (s *approvalStore) RedeemEnrolToken(_ context.Context, hash string, at time.Time) (bool, error) {
+	var already bool
+	err := s.update(func(txn *badger.Txn) error {
+		already = false
+		var t approval.EnrolToken
+		if err := getJSON(txn, keyEnrolToken, &t); err != nil {
+			return err
+		}
+		if t.Hash != hash {
+			return approval.ErrNotFound
+		}
+		if !t.RedeemedAt.IsZero() {
+			already = true
+			return nil
+		}
+		t.RedeemedAt = at
+		return setJSON(txn, keyEnrolToken, t)
+	})
+	return already, err
+}
+
+// badgerLog passes Badger's warnings and errors to slog and drops the
+// rest.
+type badgerLog struct{ l *slog.Logger }
+
+func (b badgerLog) Errorf(f string, args ...any) {
+	b.l.Error("badger error", "detail", strings.TrimSpace(fmt.Sprintf(f, args...)))
+}
+
+func (b badgerLog) Warningf(f string, args ...any) {
+	b.l.Warn("badger warning", "detail", strings.TrimSpace(fmt.Sprintf(f, args...)))
+}
+
+func (badgerLog) Infof(string, ...any)  {}
+func (badgerLog) Debugf(string, ...any) {}
+
+// IssueEnrolToken issues the one-time token that enrols the first passkey
+// of the node whose data directory is dataDir, valid for ttl (zero: 24
+// hours), and returns its text; the store keeps only its hash, and a
+// later token replaces it. It opens the approval store itself, so the
+// node must not be running; `parley init` calls it. Once a credential is
+// registered it refuses with CodeStateForbidden: a further passkey needs
+// an approval by an existing one.
+func IssueEnrolToken(ctx context.Context, dataDir string, now time.Time, ttl time.Duration) (string, error) {
+	s, err := openApprovalStore(approvalsDir(dataDir), nil)
+	if err != nil {
+		return "", err
+	}
+	token, err := issueEnrolToken(ctx, s, now, ttl)
+	if cerr := s.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("node: approval store: %w", cerr)
+	}
+	return token, err
+}
+
+// issueEnrolToken issues a token in s unless a credential exists.
+func issueEnrolToken(ctx context.Context, s approval.Store, now time.Time, ttl time.Duration) (string, error) {
+	creds, err := s.Credentials(ctx)
+	if err != nil {
+		return "", failWrap(CodeStoreFailed, err, "credentials")
+	}
+	if len(creds) > 0 {
+		return "", fail(CodeStateForbidden, "%d passkeys are registered: a further one needs an approval by an existing passkey, not a token", len(creds))
+	}
+	token, err := approval.IssueEnrolToken(ctx, s, now, ttl, nil)
+	if err != nil {
+		if approval.CodeOf(err) != "" {
+			return "", failWrap(CodeBadArgument, err, "enrolment token")
+		}
+		return "", failWrap(CodeStoreFailed, err, "enrolment token")
+	}
+	return token, nil
+}

@@ -1,0 +1,209 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/parleynet/parley/approval"
+)
+
+func cred(id string, count uint32) approval.Credential {
+	return approval.Credential{
+		WebAuthn:     webauthn.Credential{ID: []byte(id), PublicKey: []byte("key of " + id), Authenticator: webauthn.Authenticator{SignCount: count}},
+		Label:        id,
+		RegisteredAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+// TestApprovalStoreConsumesOnce: 100 concurrent MarkConsumed of one
+// request id on the Badger store: exactly one wins, and after the store is
+// closed and opened again the request is still consumed.
+func TestApprovalStoreConsumesOnce(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openApprovalStore(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 100
+	var wg sync.WaitGroup
+	results := make([]bool, k)
+	errs := make([]error, k)
+	start := make(chan struct{})
+	for i := range k {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = s.MarkConsumed(t.Context(), approval.ConsumptionRecord{RequestID: "req_1", IntentHash: "h", ConsumedAt: time.Now()})
+		})
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	for i := range k {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if !results[i] {
+			won++
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d calls consumed the receipt, want 1", won)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+	if _, err := s.Consumed(t.Context(), "req_1"); !errors.Is(err, errStoreClosed) {
+		t.Fatalf("a closed store answered: %v", err)
+	}
+	s, err = openApprovalStore(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.Consumed(t.Context(), "req_1"); err != nil || !ok {
+		t.Fatalf("after reopening, consumed = %v, %v", ok, err)
+	}
+	if already, err := s.MarkConsumed(t.Context(), approval.ConsumptionRecord{RequestID: "req_1"}); err != nil || !already {
+		t.Fatalf("after reopening, MarkConsumed = %v, %v", already, err)
+	}
+	if ok, _ := s.Consumed(t.Context(), "req_2"); ok {
+		t.Fatal("another request is consumed")
+	}
+}
+
+// TestApprovalStoreContract: the Store contract of package approval on
+// the node's Badger store: credentials in registration order and replaced
+// in place, one approval per request stored with its credential, the
+// enrolment token redeemed once, ErrNotFound for what does not exist.
+func TestApprovalStoreContract(t *testing.T) {
+	s, err := openApprovalStore(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	if _, err := s.Credential(ctx, []byte("x")); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("an unknown credential: %v", err)
+	}
+	for i, id := range []string{"zz", "aa", "mm"} {
+		if err := s.PutCredential(ctx, cred(id, uint32(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.PutCredential(ctx, cred("aa", 9)); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Credentials(ctx)
+	if err != nil || len(all) != 3 || all[0].Label != "zz" || all[1].Label != "aa" || all[2].Label != "mm" || all[1].WebAuthn.Authenticator.SignCount != 9 {
+		t.Fatalf("credentials %+v %v", all, err)
+	}
+	if err := s.DeleteCredential(ctx, []byte("zz")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteCredential(ctx, []byte("zz")); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("deleting twice: %v", err)
+	}
+	if err := s.PutCredential(ctx, approval.Credential{}); err == nil {
+		t.Fatal("a credential without an id was stored")
+	}
+
+	rec := approval.ApprovalRecord{RequestID: "req_a", IntentHash: "h", CredentialID: []byte("mm"), SignCount: 7}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	first := 0
+	for i := range 20 {
+		wg.Go(func() {
+			c := cred("mm", uint32(100+i))
+			already, err := s.RecordApproval(ctx, rec, c)
+			if err != nil {
+				t.Error(err)
+			}
+			if !already {
+				mu.Lock()
+				first++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if first != 1 {
+		t.Fatalf("%d approvals of one request recorded, want 1", first)
+	}
+	got, err := s.Approval(ctx, "req_a")
+	if err != nil || got.SignCount != 7 || string(got.CredentialID) != "mm" {
+		t.Fatalf("approval %+v %v", got, err)
+	}
+	if _, err := s.Approval(ctx, "req_b"); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("an unknown approval: %v", err)
+	}
+
+	if _, err := s.EnrolToken(ctx); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("no token yet: %v", err)
+	}
+	if _, err := s.RedeemEnrolToken(ctx, "h1", time.Now()); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("redeeming without a token: %v", err)
+	}
+	if err := s.PutEnrolToken(ctx, approval.EnrolToken{Hash: "h1", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RedeemEnrolToken(ctx, "h2", time.Now()); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("redeeming another token: %v", err)
+	}
+	for i, want := range []bool{false, true, true} {
+		if already, err := s.RedeemEnrolToken(ctx, "h1", time.Now()); err != nil || already != want {
+			t.Fatalf("redemption %d: %v %v", i, already, err)
+		}
+	}
+	if tok, err := s.EnrolToken(ctx); err != nil || tok.RedeemedAt.IsZero() {
+		t.Fatalf("the redeemed token: %+v %v", tok, err)
+	}
+}
+
+// TestIssueEnrolToken: the token of a data directory enrols only while no
+// credential is registered, and the store is left closed for the node.
+func TestIssueEnrolToken(t *testing.T) {
+	dir := t.TempDir()
+	tok, err := IssueEnrolToken(t.Context(), dir, time.Now(), 0)
+	if err != nil || len(tok) != len(approval.EnrolTokenPrefix)+64 {
+		t.Fatalf("token %q %v", tok, err)
+	}
+	s, err := openApprovalStore(approvalsDir(dir), nil)
+	if err != nil {
+		t.Fatalf("the store was left open: %v", err)
+	}
+	if err := s.PutCredential(t.Context(), cred("c1", 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := IssueEnrolToken(t.Context(), dir, time.Now(), 0); !errors.Is(err, ErrStateForbidden) {
+		t.Fatalf("a token while a credential exists: %v", err)
+	}
+	if _, err := IssueEnrolToken(t.Context(), t.TempDir(), time.Now(), time.Second); CodeOf(err) != CodeBadArgument {
+		t.Fatalf("a one-second token: %v", err)
+	}
+}
+
+// BenchmarkMarkConsumed measures one synced consumption record.
+func BenchmarkMarkConsumed(b *testing.B) {
+	s, err := openApprovalStore(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.MarkConsumed(b.Context(), approval.ConsumptionRecord{RequestID: fmt.Sprintf("req_%d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

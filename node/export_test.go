@@ -1,0 +1,42 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/parleynet/parley/approval"
+)
+
+// Seams for the external tests: a gated act without a negotiation around
+// it, and a receipt presented to an act other than the one it was made
+// for.
+
+// AuthorizeForTest passes act with args through the approval gate as a
+// gated act does, and returns nil when the act may be performed.
+func (n *Node) AuthorizeForTest(ctx context.Context, act Act, nid string, args map[string]any) error {
+	_, err := n.authorize(ctx, act, nid, args, "a test act", "high")
+	return err
+}
+
+// PresentForTest hands receipt to the act waiting on requestID, which
+// consumes it against its own action.
+func (n *Node) PresentForTest(requestID string, receipt *approval.IntentReceipt) error {
+	b, err := json.Marshal(receipt)
+	if err != nil {
+		return err
+	}
+	e, err := n.claim(requestID)
+	if err != nil {
+		return err
+	}
+	n.hand(e, decision{receipt: b})
+	return nil
+}
+
+// ApproveOnlyForTest verifies response for the pending request requestID
+// and returns the approved receipt without handing it to the act, which
+// keeps waiting.
+func (n *Node) ApproveOnlyForTest(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, error) {
+	r, _, err := n.approve(ctx, requestID, response)
+	return r, err
+}
