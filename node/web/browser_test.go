@@ -355,6 +355,7 @@ func TestBrowser(t *testing.T) {
 	if s := b.text("#status"); !strings.HasPrefix(s, "Approved") {
 		t.Fatalf("after approving, the page says %q", s)
 	}
+	b.do("the buttons gone after the decision", chromedp.WaitNotVisible(chromedp.ID("approve")), chromedp.WaitNotVisible(chromedp.ID("deny")))
 	b.clean("approval page after approving")
 	b.shot("5-approved")
 	if err := wait(t, done); err != nil {
@@ -403,6 +404,7 @@ func TestBrowser(t *testing.T) {
 	if s := b.text("#status"); !strings.HasPrefix(s, "Denied") {
 		t.Fatalf("after denying, the page says %q", s)
 	}
+	b.do("the buttons gone after the denial", chromedp.WaitNotVisible(chromedp.ID("approve")), chromedp.WaitNotVisible(chromedp.ID("deny")))
 	b.clean("approval page after denying")
 	b.shot("7-denied")
 	if err := wait(t, done2); node.CodeOf(err) != node.CodeApprovalDenied {
