@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,7 +79,13 @@ func renderConfig(s settings, header string) []byte {
 	p("web:")
 	p("  listen: %s", quote(s.WebListen))
 	p("  rp_id: %s", quote(n.WebAuthn.RPID))
-	seq("  ", "origins", n.WebAuthn.Origins)
+	derived := settings{WebListen: s.WebListen}
+	deriveOrigins(&derived)
+	if slices.Equal(derived.Node.WebAuthn.Origins, n.WebAuthn.Origins) {
+		p("  origins: []  # http://localhost:<web.listen port>")
+	} else {
+		seq("  ", "origins", n.WebAuthn.Origins)
+	}
 	p("fetch_timeout: %s", dur(n.FetchTimeout))
 	return []byte(b.String())
 }

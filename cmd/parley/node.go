@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/node/web"
 )
 
 func newNodeCmd() *cobra.Command {
@@ -46,8 +48,10 @@ func newNodeRunCmd() *cobra.Command {
 			"metrics are served on loopback at /metrics. Logs go to stderr as text or JSON.\n\n" +
 			"Configuration: flags > PARLEY_* environment variables > the YAML file (--config, $PARLEY_CONFIG,\n" +
 			"else <data-dir>/" + ConfigFileName + ") > defaults; a bad value names its key. Every key has a flag:\n" +
-			"chain.rpc is --chain-rpc and $PARLEY_CHAIN_RPC. With approval.mode operator (the default) a person\n" +
-			"decides each gated act: at the terminal's prompt, or through the node's API.",
+			"chain.rpc is --chain-rpc and $PARLEY_CHAIN_RPC. With approval.mode passkey (the default) each gated act\n" +
+			"waits until the node's principal approves it with a passkey: on the pages served at web.listen\n" +
+			"(open http://localhost:<port>; register the first passkey with the token `parley init` printed),\n" +
+			"or with a registered software key (`parley approvals approve --software-key`).",
 		Example: "  parley node run --data-dir ~/.parley-worker\n" +
 			"  parley node run --config configs/worker.yaml --chain-rpc http://127.0.0.1:8545 --log-format json\n" +
 			"  PARLEY_P2P_BOOTSTRAP=/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... parley node run",
@@ -103,6 +107,33 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	// The principal's pages, on this machine only: a host named localhost
+	// is served on 127.0.0.1 (the pages are opened at http://localhost).
+	var (
+		webLn  net.Listener
+		webSrv *http.Server
+		webURL = "off"
+	)
+	if s.WebListen != "" {
+		host, port, err := net.SplitHostPort(s.WebListen)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("web.listen: %w", err)}
+		}
+		if host == "localhost" {
+			host = "127.0.0.1"
+		}
+		h, err := web.New(n, web.Options{Logger: log})
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		if webLn, err = net.Listen("tcp", net.JoinHostPort(host, port)); err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("web.listen: %w", err)}
+		}
+		defer webLn.Close()
+		webSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		webURL = "http://localhost:" + strconv.Itoa(webLn.Addr().(*net.TCPAddr).Port)
+	}
 	// The API's key and address are checked before the node starts, so a
 	// missing key or a taken port fails fast.
 	var (
@@ -121,7 +152,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		}
 		defer apiLn.Close()
 		base := "http://" + apiLn.Addr().String()
-		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers})
+		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off")})
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
@@ -138,6 +169,17 @@ func runNode(cmd *cobra.Command, s settings) error {
 		return &exitError{code: 1, err: err}
 	}
 	defer n.Close()
+	stopWeb := func() {}
+	if webSrv != nil {
+		// Deferred after n.Close, so it runs first.
+		stopWeb = sync.OnceFunc(func() { shutdownAPI(webSrv, log) })
+		defer stopWeb()
+		go func() {
+			if err := webSrv.Serve(webLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("web server stopped", "err", err)
+			}
+		}()
+	}
 	stopAPI := func() {}
 	if apiSrv != nil {
 		// Deferred after n.Close, so it runs first: the API stops before
@@ -180,10 +222,15 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if apiSrv != nil {
 		apiDesc += " (bearer key in " + keyPath + ")"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, metricsURL, chainDesc, s.ApprovalMode)
+	approvals := s.ApprovalMode
+	if s.ApprovalMode == ApprovalPasskey {
+		approvals += " (the principal's passkeys; pages " + webURL + ")"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  pages %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, webURL, metricsURL, chainDesc, approvals)
 	<-ctx.Done()
 	log.Info("stopping")
+	stopWeb()
 	stopAPI()
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

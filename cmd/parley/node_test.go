@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,9 +95,19 @@ var metricsRe = regexp.MustCompile(`metrics (http://127\.0\.0\.1:\d+/metrics)`)
 func TestNodeRun(t *testing.T) {
 	t.Setenv(identity.PassphraseEnv, "node run test passphrase")
 	dir := t.TempDir()
-	if out, err := runInit(t, "init", "--data-dir", dir, "--role", "poster"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	initOut, err := runInit(t, "init", "--data-dir", dir, "--role", "poster")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, initOut)
 	}
+	token := regexp.MustCompile(`passkey token: (parley-enrol-[0-9a-f]{64})`).FindStringSubmatch(initOut)
+	if token == nil {
+		t.Fatalf("init printed no token:\n%s", initOut)
+	}
+	webPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := "http://localhost:" + strconv.Itoa(webPort)
 	cfg := chain.DefaultDevchainConfig()
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	dev, err := chain.StartDevchain(t.Context(), cfg)
@@ -113,7 +124,8 @@ func TestNodeRun(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runChainCmd(t, ctx, "", &out, "node", "run", "--data-dir", dir, "--chain-rpc", dev.URL,
-			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--metrics-listen", "127.0.0.1:0", "--api-listen", "127.0.0.1:0", "--log-format", "json", "--p2p-dht", "false")
+			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--metrics-listen", "127.0.0.1:0", "--api-listen", "127.0.0.1:0", "--log-format", "json", "--p2p-dht", "false",
+			"--web-listen", "localhost:"+strconv.Itoa(webPort))
 	}()
 	var url string
 	eventually(t, "the node to run", func() bool {
@@ -143,6 +155,23 @@ func TestNodeRun(t *testing.T) {
 		}
 	}
 	checkAPIServed(t, out.String(), dir)
+	// The principal's pages are served at localhost, and the token init
+	// printed enrols the first passkey (here a software key, through the
+	// API).
+	if !strings.Contains(out.String(), "pages "+pages+")") {
+		t.Fatalf("the summary lacks the pages:\n%s", out.String())
+	}
+	if resp, err := http.Get(pages + "/passkeys"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the passkeys page: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	apiURL := regexp.MustCompile(`api (http://127\.0\.0\.1:\d+)/v1`).FindStringSubmatch(out.String())
+	keyFile := filepath.Join(t.TempDir(), "bot.key")
+	reg := cli(t, "approvals", "software-key", "new", "--out", keyFile, "--token", token[1], "--api", apiURL[1], "--api-key-file", filepath.Join(dir, APIKeyFileName))
+	if reg.e != nil || !strings.Contains(reg.out, "registered") {
+		t.Fatalf("registering with init's token: %v\n%s%s", reg.e, reg.out, reg.err)
+	}
 	cancel()
 	select {
 	case err := <-done:
