@@ -95,6 +95,22 @@ func newLedgerCmd() *cobra.Command {
 	return cmd
 }
 
+// ledgerOrNode opens the data directory's ledger, or, with --api or
+// when a running node holds the ledger, connects to that node's API:
+// exactly one of the two results is set.
+func (f *clientFlags) ledgerOrNode(cmd *cobra.Command) (*ledger.Ledger, *session, error) {
+	if f.ledgerViaAPI() {
+		s, err := f.connect(cmd)
+		return nil, s, err
+	}
+	l, err := openLedger(cmd, f.dataDir)
+	if isLocked(err) {
+		s, err := f.runningNode(cmd, err)
+		return nil, s, err
+	}
+	return l, nil, err
+}
+
 // ledgerViaAPI reports whether a ledger command asks a node's API: when
 // --api or $PARLEY_API names one.
 func (f *clientFlags) ledgerViaAPI() bool {
@@ -142,29 +158,18 @@ func newLedgerVerifyCmd(f *clientFlags) *cobra.Command {
 			"  parley ledger verify --api http://127.0.0.1:7464 --api-key-file ~/.parley-worker/api.key",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var s *session
-			var err error
-			if f.ledgerViaAPI() {
-				if s, err = f.connect(cmd); err != nil {
-					return err
-				}
-			} else {
-				l, err := openLedger(cmd, f.dataDir)
-				if isLocked(err) {
-					s, err = f.runningNode(cmd, err)
-				}
+			l, s, err := f.ledgerOrNode(cmd)
+			if err != nil {
+				return err
+			}
+			if l != nil {
+				defer l.Close()
+				head, err := l.Verify(cmd.Context())
 				if err != nil {
-					return err
+					return verifyExit(cmd, err)
 				}
-				if l != nil {
-					defer l.Close()
-					head, err := l.Verify(cmd.Context())
-					if err != nil {
-						return verifyExit(cmd, err)
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "ok %d entries, head %s\n", head.Seq, head.Hash)
-					return nil
-				}
+				fmt.Fprintf(cmd.OutOrStdout(), "ok %d entries, head %s\n", head.Seq, head.Hash)
+				return nil
 			}
 			rep, err := s.c.VerifyLedger(s.ctx())
 			if err != nil {
@@ -209,24 +214,13 @@ func newLedgerExportCmd(f *clientFlags) *cobra.Command {
 			if out == "" {
 				return usageErr(fmt.Errorf("-o FILE is required (- for standard output)"))
 			}
-			var s *session
-			var err error
-			if f.ledgerViaAPI() {
-				if s, err = f.connect(cmd); err != nil {
-					return err
-				}
-			} else {
-				l, err := openLedger(cmd, f.dataDir)
-				if isLocked(err) {
-					s, err = f.runningNode(cmd, err)
-				}
-				if err != nil {
-					return err
-				}
-				if l != nil {
-					defer l.Close()
-					return exportOffline(cmd, l, negotiationID, out)
-				}
+			l, s, err := f.ledgerOrNode(cmd)
+			if err != nil {
+				return err
+			}
+			if l != nil {
+				defer l.Close()
+				return exportOffline(cmd, l, negotiationID, out)
 			}
 			return exportViaAPI(cmd, s, negotiationID, out)
 		},
