@@ -52,7 +52,7 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	if err != nil {
 		return req, failWrap(CodeBadArgument, err, "%s: approval request", act)
 	}
-	if err := n.Record(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
+	if err := n.audit(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
 		return req, err
 	}
 	n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
@@ -152,7 +152,7 @@ func (n *Node) undecided(ctx context.Context, act Act, req approval.IntentReques
 	if errors.Is(cause, context.DeadlineExceeded) {
 		kind = approval.EventExpired
 	}
-	_ = n.Record(context.WithoutCancel(ctx), approval.RequestEvent(kind, req, n.now()))
+	_ = n.audit(context.WithoutCancel(ctx), approval.RequestEvent(kind, req, n.now()))
 	n.m.approvals.WithLabelValues(string(act), string(kind)).Inc()
 	n.events.publish(Event{Kind: EventApproval, NegotiationID: req.Action.Target, Detail: string(act), Code: string(kind), Hash: req.IntentHash, At: n.now()})
 	return failWrap(CodeApprovalExpired, cause, "%s: no decision on %s", act, req.RequestID)
@@ -199,15 +199,12 @@ type auditRecord struct {
 	By string `json:"by,omitempty"`
 }
 
-// Record appends the audit event e to the ledger as an approval entry,
+// audit appends the audit event e to the ledger as an approval entry,
 // durably, under e's negotiation when its target is one. It is the
-// node's approval.AuditSink: the ceremonies and the consumption gate
-// record through it.
-func (n *Node) Record(ctx context.Context, e approval.AuditEvent) error {
+// ceremonies' and the consumption gate's approval.AuditSink.
+func (n *Node) audit(ctx context.Context, e approval.AuditEvent) error {
 	return n.record(ctx, e, "")
 }
-
-var _ approval.AuditSink = (*Node)(nil)
 
 func (n *Node) record(ctx context.Context, e approval.AuditEvent, by string) error {
 	if n.led == nil {

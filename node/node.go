@@ -405,7 +405,7 @@ func (n *Node) startApprovals() error {
 	if n.apStore, err = openApprovalStore(approvalsDir(n.cfg.DataDir), n.o.logger); err != nil {
 		return err
 	}
-	if n.cer, err = approval.New(cfg, n.apStore, n); err != nil {
+	if n.cer, err = approval.New(cfg, n.apStore, approval.AuditFunc(n.audit)); err != nil {
 		return failWrap(CodeBadConfig, err, "web")
 	}
 	n.wacfg = cfg

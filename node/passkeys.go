@@ -180,7 +180,7 @@ func (n *Node) pruneRegistrations() {
 	}
 	n.pk.mu.Unlock()
 	for _, req := range expired {
-		_ = n.Record(context.Background(), approval.RequestEvent(approval.EventExpired, req, now))
+		_ = n.audit(context.Background(), approval.RequestEvent(approval.EventExpired, req, now))
 	}
 }
 
@@ -418,7 +418,7 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	if err != nil {
 		return nil, "", approvalFailure(err, "registration request")
 	}
-	if err := n.Record(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
+	if err := n.audit(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
 		return nil, "", err
 	}
 	r.request = req.RequestID
