@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/parleynet/parley/approval"
@@ -28,6 +29,11 @@ import (
 // Protocol, section 9). Every gated act calls it; nothing signs, funds,
 // releases, disputes or rules without it.
 func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string) (approval.IntentRequest, error) {
+	if slices.Contains(GatedActs, act) {
+		if err := n.pausedErr(nid); err != nil {
+			return approval.IntentRequest{}, err
+		}
+	}
 	if p, w := args["poster"], args["worker"]; p != nil && w != nil && args["counterparty"] == nil {
 		// A settlement names both parties; the person sees which one
 		// this node commits to.

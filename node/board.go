@@ -156,7 +156,11 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 		NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
 		Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
 	}
-	env, err := negotiation.Build(h, &negotiation.TaskProposal{Terms: terms}, n.keys.Inbox(), negotiation.DecodeOptions{})
+	p := &negotiation.TaskProposal{Terms: terms}
+	if err := n.announcementCard(p, h.Timestamp); err != nil {
+		return Announcement{}, n.actDone("post_task", err)
+	}
+	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
 	if err != nil {
 		return Announcement{}, n.actDone("post_task", &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err})
 	}

@@ -49,6 +49,8 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
+	ActConfirmCard:       {ToolCardConfirm, "confirm"},
+	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
 }
 
 // ActOfTool returns the act whose approvals use tool, or "" for a tool no

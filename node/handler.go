@@ -79,6 +79,7 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		if out.Code != "" {
 			code = string(out.Code)
 		}
+		n.openPXP(t)
 		err := together(
 			func() error { return n.recordOpened(ctx, t) },
 			func() error { return n.recordLink(ctx, t, d.Sender) },
@@ -87,6 +88,7 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 				return err
 			},
 			func() error { return n.recordState(ctx, t) },
+			func() error { return n.cardRecord(ctx, t) },
 		)
 		if err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
@@ -104,6 +106,7 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.id, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.th.State(), At: now})
 		if out.Effective() {
+			n.pxpReceived(t, env)
 			n.retryFacts(ctx, t)
 		}
 		n.afterReceived(t, d, out)

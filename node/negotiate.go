@@ -17,6 +17,26 @@ type CounterSpec struct {
 	Deadline    time.Time       `json:"deadline,omitempty"`
 	// Reason says why (it travels in the counter-offer).
 	Reason string `json:"reason,omitempty"`
+	// PXPFields are the PXP members of the counter-offer (a message
+	// travels as its reason when Reason is empty).
+	PXPFields
+}
+
+// AcceptSpec are the PXP members of an acceptance (its message, which no
+// member of a TaskAcceptance carries, is kept in this node's ledger).
+type AcceptSpec struct {
+	PXPFields
+}
+
+// counterOffer builds the counter-offer of spec.
+func counterOffer(inReplyTo negotiation.Hash, terms negotiation.Terms, spec CounterSpec) (*negotiation.TaskCounterOffer, string) {
+	p := &negotiation.TaskCounterOffer{InReplyTo: inReplyTo, Terms: terms, Reason: spec.Reason}
+	spec.apply(p)
+	msg := spec.Message
+	if p.Reason == "" {
+		p.Reason, msg = spec.Message, ""
+	}
+	return p, msg
 }
 
 // counterTerms applies spec to the current terms.
@@ -73,11 +93,12 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 	if err != nil {
 		return ActResult{}, n.actDone("counter", err)
 	}
-	p := &negotiation.TaskCounterOffer{InReplyTo: inReplyTo, Terms: terms, Reason: spec.Reason}
+	p, msg := counterOffer(inReplyTo, terms, spec)
 	env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false)
 	if err != nil {
 		return ActResult{}, n.actDone("counter", err)
 	}
+	n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
 	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("counter", nil)
 }
 
@@ -122,11 +143,12 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 		return ActResult{}, err
 	}
 	defer t.mu.Unlock()
-	p := &negotiation.TaskCounterOffer{InReplyTo: ann, Terms: terms, Reason: spec.Reason}
+	p, msg := counterOffer(ann, terms, spec)
 	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
 	if err != nil {
 		return ActResult{}, n.actDone("counter", err)
 	}
+	n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
 	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("counter", nil)
 }
 
@@ -187,6 +209,14 @@ func settlementArgs(s negotiation.Settlement, d negotiation.Domain, digest [32]b
 // sends the TaskAcceptance. If the offer changed while the approval was
 // pending, nothing is signed or sent (terms_changed).
 func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
+	return n.AcceptWith(ctx, nid, AcceptSpec{})
+}
+
+// AcceptWith is Accept with the acceptance's PXP members. The intent card
+// judges the acceptance before the approval is asked: an acceptance
+// outside the card pauses the negotiation on a question to the principal
+// (escalation_required) and nothing is signed.
+func (n *Node) AcceptWith(ctx context.Context, nid string, spec AcceptSpec) (ActResult, error) {
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
@@ -210,13 +240,19 @@ func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 	if already {
 		return ActResult{}, n.actDone("accept", fail(CodeStateForbidden, "this node accepted the current offer already"))
 	}
-	return n.accept(ctx, nid, nil, cur.Hash(), s, d, digest)
+	return n.accept(ctx, nid, nil, cur.Hash(), s, d, digest, spec)
 }
 
 // AcceptAnnouncement opens a negotiation with the poster of an
 // announcement by accepting its terms as they stand; this node is the
 // worker.
 func (n *Node) AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (ActResult, error) {
+	return n.AcceptAnnouncementWith(ctx, ann, AcceptSpec{})
+}
+
+// AcceptAnnouncementWith is AcceptAnnouncement with the acceptance's PXP
+// members.
+func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash, spec AcceptSpec) (ActResult, error) {
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
@@ -236,13 +272,16 @@ func (n *Node) AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (Ac
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
-	return n.accept(ctx, t.id, t, cur.Hash(), s, d, digest)
+	return n.accept(ctx, t.id, t, cur.Hash(), s, d, digest, spec)
 }
 
 // accept asks for approval, then signs and sends the acceptance of offer
 // in nid; fresh is the unregistered thread of a new answer to an
 // announcement, or nil.
-func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer negotiation.Hash, s negotiation.Settlement, d negotiation.Domain, digest [32]byte) (ActResult, error) {
+func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer negotiation.Hash, s negotiation.Settlement, d negotiation.Domain, digest [32]byte, spec AcceptSpec) (ActResult, error) {
+	if err := n.precheckAccept(ctx, nid, fresh, offer, digest, spec); err != nil {
+		return ActResult{}, n.actDone("accept", err)
+	}
 	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(s.Amount) + " wei in escrow)"
 	if _, err := n.authorize(ctx, ActSignSettlement, nid, settlementArgs(s, d, digest), reason, "high"); err != nil {
 		return ActResult{}, n.actDone("accept", err)
@@ -265,6 +304,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer nego
 		return ActResult{}, n.actDone("accept", err)
 	}
 	p := &negotiation.TaskAcceptance{AcceptedOfferHash: offer, SettlementDigest: digest, Signature: sig}
+	spec.apply(p)
 	to := n.recipients(t, false)
 	if fresh != nil {
 		to = []negotiation.Address{t.th.Poster()}
@@ -273,9 +313,29 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer nego
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
+	n.recordSeat(ctx, t, spec.agent, env.Hash(), spec.Message)
 	res := ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
 	if out.Agreement != nil {
 		res.Detail = map[string]string{"digest": out.Agreement.Digest.String()}
 	}
 	return res, n.actDone("accept", nil)
+}
+
+// precheckAccept asks the intent card about the acceptance of offer
+// before the approval is asked (the signature is not judged), so an
+// acceptance the card refuses pauses without a signature request.
+func (n *Node) precheckAccept(ctx context.Context, nid string, fresh *thread, offer negotiation.Hash, digest [32]byte, spec AcceptSpec) error {
+	t := fresh
+	if t == nil {
+		var err error
+		if t, err = n.locked(nid); err != nil {
+			return err
+		}
+	} else {
+		t.mu.Lock()
+	}
+	defer t.mu.Unlock()
+	p := &negotiation.TaskAcceptance{AcceptedOfferHash: offer, SettlementDigest: digest}
+	spec.apply(p)
+	return n.pxpPrepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))
 }

@@ -81,6 +81,7 @@ type Node struct {
 
 	events *broadcaster
 	rejq   chan p2p.Event
+	px     *pxpNode // the principal's intent cards
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -125,6 +126,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		fetching: map[fetchKey]bool{},
 		seenLogs: map[string]bool{},
 		pk:       newPasskeys(),
+		px:       newPXPNode(),
 		events:   newBroadcaster(),
 		rejq:     make(chan p2p.Event, 1024),
 	}
@@ -215,6 +217,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	n.state = stateStarted
 	n.resume()
+	n.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", len(n.threads), "ledger_head", n.led.Head().Seq)
 	return nil
 }

@@ -55,6 +55,11 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	if ts.Before(last) {
 		ts = last
 	}
+	// The mandate first: the card's hash, the reviews it decides, and its
+	// verdict (an escalation pauses the negotiation).
+	if err := n.pxpPrepare(ctx, t, p, ts); err != nil {
+		return nil, negotiation.Outcome{}, err
+	}
 	var pk negotiation.PublicKey
 	copy(pk[:], n.keys.Inbox().PublicKey())
 	h := negotiation.Header{
@@ -72,6 +77,12 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		}
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
+	if err := n.pxpSent(t, env); err != nil {
+		if rerr := n.rebuild(ctx, t); rerr != nil {
+			return nil, out, rerr
+		}
+		return nil, out, err
+	}
 	err = together(
 		func() error { return n.recordOpened(ctx, t) },
 		func() error { return n.recordLink(ctx, t, n.keys.Link()) },
@@ -80,6 +91,7 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 			return err
 		},
 		func() error { return n.recordState(ctx, t) },
+		func() error { return n.cardRecord(ctx, t) },
 	)
 	if err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {

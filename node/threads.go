@@ -36,6 +36,8 @@ type thread struct {
 	recorded negotiation.State            // the last thread.state recorded
 	proofs   map[int]negotiation.CID      // proof CIDs the chain reported, per milestone
 	pending  []pendingFact                // chain facts refused for the thread's state, to retry
+	steps    int                          // thread.state records, for RoomView.Version
+	pxp      *pxpThread                   // PXP state: the mandate (nil until openPXP or a replay)
 }
 
 func newThread(p negotiation.Params, role negotiation.Role, observer bool) (*thread, error) {
@@ -174,6 +176,7 @@ func (n *Node) recordState(ctx context.Context, t *thread) error {
 	}
 	from := t.recorded
 	t.recorded = st
+	t.steps++
 	n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
 	return nil
 }
@@ -188,6 +191,7 @@ func (n *Node) rebuild(ctx context.Context, t *thread) error {
 			return err
 		}
 		t.th = th
+		t.pxp = nil
 		return nil
 	}
 	th, err := n.led.ReplayThread(ctx, t.p, replayFact)
@@ -196,7 +200,7 @@ func (n *Node) rebuild(ctx context.Context, t *thread) error {
 		return fmt.Errorf("node: rebuild %s: %w", t.id, err)
 	}
 	t.th = th
-	return nil
+	return n.rebuildPXP(ctx, t)
 }
 
 // load rebuilds the node's memory from its ledger: the task board, the
@@ -209,9 +213,13 @@ func (n *Node) load(ctx context.Context) error {
 		links  map[negotiation.Address]bool
 		proofs map[int]negotiation.CID
 		state  negotiation.State
+		steps  int
 		facts  map[string]ledger.Entry // chain.event entries by transaction/log index, the last one
 		keys   []string
 		opened bool
+	}
+	if err := n.loadCards(ctx); err != nil {
+		return err
 	}
 	byNID := map[string]*pending{}
 	var order []string
@@ -242,6 +250,7 @@ func (n *Node) load(ctx context.Context) error {
 			var b stateBody
 			if p != nil && json.Unmarshal(e.Body, &b) == nil {
 				p.state = b.State
+				p.steps++
 			}
 		case ledger.KindChainEvent:
 			var b factBody
@@ -284,7 +293,10 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		t := &thread{
 			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
-			links: p.links, proofs: p.proofs, recorded: p.state,
+			links: p.links, proofs: p.proofs, recorded: p.state, steps: p.steps,
+		}
+		if err := n.rebuildPXP(ctx, t); err != nil {
+			return fmt.Errorf("node: load %s: %w", nid, err)
 		}
 		for _, k := range p.keys {
 			var b factBody

@@ -1,0 +1,536 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// A room is one negotiation as PXP's MCP binding shows it (seed section 8):
+// this node hosts the seat of its own side only, and an agent in that seat
+// speaks through the same enforcement as the node's own acts (the intent
+// card's mandate, the approval gate for binding acts). node/mcp serves
+// the rooms; these are the methods and shapes it reads.
+
+// RoomRequest opens a room: a negotiation with Counterpart, opened by this
+// node (its poster) with the first proposal Send makes.
+type RoomRequest struct {
+	// Topic is what the two sides are aligning on.
+	Topic string `json:"topic"`
+	// Principal is this side's principal's name (the sealed card's name
+	// takes precedence once there is one).
+	Principal string `json:"principal"`
+	// Counterpart is the EVM address of the other side's node.
+	Counterpart negotiation.Address `json:"counterpart"`
+	// CounterpartProxy names the agent the other side brings
+	// (informational).
+	CounterpartProxy string `json:"counterpartProxy,omitempty"`
+	// Agent is the agent that asked for the room: it takes this side's
+	// seat.
+	Agent string `json:"agent"`
+}
+
+// RoomInfo is a room just created.
+type RoomInfo struct {
+	ID              string              `json:"id"`
+	Role            negotiation.Role    `json:"role"`
+	Counterpart     negotiation.Address `json:"counterpart"`
+	CounterpartPeer string              `json:"counterpartPeer,omitempty"`
+}
+
+// RoomView is a negotiation as this node's seat sees it.
+type RoomView struct {
+	ID                   string               `json:"id"`
+	Topic                string               `json:"topic"`
+	State                negotiation.State    `json:"state"`
+	A2A                  negotiation.A2AState `json:"a2a"`
+	Role                 negotiation.Role     `json:"role"`
+	Self                 negotiation.Address  `json:"self"`
+	Counterpart          negotiation.Address  `json:"counterpart"`
+	CounterpartPeer      string               `json:"counterpartPeer,omitempty"`
+	Principal            string               `json:"principal,omitempty"`
+	CounterpartPrincipal string               `json:"counterpartPrincipal,omitempty"`
+	CounterpartProxy     string               `json:"counterpartProxy,omitempty"`
+	// Agent is the agent last recorded in this side's seat.
+	Agent string `json:"agent,omitempty"`
+	// Card is this side's sealed card (private to the seat), CardHash its
+	// hash; CounterpartCardHash the hash the other side's last envelope
+	// carried.
+	Card                json.RawMessage   `json:"card,omitempty"`
+	CardHash            *negotiation.Hash `json:"cardHash,omitempty"`
+	CounterpartCardHash *negotiation.Hash `json:"counterpartCardHash,omitempty"`
+	// Envelopes are the negotiation's authentic envelopes in the order
+	// this node recorded them.
+	Envelopes []RoomEnvelope `json:"envelopes"`
+	// Current is the offer on the table.
+	Current *OfferView `json:"current,omitempty"`
+	// YourTurn is true when this side may send now: the negotiation phase
+	// is open, this side is not paused, and the other side spoke last (or
+	// this side opens the room).
+	YourTurn bool `json:"yourTurn"`
+	// PendingReviews are the other side's claims this side has not
+	// reviewed; its next envelope reviews each (the node adds the reviews
+	// the card decides).
+	PendingReviews []negotiation.Claim `json:"pendingReviews,omitempty"`
+	// Unverified are the claims of either side that stay unverified.
+	Unverified []RoomClaim `json:"unverified,omitempty"`
+	// Escalation is the question this side waits on: the room is paused
+	// until the principal answers.
+	Escalation *RoomEscalation `json:"escalation,omitempty"`
+	// CounterpartPaused is true while the other side's last envelope
+	// says it waits for its principal.
+	CounterpartPaused bool `json:"counterpartPaused,omitempty"`
+	// Answers are this side's principal's answers, oldest first.
+	Answers []RoomAnswer `json:"answers,omitempty"`
+	// Ended is true once the negotiation phase is over: the brief can be
+	// read.
+	Ended bool `json:"ended"`
+	// Version counts the room's changes; Wait waits for a higher one.
+	Version int `json:"version"`
+}
+
+// RoomEnvelope is one envelope of a room.
+type RoomEnvelope struct {
+	Hash       negotiation.Hash        `json:"hash"`
+	Type       negotiation.MessageType `json:"type"`
+	From       negotiation.Address     `json:"from"`
+	Role       negotiation.Role        `json:"role"`
+	Ours       bool                    `json:"ours"`
+	Speaker    string                  `json:"speaker"`
+	Agent      string                  `json:"agent,omitempty"`
+	Message    string                  `json:"message,omitempty"`
+	Claims     []negotiation.Claim     `json:"claims,omitempty"`
+	Reviews    []negotiation.Review    `json:"reviews,omitempty"`
+	Status     negotiation.Status      `json:"status,omitempty"`
+	Escalation *negotiation.Escalation `json:"escalation,omitempty"`
+	DependsOn  []string                `json:"dependsOn,omitempty"`
+	Terms      *negotiation.Terms      `json:"terms,omitempty"`
+	Accepts    *negotiation.Hash       `json:"accepts,omitempty"`
+	// Code is "ok", or the code with which the state machine refused the
+	// envelope's effect.
+	Code string    `json:"code"`
+	At   time.Time `json:"at"`
+}
+
+// RoomClaim is a claim of either side with who made it and why it stays
+// unverified.
+type RoomClaim struct {
+	negotiation.Claim
+	By   negotiation.Address `json:"by"`
+	Ours bool                `json:"ours"`
+	Why  string              `json:"why,omitempty"`
+}
+
+// RoomEscalation is a pending question to the principal.
+type RoomEscalation struct {
+	Question string    `json:"question"`
+	Reason   string    `json:"reason,omitempty"`
+	At       time.Time `json:"at"`
+	Triggers []string  `json:"triggers,omitempty"`
+}
+
+// RoomAnswer is one answer of this side's principal.
+type RoomAnswer struct {
+	Question  string          `json:"question"`
+	Answer    string          `json:"answer"`
+	Via       negotiation.Via `json:"via"`
+	At        time.Time       `json:"at"`
+	Confirmed bool            `json:"confirmed"`
+}
+
+// ProxyMessage is one message an agent sends from its seat: an offer
+// (Proposal: the first opens the room, a later one counters), an
+// agreement (Status agree: accepts the other side's current offer exactly)
+// or an escalation (Status escalate with Escalation's one question), with
+// tagged claims, reviews and the claims an offer depends on.
+type ProxyMessage struct {
+	Message    string                  `json:"message"`
+	Status     negotiation.Status      `json:"status"`
+	Claims     []negotiation.Claim     `json:"claims,omitempty"`
+	Reviews    []negotiation.Review    `json:"reviews,omitempty"`
+	Proposal   *ProxyProposal          `json:"proposal,omitempty"`
+	Escalation *negotiation.Escalation `json:"escalation,omitempty"`
+}
+
+// ProxyProposal is an offer and the claim ids it rests on.
+type ProxyProposal struct {
+	Terms     ProxyTerms `json:"terms"`
+	DependsOn []string   `json:"dependsOn,omitempty"`
+}
+
+// ProxyTerms are an offer's terms as an agent states them: in a counter a
+// zero member keeps the current offer's value; a first offer needs a
+// title, milestones and a deadline. The node fills in the chain id, the
+// registry and the nonce.
+type ProxyTerms struct {
+	Title       string               `json:"title,omitempty"`
+	Description string               `json:"description,omitempty"`
+	Category    string               `json:"category,omitempty"`
+	Milestones  []MilestoneSpec      `json:"milestones,omitempty"`
+	Deadline    time.Time            `json:"deadline,omitzero"`
+	Token       *negotiation.Address `json:"token,omitempty"`
+}
+
+// CreateRoom opens a room with req.Counterpart for this node's principal:
+// a negotiation this node opens as the poster, recorded (with the default
+// card in force) before any envelope; the first envelope is the proposal
+// Send makes. req.Agent takes this side's seat.
+func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error) {
+	if err := n.running(); err != nil {
+		return RoomInfo{}, err
+	}
+	if req.Counterpart == (negotiation.Address{}) || req.Counterpart == n.self {
+		return RoomInfo{}, fail(CodeBadArgument, "counterpart %s: another node's EVM address", req.Counterpart)
+	}
+	if strings.TrimSpace(req.Topic) == "" {
+		return RoomInfo{}, fail(CodeBadArgument, "a room needs a topic")
+	}
+	nid, err := newNegotiationID()
+	if err != nil {
+		return RoomInfo{}, err
+	}
+	t, err := newThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
+	if err != nil {
+		return RoomInfo{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n.openPXP(t)
+	meta := roomMeta{Topic: req.Topic, Principal: req.Principal, Counterpart: req.Counterpart, CounterpartProxy: req.CounterpartProxy, Agent: req.Agent}
+	body, err := json.Marshal(meta)
+	if err != nil {
+		return RoomInfo{}, err
+	}
+	err = together(
+		func() error { return n.recordOpened(ctx, t) },
+		func() error {
+			_, _, err := n.led.Append(ctx, ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()})
+			return err
+		},
+		func() error { return n.cardRecord(ctx, t) },
+	)
+	if err != nil {
+		return RoomInfo{}, failWrap(CodeStoreFailed, err, "room %s", nid)
+	}
+	t.pxp.room, t.pxp.agent = &meta, req.Agent
+	n.register(t)
+	n.events.publish(Event{Kind: EventState, NegotiationID: nid, State: t.th.State(), At: n.now()})
+	return RoomInfo{ID: nid, Role: negotiation.RolePoster, Counterpart: req.Counterpart, CounterpartPeer: n.peerOf(req.Counterpart)}, nil
+}
+
+// peerOf returns the libp2p peer id of the node with EVM address a, when
+// its identity link is known.
+func (n *Node) peerOf(a negotiation.Address) string {
+	if n.host == nil {
+		return ""
+	}
+	if l, ok := n.host.Link(a); ok {
+		return l.PeerID.String()
+	}
+	return ""
+}
+
+// Room returns negotiation nid as this node's seat sees it.
+func (n *Node) Room(_ context.Context, nid string) (RoomView, error) {
+	if err := n.running(); err != nil {
+		return RoomView{}, err
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return RoomView{}, err
+	}
+	defer t.mu.Unlock()
+	return n.roomLocked(t), nil
+}
+
+// roomLocked builds t's room view (t.mu held).
+func (n *Node) roomLocked(t *thread) RoomView {
+	n.openPXP(t)
+	th, px := t.th, t.pxp
+	st := th.StateAt(n.now())
+	v := RoomView{ID: t.id, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
+		Counterpart: n.otherParty(t), Agent: px.agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
+	if v.Role == negotiation.RoleNone {
+		v.Role = t.role
+	}
+	if px.room != nil {
+		v.Topic, v.Principal, v.CounterpartProxy = px.room.Topic, px.room.Principal, px.room.CounterpartProxy
+		if v.Counterpart == (negotiation.Address{}) {
+			v.Counterpart = px.room.Counterpart
+		}
+	}
+	if ann := t.p.Announcement; ann != nil && v.Counterpart == (negotiation.Address{}) && ann.Sender.EVMAddress != n.self {
+		v.Counterpart = ann.Sender.EVMAddress
+	}
+	v.CounterpartPeer = n.peerOf(v.Counterpart)
+	if c := th.Current(); c != nil {
+		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
+		if v.Topic == "" {
+			v.Topic = c.Terms.Title
+		}
+	}
+	if m := px.m; m != nil {
+		c := m.Card()
+		h := c.Seal()
+		v.Card, v.CardHash, v.Principal = json.RawMessage(c.Bytes()), &h, c.Principal.Name
+		if th, ok := m.TheirCardHash(); ok {
+			v.CounterpartCardHash = &th
+		}
+		for _, id := range m.Pending() {
+			if c, ok := m.Claim(id); ok {
+				v.PendingReviews = append(v.PendingReviews, c.Claim)
+			}
+		}
+		for _, c := range m.Claims() {
+			if m.Verified(c.ID) {
+				continue
+			}
+			v.Unverified = append(v.Unverified, RoomClaim{Claim: c.Claim, By: c.By, Ours: c.Ours, Why: whyUnverified(c)})
+		}
+		if e, ok := pendingEscalation(t); ok {
+			v.Escalation = &RoomEscalation{Question: e.Question, Reason: e.Reason, At: e.At, Triggers: e.Triggers}
+		}
+		for _, a := range m.Answers() {
+			at, _ := negotiation.ParseTime(a.Amendment.At)
+			v.Answers = append(v.Answers, RoomAnswer{Question: a.Amendment.Question, Answer: a.Amendment.Answer, Via: a.Via, At: at, Confirmed: a.Confirmed})
+		}
+	}
+	var last *negotiation.Envelope
+	for _, r := range th.Log() {
+		e := th.Envelope(r.Hash)
+		if e == nil {
+			continue
+		}
+		re := roomEnvelope(e, r, n.self, th.RoleOf(r.Sender))
+		if re.Ours {
+			re.Agent = px.agents[r.Hash]
+			if m := px.messages[r.Hash]; m != "" && re.Message == "" {
+				re.Message = m
+			}
+		}
+		v.Envelopes = append(v.Envelopes, re)
+		if r.Code == "" && (re.Role == negotiation.RolePoster || re.Role == negotiation.RoleWorker) {
+			last = e
+			if !re.Ours && v.CounterpartCardHash == nil {
+				if h := e.Payload.Proxy().IntentCardHash; h != nil {
+					hh := *h
+					v.CounterpartCardHash = &hh
+				}
+			}
+		}
+	}
+	if last != nil && last.Sender.EVMAddress != n.self {
+		v.CounterpartPaused = last.Payload.Proxy().Status == negotiation.StatusEscalate
+	}
+	paused := v.Escalation != nil
+	switch {
+	case v.Ended || paused:
+	case last == nil:
+		// A new room: its creator opens it; a negotiation answering an
+		// announcement waits for this side's answer.
+		ann := t.p.Announcement
+		v.YourTurn = (px.room != nil && t.role == negotiation.RolePoster) || (ann != nil && ann.Sender.EVMAddress != n.self)
+	default:
+		v.YourTurn = last.Sender.EVMAddress != n.self
+	}
+	v.Version = len(th.Log()) + t.steps + px.events
+	return v
+}
+
+// roomEnvelope is the room's view of envelope e, recorded as r.
+func roomEnvelope(e *negotiation.Envelope, r negotiation.Record, self negotiation.Address, role negotiation.Role) RoomEnvelope {
+	px := e.Payload.Proxy()
+	re := RoomEnvelope{Hash: r.Hash, Type: e.Type, From: r.Sender, Role: role, Ours: r.Sender == self, Speaker: "proxy",
+		Claims: px.Claims, Reviews: px.Reviews, Status: px.Status, Escalation: px.Escalation, DependsOn: px.DependsOn,
+		Code: "ok", At: e.Timestamp}
+	if r.Code != "" {
+		re.Code = string(r.Code)
+	}
+	switch p := e.Payload.(type) {
+	case *negotiation.TaskProposal:
+		re.Terms = &p.Terms
+	case *negotiation.TaskCounterOffer:
+		re.Terms, re.Message = &p.Terms, p.Reason
+	case *negotiation.TaskAcceptance:
+		h := p.AcceptedOfferHash
+		re.Accepts = &h
+	case *negotiation.CapabilityProof:
+		re.Message = p.Description
+	case *negotiation.DeliveryNotice:
+		re.Message = p.Note
+	case *negotiation.MutualCancel:
+		re.Message = p.Reason
+	case *negotiation.RevisionRequest:
+		re.Message = p.Reason
+	case *negotiation.DisputeEvidence:
+		re.Message = p.Description
+	case *negotiation.PaymentRequest:
+		re.Message = p.Note
+	case *negotiation.AcceptDelivery:
+		re.Message = p.Note
+	case *negotiation.ArbitratorProposal:
+		re.Message = p.Reason
+	case *negotiation.SupervisorVeto:
+		re.Message = p.Reason
+	case *negotiation.ReplacementContext:
+		re.Message = p.Summary
+	}
+	return re
+}
+
+// whyUnverified says why a claim the mandate holds stays unverified.
+func whyUnverified(c negotiation.ClaimRecord) string {
+	for i := len(c.Reviews) - 1; i >= 0; i-- {
+		if v := c.Reviews[i].Verdict; v != negotiation.VerdictAccept {
+			return "reviewed as " + string(v)
+		}
+	}
+	if c.Origin == negotiation.OriginAssumed {
+		return "assumed: no source is attached and no principal confirmed it"
+	}
+	if !c.Ours {
+		return "the other side's claim: never stated for this side"
+	}
+	return "unverified"
+}
+
+// Send sends one message from this side's seat in negotiation nid through
+// the node's own acts, so the same enforcement applies (the intent card's
+// mandate, the approval gate for an acceptance): a proposal opens a room
+// this node created or counters the offer on the table; status agree
+// accepts the other side's current offer; status escalate pauses the
+// negotiation on the agent's question. Parley has no envelope for words
+// alone: a message without an offer, an agreement or an escalation is
+// refused (state_forbidden). The ledger records agent as the agent in the
+// seat. It returns the room after the message.
+func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (RoomView, error) {
+	if err := n.running(); err != nil {
+		return RoomView{}, err
+	}
+	fields := PXPFields{Claims: msg.Claims, Reviews: msg.Reviews, Message: msg.Message, agent: agent}
+	var err error
+	switch {
+	case msg.Status == negotiation.StatusEscalate:
+		err = n.agentEscalation(ctx, nid, msg)
+	case msg.Proposal != nil:
+		fields.DependsOn = msg.Proposal.DependsOn
+		fields.status = msg.Status
+		err = n.sendProposal(ctx, nid, msg.Proposal.Terms, fields)
+	case msg.Status == negotiation.StatusAgree:
+		_, err = n.AcceptWith(ctx, nid, AcceptSpec{PXPFields: fields})
+	case msg.Status == "" || msg.Status == negotiation.StatusContinue:
+		err = fail(CodeStateForbidden, "Parley carries words with an offer, an agreement or an escalation: send a proposal, status agree or status escalate")
+	default:
+		err = fail(CodeBadArgument, "status %q: want continue, agree or escalate", msg.Status)
+	}
+	if err != nil {
+		return RoomView{}, err
+	}
+	return n.Room(ctx, nid)
+}
+
+// sendProposal opens the room with a proposal (this node created it and
+// nothing was sent yet) or counters the offer on the table.
+func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
+	t, err := n.locked(nid)
+	if err != nil {
+		return err
+	}
+	n.openPXP(t)
+	opening := t.pxp.room != nil && len(t.th.Log()) == 0
+	if !opening {
+		t.mu.Unlock()
+		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
+		if pt.Category != "" || pt.Token != nil {
+			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
+		}
+		_, err := n.Counter(ctx, nid, spec)
+		return err
+	}
+	defer t.mu.Unlock()
+	spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
+	if pt.Token != nil {
+		spec.Token = *pt.Token
+	}
+	terms, err := n.terms(ctx, spec)
+	if err != nil {
+		return err
+	}
+	p := &negotiation.TaskProposal{Terms: terms}
+	fields.apply(p)
+	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.pxp.room.Counterpart}, false)
+	if err != nil {
+		return n.actDone("propose_task", err)
+	}
+	n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
+	return n.actDone("propose_task", nil)
+}
+
+// agentEscalation pauses negotiation nid on the question an agent asks
+// its principal, and tells the other party where this side can.
+func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage) error {
+	if msg.Proposal != nil {
+		return fail(Code(negotiation.CodeStateForbidden), "an escalation pauses: it makes and accepts no offer")
+	}
+	if msg.Escalation == nil || strings.TrimSpace(msg.Escalation.Question) == "" {
+		return fail(CodeBadArgument, "status escalate carries one concrete question (escalation.question)")
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return err
+	}
+	defer t.mu.Unlock()
+	n.openPXP(t)
+	if t.pxp.m == nil {
+		return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+	}
+	reason := msg.Escalation.Reason
+	if reason == "" {
+		reason = msg.Message
+	}
+	return n.escalateLocked(ctx, t, msg.Escalation.Question, reason, nil, n.now())
+}
+
+// Answer records the principal's answer to negotiation nid's pending
+// question (AnswerEscalation) and returns the room after it.
+func (n *Node) Answer(ctx context.Context, nid, answer string, via negotiation.Via) (RoomView, error) {
+	if _, err := n.AnswerEscalation(ctx, nid, answer, via); err != nil {
+		return RoomView{}, err
+	}
+	return n.Room(ctx, nid)
+}
+
+// Wait blocks until negotiation nid's Version exceeds after, and returns
+// the room then; or until ctx ends, returning ctx's error.
+func (n *Node) Wait(ctx context.Context, nid string, after int) (RoomView, error) {
+	ch, stop := n.Subscribe(64)
+	defer stop()
+	for {
+		v, err := n.Room(ctx, nid)
+		if err != nil || v.Version > after {
+			return v, err
+		}
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return RoomView{}, ctx.Err()
+			case e, ok := <-ch:
+				if !ok {
+					return RoomView{}, ErrNotStarted
+				}
+				if e.NegotiationID == nid {
+					break wait
+				}
+			case <-time.After(time.Second):
+				// A missed event (a slow reader drops them) is caught
+				// up on here.
+				break wait
+			}
+		}
+	}
+}
