@@ -29,12 +29,12 @@ type Acts interface {
 	// CounterAnnouncement opens a negotiation on an announcement with a
 	// counter-offer.
 	CounterAnnouncement(ctx context.Context, ann negotiation.Hash, spec node.CounterSpec) (node.ActResult, error)
-	// Accept accepts the current offer of negotiation nid (a gated act:
-	// it signs the settlement).
-	Accept(ctx context.Context, nid string) (node.ActResult, error)
-	// AcceptAnnouncement opens a negotiation accepting an announcement's
-	// terms.
-	AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (node.ActResult, error)
+	// AcceptWith accepts the current offer of negotiation nid with the
+	// acceptance's PXP fields (a gated act: it signs the settlement).
+	AcceptWith(ctx context.Context, nid string, spec node.AcceptSpec) (node.ActResult, error)
+	// AcceptAnnouncementWith opens a negotiation accepting an
+	// announcement's terms.
+	AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash, spec node.AcceptSpec) (node.ActResult, error)
 	// Deliver delivers a milestone as the worker.
 	Deliver(ctx context.Context, nid string, spec node.DeliverySpec) (node.ActResult, error)
 	// OpenDispute opens a dispute on a funded task (a gated act).
@@ -84,11 +84,18 @@ type counterArgs struct {
 	Announcement string          `json:"announcement,omitempty" jsonschema:"an announcement's hash (from list_tasks), to open a negotiation on it (needs your principal's agent key)"`
 	Terms        json.RawMessage `json:"terms"`
 	Reason       string          `json:"reason,omitempty" jsonschema:"why, for the other side"`
+	Claims       []claimArg      `json:"claims,omitempty"`
+	Reviews      []reviewArg     `json:"reviews,omitempty"`
+	DependsOn    []string        `json:"depends_on,omitempty" jsonschema:"ids of the claims the terms rest on; new1, new2 name this call's claims"`
 }
 
 type acceptArgs struct {
-	Link         string `json:"link,omitempty" jsonschema:"your seat link: accepts that negotiation's current offer"`
-	Announcement string `json:"announcement,omitempty" jsonschema:"an announcement's hash: accepts its terms as announced (needs your principal's agent key)"`
+	Link         string      `json:"link,omitempty" jsonschema:"your seat link: accepts that negotiation's current offer"`
+	Announcement string      `json:"announcement,omitempty" jsonschema:"an announcement's hash: accepts its terms as announced (needs your principal's agent key)"`
+	Message      string      `json:"message,omitempty" jsonschema:"what the other side and both people read"`
+	Claims       []claimArg  `json:"claims,omitempty"`
+	Reviews      []reviewArg `json:"reviews,omitempty"`
+	DependsOn    []string    `json:"depends_on,omitempty" jsonschema:"ids of the claims the agreement rests on; new1, new2 name this call's claims"`
 }
 
 type deliverArgs struct {
@@ -140,6 +147,7 @@ func (s *Server) registerActs() {
 			bound(sc, "announcement", 66, 66)
 			sc.Properties["terms"] = termsSchema()
 			bound(sc, "reason", 1, maxReason)
+			pxpSchema(sc)
 		}),
 		Annotations: &sdk.ToolAnnotations{Title: "Counter an offer", DestructiveHint: no, OpenWorldHint: yes},
 	}, s.counter)
@@ -150,6 +158,8 @@ func (s *Server) registerActs() {
 		InputSchema: schemaFor[acceptArgs](func(sc *jsonschema.Schema) {
 			sc.Properties["link"].Description = linkDesc
 			bound(sc, "announcement", 66, 66)
+			bound(sc, "message", 1, maxMessage)
+			pxpSchema(sc)
 		}),
 		Annotations: &sdk.ToolAnnotations{Title: "Accept an offer", DestructiveHint: no, OpenWorldHint: yes},
 	}, s.accept)
@@ -217,29 +227,73 @@ func (s *Server) postTask(ctx context.Context, req *sdk.CallToolRequest, a postT
 	return nil, taskView(ann), nil
 }
 
-// target resolves the link or announcement of counter and accept.
-func (s *Server) target(req *sdk.CallToolRequest, link, ann string) (nid string, h negotiation.Hash, err error) {
+// target resolves the link or announcement of counter and accept: a link
+// to its negotiation and room, an announcement to its hash (as a worker
+// opening a negotiation, with an empty room).
+func (s *Server) target(ctx context.Context, req *sdk.CallToolRequest, link, ann string) (nid string, h negotiation.Hash, v *RoomView, err error) {
 	switch {
 	case link != "" && ann != "":
-		return "", h, errors.New("give link or announcement, not both")
+		return "", h, nil, errors.New("give link or announcement, not both")
 	case link != "":
-		nid, _, err = s.room(link)
-		return nid, h, err
+		if nid, _, err = s.room(link); err != nil {
+			return "", h, nil, err
+		}
+		r, err := s.b.Room(ctx, nid)
+		if err != nil {
+			return "", h, nil, toolError(err)
+		}
+		return nid, h, &r, nil
 	case ann != "":
 		if h, err = negotiation.ParseHash(ann); err != nil {
-			return "", h, fmt.Errorf("announcement %q is not an announcement hash (0x and 64 lowercase hex digits, from list_tasks)", ann)
+			return "", h, nil, fmt.Errorf("announcement %q is not an announcement hash (0x and 64 lowercase hex digits, from list_tasks)", ann)
 		}
 		if !s.signedIn(req) {
-			return "", h, errSignIn
+			return "", h, nil, errSignIn
 		}
-		return "", h, nil
+		return "", h, &RoomView{Role: negotiation.RoleWorker}, nil
 	}
-	return "", h, errors.New("give link (your seat link) or announcement (from list_tasks)")
+	return "", h, nil, errors.New("give link (your seat link) or announcement (from list_tasks)")
+}
+
+// pxpFields converts the PXP members of counter and accept.
+func pxpFields(v *RoomView, claims []claimArg, reviews []reviewArg, deps []string, message string) (node.PXPFields, error) {
+	cl, ids, err := assignClaims(v, claims)
+	if err != nil {
+		return node.PXPFields{}, err
+	}
+	d, err := resolveDeps(deps, ids)
+	if err != nil {
+		return node.PXPFields{}, err
+	}
+	return node.PXPFields{Claims: cl, Reviews: reviewsOf(reviews), DependsOn: d, Message: strings.TrimSpace(message)}, nil
+}
+
+// pxpSchema bounds the claims and reviews properties of sc, and
+// depends_on where sc has it.
+func pxpSchema(sc *jsonschema.Schema) {
+	cl := sc.Properties["claims"]
+	cl.MaxItems = ptr(maxClaims)
+	bound(cl.Items, "id", 1, maxClaimID)
+	bound(cl.Items, "text", 1, maxClaimText)
+	bound(cl.Items, "ref", 1, maxRef)
+	enum(cl.Items.Properties["origin"], "stated", "sourced", "assumed")
+	rv := sc.Properties["reviews"]
+	rv.MaxItems = ptr(maxClaims)
+	bound(rv.Items, "claim_id", 1, maxClaimID)
+	bound(rv.Items, "reason", 1, maxReason)
+	enum(rv.Items.Properties["verdict"], "accept", "challenge", "conflict")
+	if d := sc.Properties["depends_on"]; d != nil {
+		d.MaxItems = ptr(maxClaims)
+	}
 }
 
 func (s *Server) counter(ctx context.Context, req *sdk.CallToolRequest, a counterArgs) (*sdk.CallToolResult, actOut, error) {
 	var out actOut
-	nid, ann, err := s.target(req, a.Link, a.Announcement)
+	nid, ann, v, err := s.target(ctx, req, a.Link, a.Announcement)
+	if err != nil {
+		return nil, out, err
+	}
+	fields, err := pxpFields(v, a.Claims, a.Reviews, a.DependsOn, a.Reason)
 	if err != nil {
 		return nil, out, err
 	}
@@ -250,7 +304,7 @@ func (s *Server) counter(ctx context.Context, req *sdk.CallToolRequest, a counte
 	if t.Category != "" || t.Token != nil {
 		return nil, out, errors.New("a counter-offer keeps the category and token of the offer it answers")
 	}
-	spec := node.CounterSpec{Title: t.Title, Description: t.Description, Deadline: t.Deadline, Reason: strings.TrimSpace(a.Reason)}
+	spec := node.CounterSpec{Title: t.Title, Description: t.Description, Deadline: t.Deadline, Reason: strings.TrimSpace(a.Reason), PXPFields: fields}
 	for _, m := range t.Milestones {
 		spec.Milestones = append(spec.Milestones, node.MilestoneSpec{Amount: m.Amount, Description: m.Description})
 	}
@@ -268,15 +322,19 @@ func (s *Server) counter(ctx context.Context, req *sdk.CallToolRequest, a counte
 
 func (s *Server) accept(ctx context.Context, req *sdk.CallToolRequest, a acceptArgs) (*sdk.CallToolResult, actOut, error) {
 	var out actOut
-	nid, ann, err := s.target(req, a.Link, a.Announcement)
+	nid, ann, v, err := s.target(ctx, req, a.Link, a.Announcement)
+	if err != nil {
+		return nil, out, err
+	}
+	fields, err := pxpFields(v, a.Claims, a.Reviews, a.DependsOn, a.Message)
 	if err != nil {
 		return nil, out, err
 	}
 	var r node.ActResult
 	if nid != "" {
-		r, err = s.acts.Accept(ctx, nid)
+		r, err = s.acts.AcceptWith(ctx, nid, node.AcceptSpec{PXPFields: fields})
 	} else {
-		r, err = s.acts.AcceptAnnouncement(ctx, ann)
+		r, err = s.acts.AcceptAnnouncementWith(ctx, ann, node.AcceptSpec{PXPFields: fields})
 	}
 	if err != nil {
 		return nil, out, toolError(err)

@@ -279,17 +279,7 @@ func (s *Server) register() error {
 			bound(sc, "message", 0, maxMessage)
 			enum(sc.Properties["status"], "continue", "agree", "escalate")
 			sc.Properties["status"].Description = "continue, agree (accepts the other side's current offer exactly) or escalate (with escalation)"
-			cl := sc.Properties["claims"]
-			cl.MaxItems = ptr(maxClaims)
-			bound(cl.Items, "id", 1, maxClaimID)
-			bound(cl.Items, "text", 1, maxClaimText)
-			bound(cl.Items, "ref", 1, maxRef)
-			enum(cl.Items.Properties["origin"], "stated", "sourced", "assumed")
-			rv := sc.Properties["reviews"]
-			rv.MaxItems = ptr(maxClaims)
-			bound(rv.Items, "claim_id", 1, maxClaimID)
-			bound(rv.Items, "reason", 1, maxReason)
-			enum(rv.Items.Properties["verdict"], "accept", "challenge", "conflict")
+			pxpSchema(sc)
 			pr := sc.Properties["proposal"]
 			pr.Properties["terms"] = termsSchema()
 			pr.Properties["depends_on"].MaxItems = ptr(maxClaims)
@@ -606,30 +596,58 @@ func proxyMessage(v *RoomView, a sendArgs) (ProxyMessage, error) {
 	if a.Escalation != nil {
 		m.Escalation = &negotiation.Escalation{Question: strings.TrimSpace(a.Escalation.Question), Reason: strings.TrimSpace(a.Escalation.Reason)}
 	}
+	claims, ids, err := assignClaims(v, a.Claims)
+	if err != nil {
+		return m, err
+	}
+	m.Claims = claims
+	m.Reviews = reviewsOf(a.Reviews)
+	if a.Proposal != nil {
+		t, err := parseTerms(a.Proposal.Terms)
+		if err != nil {
+			return m, err
+		}
+		deps, err := resolveDeps(a.Proposal.DependsOn, ids)
+		if err != nil {
+			return m, err
+		}
+		m.Proposal = &Proposal{Terms: t, DependsOn: deps}
+	}
+	return m, nil
+}
+
+// assignClaims converts an envelope's claims, giving each without an id
+// the next free one of this side's prefix (p1, p2, ... for a poster, w1,
+// ... for a worker) that no claim of room v (nil: none) or of the
+// envelope holds. It returns the claims and their ids in order.
+func assignClaims(v *RoomView, args []claimArg) ([]negotiation.Claim, []string, error) {
 	taken := make(map[string]bool)
-	for _, e := range v.Envelopes {
-		for _, c := range e.Claims {
-			taken[c.ID] = true
+	prefix := "c"
+	if v != nil {
+		for _, e := range v.Envelopes {
+			for _, c := range e.Claims {
+				taken[c.ID] = true
+			}
+		}
+		switch v.Role {
+		case negotiation.RolePoster:
+			prefix = "p"
+		case negotiation.RoleWorker:
+			prefix = "w"
 		}
 	}
-	for _, c := range a.Claims {
+	for _, c := range args {
 		if c.ID != "" {
 			if isNewRef(c.ID) {
-				return m, fmt.Errorf("claim id %q is reserved for naming this envelope's claims in depends_on", c.ID)
+				return nil, nil, fmt.Errorf("claim id %q is reserved for naming this envelope's claims in depends_on", c.ID)
 			}
 			taken[c.ID] = true
 		}
 	}
-	prefix := "c"
-	switch v.Role {
-	case negotiation.RolePoster:
-		prefix = "p"
-	case negotiation.RoleWorker:
-		prefix = "w"
-	}
+	var claims []negotiation.Claim
 	next := 1
-	ids := make([]string, len(a.Claims))
-	for i, c := range a.Claims {
+	ids := make([]string, len(args))
+	for i, c := range args {
 		id := c.ID
 		if id == "" {
 			for taken[prefix+strconv.Itoa(next)] {
@@ -639,30 +657,35 @@ func proxyMessage(v *RoomView, a sendArgs) (ProxyMessage, error) {
 			taken[id] = true
 		}
 		ids[i] = id
-		m.Claims = append(m.Claims, negotiation.Claim{ID: id, Text: strings.TrimSpace(c.Text), Origin: negotiation.Origin(c.Origin), Ref: strings.TrimSpace(c.Ref)})
+		claims = append(claims, negotiation.Claim{ID: id, Text: strings.TrimSpace(c.Text), Origin: negotiation.Origin(c.Origin), Ref: strings.TrimSpace(c.Ref)})
 	}
-	for _, r := range a.Reviews {
-		m.Reviews = append(m.Reviews, negotiation.Review{ClaimID: r.ClaimID, Verdict: negotiation.Verdict(r.Verdict), Note: strings.TrimSpace(r.Reason)})
+	return claims, ids, nil
+}
+
+// reviewsOf converts an envelope's reviews.
+func reviewsOf(args []reviewArg) []negotiation.Review {
+	var out []negotiation.Review
+	for _, r := range args {
+		out = append(out, negotiation.Review{ClaimID: r.ClaimID, Verdict: negotiation.Verdict(r.Verdict), Note: strings.TrimSpace(r.Reason)})
 	}
-	if a.Proposal != nil {
-		t, err := parseTerms(a.Proposal.Terms)
-		if err != nil {
-			return m, err
-		}
-		p := &Proposal{Terms: t}
-		for _, d := range a.Proposal.DependsOn {
-			if isNewRef(d) {
-				n, _ := strconv.Atoi(d[3:])
-				if n < 1 || n > len(ids) {
-					return m, fmt.Errorf("depends_on %q: this envelope has %d claims", d, len(ids))
-				}
-				d = ids[n-1]
+	return out
+}
+
+// resolveDeps replaces new1, new2, ... in deps by the ids of the
+// envelope's claims.
+func resolveDeps(deps, ids []string) ([]string, error) {
+	var out []string
+	for _, d := range deps {
+		if isNewRef(d) {
+			n, _ := strconv.Atoi(d[3:])
+			if n < 1 || n > len(ids) {
+				return nil, fmt.Errorf("depends_on %q: this envelope has %d claims", d, len(ids))
 			}
-			p.DependsOn = append(p.DependsOn, d)
+			d = ids[n-1]
 		}
-		m.Proposal = p
+		out = append(out, d)
 	}
-	return m, nil
+	return out, nil
 }
 
 // isNewRef reports whether id is new1, new2, ...: a claim of the envelope

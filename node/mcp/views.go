@@ -179,7 +179,7 @@ func nextAction(v *RoomView) string {
 	case v.Ended:
 		return fmt.Sprintf("The negotiation ended (%s) without an agreement. Call get_brief and report to your principal.", v.State)
 	case v.Escalation != nil:
-		return fmt.Sprintf("Paused for your principal. Ask them exactly this and relay their words with answer_escalation: %q", v.Escalation.Question)
+		return "Paused for your principal. Ask them exactly this and relay their words with answer_escalation: " + v.Escalation.Question
 	case v.CardHash == nil:
 		return "Ask your principal for every intent card field (do not invent any), confirm the card with them, then call seal_intent_card."
 	case v.CounterpartPaused:
