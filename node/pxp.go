@@ -1014,9 +1014,9 @@ func (n *Node) pausedErr(nid string) error {
 	return nil
 }
 
-// Escalation is a question a negotiation waits on: the principal answers
-// it with Answer (`parley escalations answer`).
-type Escalation struct {
+// PendingEscalation is a question a negotiation waits on: the principal
+// answers it with AnswerEscalation (`parley escalations answer`).
+type PendingEscalation struct {
 	NegotiationID string    `json:"negotiationId"`
 	Title         string    `json:"title,omitempty"`
 	Question      string    `json:"question"`
@@ -1029,14 +1029,14 @@ type Escalation struct {
 
 // Escalations returns the questions every paused negotiation waits on,
 // oldest first.
-func (n *Node) Escalations() []Escalation {
+func (n *Node) Escalations() []PendingEscalation {
 	n.tmu.Lock()
 	ts := make([]*thread, 0, len(n.threads))
 	for _, t := range n.threads {
 		ts = append(ts, t)
 	}
 	n.tmu.Unlock()
-	var out []Escalation
+	var out []PendingEscalation
 	for _, t := range ts {
 		t.mu.Lock()
 		if e, ok := pendingEscalation(t); ok {
@@ -1047,29 +1047,29 @@ func (n *Node) Escalations() []Escalation {
 		}
 		t.mu.Unlock()
 	}
-	slices.SortFunc(out, func(a, b Escalation) int { return a.At.Compare(b.At) })
+	slices.SortFunc(out, func(a, b PendingEscalation) int { return a.At.Compare(b.At) })
 	return out
 }
 
 // pendingEscalation returns t's pending question (t.mu held).
-func pendingEscalation(t *thread) (Escalation, bool) {
+func pendingEscalation(t *thread) (PendingEscalation, bool) {
 	if t.pxp == nil || t.pxp.m == nil {
-		return Escalation{}, false
+		return PendingEscalation{}, false
 	}
 	if _, ok := t.pxp.m.Paused(); !ok {
-		return Escalation{}, false
+		return PendingEscalation{}, false
 	}
 	es := t.pxp.m.Escalations()
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].Answer < 0 {
-			e := Escalation{NegotiationID: t.id, Question: es[i].Question, Reason: es[i].Reason, At: es[i].At}
+			e := PendingEscalation{NegotiationID: t.id, Question: es[i].Question, Reason: es[i].Reason, At: es[i].At}
 			for _, tr := range es[i].Triggers {
 				e.Triggers = append(e.Triggers, triggerName(tr))
 			}
 			return e, true
 		}
 	}
-	return Escalation{}, false
+	return PendingEscalation{}, false
 }
 
 // AnswerEscalation records the principal's answer to negotiation nid's

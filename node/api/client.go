@@ -465,6 +465,77 @@ func (c *Client) Accept(ctx context.Context, id string) (node.ActResult, error) 
 	return c.act(ctx, RouteAccept, id, nil)
 }
 
+// AcceptWith accepts negotiation id's current offer with the acceptance's
+// PXP members (claims, reviews, dependsOn, a message).
+func (c *Client) AcceptWith(ctx context.Context, id string, spec node.AcceptSpec) (node.ActResult, error) {
+	return c.act(ctx, RouteAccept, id, spec)
+}
+
+// AcceptTaskWith accepts announcement h's terms with the acceptance's PXP
+// members, in a new negotiation.
+func (c *Client) AcceptTaskWith(ctx context.Context, h negotiation.Hash, spec node.AcceptSpec) (node.ActResult, error) {
+	var r node.ActResult
+	return r, c.call(ctx, RouteTaskAccept, []string{h.String()}, nil, spec, &r)
+}
+
+// Card returns the principal's default intent card (404 no_card without
+// one).
+func (c *Client) Card(ctx context.Context) (node.CardInfo, error) {
+	var v node.CardInfo
+	return v, c.call(ctx, RouteCard, nil, nil, nil, &v)
+}
+
+// SealCard seals card as the principal's default intent card; via is web
+// or mcp (empty: web).
+func (c *Client) SealCard(ctx context.Context, card []byte, via negotiation.Via) (node.CardInfo, error) {
+	var v node.CardInfo
+	return v, c.call(ctx, RouteSealCard, nil, nil, CardRequest{Card: card, Via: via}, &v)
+}
+
+// NegotiationCard returns the intent card negotiation id acts under.
+func (c *Client) NegotiationCard(ctx context.Context, id string) (node.CardInfo, error) {
+	var v node.CardInfo
+	return v, c.call(ctx, RouteNegotiationCard, []string{id}, nil, nil, &v)
+}
+
+// SealNegotiationCard seals card for negotiation id only.
+func (c *Client) SealNegotiationCard(ctx context.Context, id string, card []byte, via negotiation.Via) (node.CardInfo, error) {
+	var v node.CardInfo
+	return v, c.call(ctx, RouteSealNegCard, []string{id}, nil, CardRequest{Card: card, Via: via}, &v)
+}
+
+// Escalations returns the questions paused negotiations wait on.
+func (c *Client) Escalations(ctx context.Context) ([]node.PendingEscalation, error) {
+	var v []node.PendingEscalation
+	return v, c.call(ctx, RouteEscalations, nil, nil, nil, &v)
+}
+
+// Answer gives the principal's answer to negotiation id's pending
+// question; via is web or mcp (empty: web).
+func (c *Client) Answer(ctx context.Context, id, answer string, via negotiation.Via) (node.RoomView, error) {
+	var v node.RoomView
+	return v, c.call(ctx, RouteAnswer, []string{id}, nil, AnswerRequest{Answer: answer, Via: via}, &v)
+}
+
+// Room returns negotiation id as this node's seat sees it.
+func (c *Client) Room(ctx context.Context, id string) (node.RoomView, error) {
+	var v node.RoomView
+	return v, c.call(ctx, RouteRoom, []string{id}, nil, nil, &v)
+}
+
+// Brief returns negotiation id's decision brief as JSON.
+func (c *Client) Brief(ctx context.Context, id string) (json.RawMessage, error) {
+	var v json.RawMessage
+	return v, c.call(ctx, RouteBrief, []string{id}, nil, nil, &v)
+}
+
+// BriefMarkdown returns negotiation id's decision brief in Markdown.
+func (c *Client) BriefMarkdown(ctx context.Context, id string) (string, error) {
+	var b bytes.Buffer
+	err := c.call(ctx, RouteBrief, []string{id}, url.Values{"format": {"md"}}, nil, &b)
+	return b.String(), err
+}
+
 // Fund funds negotiation id's agreed escrow, as the poster.
 func (c *Client) Fund(ctx context.Context, id string) (node.ActResult, error) {
 	return c.act(ctx, RouteFund, id, nil)

@@ -50,7 +50,7 @@ type contractServer struct {
 
 // listRoutes answer a JSON array.
 var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api.RouteNegotiations: true, api.RouteApprovals: true,
-	api.RoutePasskeys: true, api.RouteAudit: true}
+	api.RoutePasskeys: true, api.RouteAudit: true, api.RouteEscalations: true}
 
 var allRoutes = []string{
 	api.RouteDiscovery, api.RouteLink, api.RouteOpenAPI, api.RouteStatus, api.RoutePeers, api.RouteEvents,
@@ -60,6 +60,8 @@ var allRoutes = []string{
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
 	api.RouteVerify, api.RouteApprovals, api.RouteApproval, api.RouteApprovalOptions, api.RouteApprovalAssertion, api.RouteDeny,
 	api.RouteEnrollToken, api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
+	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
+	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
 }
 
 // deniedReceipt is a receipt's JSON as the API answers it.
@@ -247,6 +249,7 @@ func TestClientRoutes(t *testing.T) {
 		{api.RouteAudit, "/v1/audit", "limit=5", "", func() error { _, err := c.Audit(ctx, 5); return err }},
 	}
 	calls = append(calls, amendCalls(ctx, c)...)
+	calls = append(calls, pxpCalls(ctx, c)...)
 	keys := map[string]bool{}
 	for i, cl := range calls {
 		if err := cl.do(); err != nil {
@@ -613,6 +616,32 @@ func amendCalls(ctx context.Context, c *api.Client) []clientCall {
 				_, err := c.Replace(ctx, nid, node.ReplaceSpec{NewWorker: w, Summary: "hand over"})
 				return err
 			}},
+	}
+}
+
+// pxpCalls are the calls of the PXP routes: cards, escalations, answers,
+// rooms and briefs.
+func pxpCalls(ctx context.Context, c *api.Client) []clientCall {
+	h, _ := negotiation.ParseHash(hash)
+	card := `{"goal":"Get it done.","principal":{"name":"Dana"},"pxp":"0"}`
+	review := node.AcceptSpec{PXPFields: node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "c1", Verdict: negotiation.VerdictAccept}}, Message: "deal"}}
+	return []clientCall{
+		{api.RouteCard, "/v1/card", "", "", func() error { _, err := c.Card(ctx); return err }},
+		{api.RouteSealCard, "/v1/card", "", `{"card":` + card + `,"via":"web"}`,
+			func() error { _, err := c.SealCard(ctx, []byte(card), negotiation.ViaWeb); return err }},
+		{api.RouteNegotiationCard, "/v1/negotiations/" + nid + "/card", "", "", func() error { _, err := c.NegotiationCard(ctx, nid); return err }},
+		{api.RouteSealNegCard, "/v1/negotiations/" + nid + "/card", "", `{"card":` + card + `,"via":"mcp"}`,
+			func() error { _, err := c.SealNegotiationCard(ctx, nid, []byte(card), negotiation.ViaMCP); return err }},
+		{api.RouteEscalations, "/v1/escalations", "", "", func() error { _, err := c.Escalations(ctx); return err }},
+		{api.RouteAnswer, "/v1/negotiations/" + nid + "/answer", "", `{"answer":"Yes, up to 0.6 ETH.","via":"web"}`,
+			func() error { _, err := c.Answer(ctx, nid, "Yes, up to 0.6 ETH.", negotiation.ViaWeb); return err }},
+		{api.RouteRoom, "/v1/negotiations/" + nid + "/room", "", "", func() error { _, err := c.Room(ctx, nid); return err }},
+		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "", "", func() error { _, err := c.Brief(ctx, nid); return err }},
+		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "format=md", "", func() error { _, err := c.BriefMarkdown(ctx, nid); return err }},
+		{api.RouteAccept, "/v1/negotiations/" + nid + "/accept", "", `{"reviews":[{"claimId":"c1","verdict":"accept"}],"message":"deal"}`,
+			func() error { _, err := c.AcceptWith(ctx, nid, review); return err }},
+		{api.RouteTaskAccept, "/v1/tasks/" + hash + "/accept", "", `{"reviews":[{"claimId":"c1","verdict":"accept"}],"message":"deal"}`,
+			func() error { _, err := c.AcceptTaskWith(ctx, h, review); return err }},
 	}
 }
 

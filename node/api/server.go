@@ -207,6 +207,15 @@ func (s *Server) register() {
 	post(RouteArbitrator, s.arbitrator)
 	post(RouteRule, s.rule)
 
+	get(RouteCard, s.card)
+	post(RouteSealCard, s.sealCard)
+	get(RouteNegotiationCard, s.negotiationCard)
+	post(RouteSealNegCard, s.sealNegotiationCard)
+	get(RouteEscalations, s.escalations)
+	post(RouteAnswer, s.answer)
+	get(RouteRoom, s.room)
+	get(RouteBrief, s.brief)
+
 	get(RouteFile, s.file)
 	post(RouteWithdraw, s.withdraw)
 	get(RouteBalance, s.balance)
@@ -355,8 +364,23 @@ var statusOf = map[node.Code]int{
 	node.CodeDeliveryMissing:                           http.StatusConflict,
 	node.CodeProofMismatch:                             http.StatusConflict,
 	node.CodeNothingOwed:                               http.StatusConflict,
-	node.CodeBadBundle:                                 http.StatusUnprocessableEntity,
-	node.CodeMissingLink:                               http.StatusUnprocessableEntity,
+	// PXP: the agent's input, and the intent card's verdicts.
+	node.Code(negotiation.CodeDuplicateKey):       http.StatusBadRequest,
+	node.Code(negotiation.CodeRuleInvalid):        http.StatusBadRequest,
+	node.Code(negotiation.CodeClaimUntagged):      http.StatusBadRequest,
+	node.Code(negotiation.CodeClaimRestated):      http.StatusBadRequest,
+	node.Code(negotiation.CodeReviewMissing):      http.StatusBadRequest,
+	node.Code(negotiation.CodeReviewMismatch):     http.StatusBadRequest,
+	node.Code(negotiation.CodeAgreeWithCounter):   http.StatusBadRequest,
+	node.Code(negotiation.CodeAgreeWithConflict):  http.StatusBadRequest,
+	node.Code(negotiation.CodeEscalationRequired): http.StatusConflict,
+	node.Code(negotiation.CodeDependsOnDisputed):  http.StatusConflict,
+	node.Code(negotiation.CodePaused):             http.StatusConflict,
+	node.Code(negotiation.CodeAnswerUnconfirmed):  http.StatusConflict,
+	node.Code(negotiation.CodeCardMismatch):       http.StatusConflict,
+	node.CodeNoCard:                               http.StatusConflict,
+	node.CodeBadBundle:                            http.StatusUnprocessableEntity,
+	node.CodeMissingLink:                          http.StatusUnprocessableEntity,
 	// The node and what it depends on.
 	node.CodeNotStarted:  http.StatusServiceUnavailable,
 	node.CodeNoChain:     http.StatusServiceUnavailable,
@@ -841,8 +865,8 @@ func (s *Server) counterTask(r *http.Request, body []byte) answer {
 }
 
 func (s *Server) acceptTask(r *http.Request, body []byte) answer {
-	return withHash(func(r *http.Request, h negotiation.Hash, _ Empty) (node.ActResult, error) {
-		return s.n.AcceptAnnouncement(r.Context(), h)
+	return withHash(func(r *http.Request, h negotiation.Hash, spec node.AcceptSpec) (node.ActResult, error) {
+		return s.n.AcceptAnnouncementWith(r.Context(), h, spec)
 	})(r, body)
 }
 
@@ -878,8 +902,8 @@ func (s *Server) counter(r *http.Request, body []byte) answer {
 }
 
 func (s *Server) accept(r *http.Request, body []byte) answer {
-	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
-		return s.n.Accept(r.Context(), nid)
+	return withNID(nil, func(r *http.Request, nid string, spec node.AcceptSpec) (node.ActResult, error) {
+		return s.n.AcceptWith(r.Context(), nid, spec)
 	})(r, body)
 }
 
@@ -1062,4 +1086,133 @@ func (s *Server) passkeyCredential(r *http.Request, body []byte) answer {
 		}
 		return passkeyOf(c), nil
 	})
+}
+
+// PXP.
+
+func (s *Server) card(w http.ResponseWriter, r *http.Request) {
+	c, err := s.n.DefaultCard()
+	if err != nil {
+		s.fail(w, r, noCard(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// noCard turns a node without the card asked for into 404.
+func noCard(err error) error {
+	if node.CodeOf(err) == node.CodeNoCard {
+		return &httpError{Status: http.StatusNotFound, Code: string(node.CodeNoCard), Message: err.Error()}
+	}
+	return err
+}
+
+// viaOf defaults an omitted via to web.
+func viaOf(v negotiation.Via) negotiation.Via {
+	if v == "" {
+		return negotiation.ViaWeb
+	}
+	return v
+}
+
+func (s *Server) sealCard(r *http.Request, body []byte) answer {
+	var req CardRequest
+	if e := decode(body, &req, "card"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) { return s.n.SealDefaultCard(r.Context(), req.Card, viaOf(req.Via)) })
+}
+
+func (s *Server) negotiationCard(w http.ResponseWriter, r *http.Request) {
+	nid, e := nidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	c, err := s.n.NegotiationCard(nid)
+	if err != nil {
+		s.fail(w, r, noCard(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) sealNegotiationCard(r *http.Request, body []byte) answer {
+	nid, e := nidParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req CardRequest
+	if e := decode(body, &req, "card"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) {
+		if _, err := s.n.SealCard(r.Context(), nid, req.Card, viaOf(req.Via)); err != nil {
+			return nil, err
+		}
+		return s.n.NegotiationCard(nid)
+	})
+}
+
+func (s *Server) escalations(w http.ResponseWriter, _ *http.Request) {
+	out := s.n.Escalations()
+	if out == nil {
+		out = []node.PendingEscalation{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) answer(r *http.Request, body []byte) answer {
+	nid, e := nidParam(r)
+	if e != nil {
+		return errAnswer(e)
+	}
+	var req AnswerRequest
+	if e := decode(body, &req, "answer"); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) { return s.n.Answer(r.Context(), nid, req.Answer, viaOf(req.Via)) })
+}
+
+func (s *Server) room(w http.ResponseWriter, r *http.Request) {
+	nid, e := nidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	v, err := s.n.Room(r.Context(), nid)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// brief answers the decision brief: its JSON, or with ?format=md its
+// Markdown (text/markdown).
+func (s *Server) brief(w http.ResponseWriter, r *http.Request) {
+	nid, e := nidParam(r)
+	if e != nil {
+		s.fail(w, r, e)
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "md" {
+		s.fail(w, r, badRequest("query: format %q: want json or md", format))
+		return
+	}
+	b, err := s.n.Brief(r.Context(), nid)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if format == "md" {
+		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, b.Markdown)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b.JSON, '\n'))
 }

@@ -129,8 +129,21 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RoutePasskeyCredential, path: "/v1/passkeys/credential", body: `{"session":"reg_00","response":{"id":"x"}}`, want: 400, code: string(node.CodeBadArgument)},
 		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},
 		{pattern: RouteAudit, path: "/v1/audit", want: 200, schema: "[]AuditEvent", badPaths: []string{"/v1/audit?limit=0", "/v1/audit?limit=x", "/v1/audit?limit=1001"}},
+
+		{pattern: RouteNegotiationCard, path: neg + "/card", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},
+		{pattern: RouteSealNegCard, path: neg + "/card", body: `{"card":` + cardJSON + `}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},
+		{pattern: RouteEscalations, path: "/v1/escalations", want: 200, schema: "[]PendingEscalation"},
+		{pattern: RouteAnswer, path: neg + "/answer", body: `{"answer":"Yes, up to 0.6 ETH."}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/answer")},
+		{pattern: RouteRoom, path: neg + "/room", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/room")},
+		{pattern: RouteBrief, path: neg + "/brief", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: append(sub(nidBad, "/brief"), neg+"/brief?format=pdf")},
+		// Last: the card sealed here is the node's default card from then on.
+		{pattern: RouteCard, path: "/v1/card", want: 404, code: string(node.CodeNoCard)},
+		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 201, schema: "CardInfo"},
 	}
 }
+
+// cardJSON is a valid intent card (PXP v0 with one rule).
+const cardJSON = `{"pxp":"0","principal":{"name":"Dana"},"goal":"Get the guide translated.","must_never":[{"text":"more than 1 ETH","rule":"total > eth(1)"}]}`
 
 func isPost(pattern string) bool { return strings.HasPrefix(pattern, "POST ") }
 
@@ -467,5 +480,99 @@ func TestNewRefuses(t *testing.T) {
 	}
 	if r := s.do(call{method: http.MethodGet, path: "/.well-known/parley.json", noKey: true}); r.status != http.StatusServiceUnavailable {
 		t.Fatalf("discovery of a node not started: %d %s", r.status, r.body)
+	}
+}
+
+// TestPXPOverHTTP plays the escalation through the API: both principals
+// seal cards; the worker counters at 0.6 ETH; the poster's acceptance
+// crosses its must_never and is refused with 409 escalation_required; the
+// question is listed, every other act there is 409 paused; the answer
+// (POST .../answer) is sealed into the negotiation's card, the acceptance
+// then passes, and the brief (JSON and Markdown) names the amendment.
+func TestPXPOverHTTP(t *testing.T) {
+	auto := node.AutoApprove("api test")
+	poster := serve(t, startNode(t, nodeSpec{name: "poster", gate: auto}), Options{})
+	worker := serve(t, startNode(t, nodeSpec{name: "worker", gate: auto, bootstrap: []*node.Node{poster.Node}}), Options{})
+	posterCard := `{"pxp":"0","principal":{"name":"Dana"},"goal":"Get the guide translated.","must_never":[{"text":"pay more than 0.55 ETH in total","rule":"total > eth(\"0.55\")"}]}`
+	var pc node.CardInfo
+	checkSchema(t, "CardInfo", poster.post("/v1/card", map[string]any{"card": json.RawMessage(posterCard)}, http.StatusCreated, &pc).body)
+	if pc.Principal != "Dana" || pc.Hash == (negotiation.Hash{}) {
+		t.Fatalf("sealed %+v", pc)
+	}
+	worker.post("/v1/card", map[string]any{"card": json.RawMessage(cardJSON), "via": "web"}, http.StatusCreated, nil)
+	if r := worker.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":{"pxp":"0","principal":{"name":"x"},"goal":"g","must_never":[{"text":"t","rule":"total >"}]}}`)}); r.status != http.StatusBadRequest || r.errCode() != string(negotiation.CodeRuleInvalid) {
+		t.Fatalf("a card whose rule does not compile: %d %s", r.status, r.body)
+	}
+
+	deadline := time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)
+	var res node.ActResult
+	poster.post("/v1/tasks/propose", json.RawMessage(`{"worker":"`+worker.Address().String()+`","task":{"title":"Translate the guide","milestones":[{"amount":500000000000000000,"description":"all"}],"deadline":"`+deadline+`"}}`), http.StatusCreated, &res)
+	nid := res.Thread.NegotiationID
+	neg := "/v1/negotiations/" + nid
+	eventually(t, "the proposal at the worker", func() bool {
+		return worker.do(call{method: http.MethodGet, path: neg}).status == http.StatusOK
+	})
+	worker.post(neg+"/counter", json.RawMessage(`{"milestones":[{"amount":600000000000000000,"description":"all"}],"message":"the glossary is technical"}`), http.StatusOK, nil)
+	eventually(t, "the counter at the poster", func() bool {
+		var v node.ThreadView
+		poster.get(neg, &v)
+		return v.State == negotiation.StateCountered
+	})
+
+	r := poster.do(call{method: http.MethodPost, path: neg + "/accept", idem: freshKey(), body: []byte(`{}`)})
+	if r.status != http.StatusConflict || r.errCode() != string(negotiation.CodeEscalationRequired) || !strings.Contains(string(r.body), "must_never[0]") {
+		t.Fatalf("accepting 0.6 ETH: %d %s", r.status, r.body)
+	}
+	var esc []node.PendingEscalation
+	poster.get("/v1/escalations", &esc)
+	checkSchema(t, "[]PendingEscalation", poster.do(call{method: http.MethodGet, path: "/v1/escalations"}).body)
+	if len(esc) != 1 || esc[0].NegotiationID != nid || esc[0].Title != "Translate the guide" {
+		t.Fatalf("escalations: %+v", esc)
+	}
+	if r := poster.do(call{method: http.MethodPost, path: neg + "/counter", idem: freshKey(), body: []byte(`{"reason":"less"}`)}); r.status != http.StatusConflict || r.errCode() != string(negotiation.CodePaused) {
+		t.Fatalf("countering while paused: %d %s", r.status, r.body)
+	}
+	if r := poster.do(call{method: http.MethodGet, path: neg + "/brief"}); r.status != http.StatusConflict || r.errCode() != string(node.CodeStateForbidden) {
+		t.Fatalf("a brief before the agreement: %d %s", r.status, r.body)
+	}
+	var room node.RoomView
+	r = poster.post(neg+"/answer", AnswerRequest{Answer: "Yes, up to 0.6 ETH for this task."}, http.StatusOK, &room)
+	checkSchema(t, "RoomView", r.body)
+	if room.Escalation != nil || len(room.Answers) != 1 || room.Answers[0].Via != negotiation.ViaWeb || !room.Answers[0].Confirmed || *room.CardHash == pc.Hash {
+		t.Fatalf("the room after the answer: %s", r.body)
+	}
+	var card node.CardInfo
+	poster.get(neg+"/card", &card)
+	if card.Hash != *room.CardHash || !bytes.Contains(card.Card, []byte("Yes, up to 0.6 ETH for this task.")) {
+		t.Fatalf("the negotiation's card after the answer: %+v", card)
+	}
+	poster.post(neg+"/accept", node.AcceptSpec{}, http.StatusOK, nil)
+	eventually(t, "the poster's acceptance at the worker", func() bool {
+		var v node.ThreadView
+		worker.get(neg, &v)
+		return len(v.Log) == 3
+	})
+	worker.post(neg+"/accept", node.AcceptSpec{PXPFields: node.PXPFields{Message: "deal"}}, http.StatusOK, nil)
+	eventually(t, "the agreement at the poster", func() bool {
+		var v node.ThreadView
+		poster.get(neg, &v)
+		return v.State == negotiation.StateAgreed
+	})
+	r = poster.do(call{method: http.MethodGet, path: neg + "/brief"})
+	if r.status != http.StatusOK {
+		t.Fatalf("brief: %d %s", r.status, r.body)
+	}
+	checkSchema(t, "Brief", r.body)
+	if !bytes.Contains(r.body, []byte(`"ref": "amendments[0]"`)) {
+		t.Fatalf("the brief names no amendment: %s", r.body)
+	}
+	r = poster.do(call{method: http.MethodGet, path: neg + "/brief?format=md"})
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/markdown") || !strings.Contains(string(r.body), "Yes, up to 0.6 ETH for this task.") {
+		t.Fatalf("brief in Markdown: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	var wroom node.RoomView
+	worker.get(neg+"/room", &wroom)
+	if last := wroom.Envelopes[len(wroom.Envelopes)-1]; !last.Ours || last.Message != "deal" || last.Status != negotiation.StatusAgree {
+		t.Fatalf("the worker's acceptance in its room: %+v", last)
 	}
 }

@@ -35,14 +35,14 @@ const (
 	RouteProposeTask = "POST /v1/tasks/propose"         // ProposeRequest -> node.ActResult (201)
 	RouteTask        = "GET /v1/tasks/{hash}"           // node.Announcement
 	RouteTaskCounter = "POST /v1/tasks/{hash}/counter"  // node.CounterSpec -> node.ActResult (201)
-	RouteTaskAccept  = "POST /v1/tasks/{hash}/accept"   // Empty -> node.ActResult (201)
+	RouteTaskAccept  = "POST /v1/tasks/{hash}/accept"   // node.AcceptSpec -> node.ActResult (201)
 	RouteAnnounce    = "POST /v1/tasks/{hash}/announce" // Empty -> node.Announcement: publish this node's announcement again
 
 	RouteNegotiations   = "GET /v1/negotiations"                       // []node.ThreadView; ?state=<state>
 	RouteNegotiation    = "GET /v1/negotiations/{id}"                  // node.ThreadView
 	RouteBundle         = "GET /v1/negotiations/{id}/bundle"           // the proof bundle (application/json)
 	RouteCounter        = "POST /v1/negotiations/{id}/counter"         // node.CounterSpec
-	RouteAccept         = "POST /v1/negotiations/{id}/accept"          // Empty
+	RouteAccept         = "POST /v1/negotiations/{id}/accept"          // node.AcceptSpec
 	RouteFund           = "POST /v1/negotiations/{id}/fund"            // Empty
 	RouteDeliver        = "POST /v1/negotiations/{id}/deliver"         // node.DeliverySpec
 	RouteAcceptDelivery = "POST /v1/negotiations/{id}/accept-delivery" // MilestoneRequest
@@ -53,6 +53,17 @@ const (
 	RouteEvidence       = "POST /v1/negotiations/{id}/evidence"        // node.EvidenceSpec
 	RouteArbitrator     = "POST /v1/negotiations/{id}/arbitrator"      // ArbitratorRequest
 	RouteRule           = "POST /v1/negotiations/{id}/rule"            // RuleRequest
+
+	// PXP: the principal's intent cards, the questions paused
+	// negotiations wait on, the answers, the rooms and the briefs.
+	RouteCard            = "GET /v1/card"                      // node.CardInfo: the default card
+	RouteSealCard        = "POST /v1/card"                     // CardRequest -> node.CardInfo (201)
+	RouteNegotiationCard = "GET /v1/negotiations/{id}/card"    // node.CardInfo: the card the negotiation acts under
+	RouteSealNegCard     = "POST /v1/negotiations/{id}/card"   // CardRequest -> node.CardInfo (201), before this side speaks
+	RouteEscalations     = "GET /v1/escalations"               // []node.PendingEscalation, oldest first
+	RouteAnswer          = "POST /v1/negotiations/{id}/answer" // AnswerRequest -> node.RoomView
+	RouteRoom            = "GET /v1/negotiations/{id}/room"    // node.RoomView: the negotiation as this side's seat sees it
+	RouteBrief           = "GET /v1/negotiations/{id}/brief"   // negotiation.Brief; ?format=md: text/markdown
 
 	RouteFile     = "GET /v1/files/{cid}"   // a stored file's bytes
 	RouteWithdraw = "POST /v1/withdraw"     // WithdrawRequest -> node.ActResult
@@ -118,6 +129,23 @@ type MilestoneRequest struct {
 // CancelRequest asks for a mutual cancel.
 type CancelRequest struct {
 	Reason string `json:"reason"`
+}
+
+// CardRequest seals an intent card: the card's JSON (PXP v0, docs/pxp.md)
+// and how the principal gave it: web (default: the principal's own page,
+// CLI or API) or mcp (drafted by an agent: sealed once the principal
+// confirms it with a passkey; the call waits for that).
+type CardRequest struct {
+	Card json.RawMessage `json:"card"`
+	Via  negotiation.Via `json:"via,omitempty"`
+}
+
+// AnswerRequest is the principal's answer to a negotiation's pending
+// question: via web (default) for the principal's own words, mcp for an
+// answer an agent relays (unconfirmed until a passkey confirms it).
+type AnswerRequest struct {
+	Answer string          `json:"answer"`
+	Via    negotiation.Via `json:"via,omitempty"`
 }
 
 // ArbitratorRequest names the arbitrator this side accepts.
