@@ -46,6 +46,9 @@ type settings struct {
 	// WebListen is where the principal's pages are served (empty: off),
 	// on this machine only; they are opened at http://localhost:<port>.
 	WebListen string
+	// MCPEnabled serves the MCP endpoint for AI agents at /mcp on the
+	// API's listener (docs/mcp.md); it needs api.listen.
+	MCPEnabled bool
 	// File is the configuration file read, if any.
 	File string
 }
@@ -70,7 +73,7 @@ func defaultSettings() settings {
 		Node: node.DefaultConfig(), LogLevel: "info", LogFormat: "text",
 		MetricsListen: "127.0.0.1:9464", ApprovalMode: ApprovalPasskey,
 		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
-		WebListen: node.DefaultWebListen,
+		WebListen: node.DefaultWebListen, MCPEnabled: true,
 	}
 	s.Node.WebAuthn.Origins = nil // derived from web.listen unless set
 	return s
@@ -356,6 +359,7 @@ var settingsTable = []setting{
 	{key: "api.max_body", help: "largest API request body (such as 8MiB)", set: byteSize(func(s *settings) *int64 { return &s.APIMaxBody })},
 	{key: "api.allow_remote", help: "let api.listen be an address beyond loopback", set: boolean(func(s *settings) *bool { return &s.APIAllowRemote })},
 	{key: "api.offers", list: true, help: "capabilities the node offers (the discovery document lists the others as taken)", set: list(func(s *settings) *[]string { return &s.APIOffers })},
+	{key: "mcp.enabled", help: "serve the MCP endpoint for AI agents at /mcp on the API's listener (needs api.listen)", set: boolean(func(s *settings) *bool { return &s.MCPEnabled })},
 	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},

@@ -73,6 +73,8 @@ func renderConfig(s settings, header string) []byte {
 	p("  max_body: %s", fmtSize(s.APIMaxBody))
 	p("  allow_remote: %t", s.APIAllowRemote)
 	seq("  ", "offers", s.APIOffers)
+	p("mcp:")
+	p("  enabled: %t", s.MCPEnabled)
 	p("approval:")
 	p("  mode: %s", s.ApprovalMode)
 	p("  ttl: %s", dur(n.ApprovalTTL))

@@ -26,6 +26,7 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/node/mcp"
 	"github.com/parleynet/parley/node/web"
 )
 
@@ -140,6 +141,8 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiLn   net.Listener
 		apiSrv  *http.Server
 		apiURL  = "off"
+		apiBase string
+		apiKey  []byte
 		keyPath = filepath.Join(s.Node.DataDir, APIKeyFileName)
 	)
 	if s.APIListen != "" {
@@ -147,6 +150,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
+		apiKey = key
 		if apiLn, err = net.Listen("tcp", s.APIListen); err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("api.listen: %w", err)}
 		}
@@ -161,7 +165,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		apiSrv.RegisterOnShutdown(h.Close)
-		apiURL = base + "/v1"
+		apiURL, apiBase = base+"/v1", base
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -179,6 +183,25 @@ func runNode(cmd *cobra.Command, s settings) error {
 				log.Error("web server stopped", "err", err)
 			}
 		}()
+	}
+	// The MCP endpoint shares the API's listener and key; it is built
+	// once the node is started (seat links name its peer id).
+	mcpURL := "off"
+	if apiSrv != nil && s.MCPEnabled {
+		ms, err := mcp.New(mcp.NodeBackend(n), n, mcp.Options{
+			Key: apiKey, PeerID: n.PeerID().String(), Address: n.Address(),
+			SeatFile: filepath.Join(s.Node.DataDir, mcp.SeatFileName), Logger: log,
+			MaxBody: s.APIMaxBody, Version: version,
+		})
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		mux := http.NewServeMux()
+		mux.Handle(mcp.Path, ms)
+		mux.Handle("/", apiSrv.Handler)
+		apiSrv.Handler = mux
+		apiSrv.RegisterOnShutdown(func() { _ = ms.Close() })
+		mcpURL = apiBase + mcp.Path + " (seat links, or the API's bearer key as the agent key)"
 	}
 	stopAPI := func() {}
 	if apiSrv != nil {
@@ -226,8 +249,8 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if s.ApprovalMode == ApprovalPasskey {
 		approvals += " (the principal's passkeys; pages " + webURL + ")"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  pages %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, webURL, metricsURL, chainDesc, approvals)
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, metricsURL, chainDesc, approvals)
 	<-ctx.Done()
 	log.Info("stopping")
 	stopWeb()

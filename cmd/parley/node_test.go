@@ -155,6 +155,11 @@ func TestNodeRun(t *testing.T) {
 		}
 	}
 	checkAPIServed(t, out.String(), dir)
+	if key, err := readAPIKey(filepath.Join(dir, APIKeyFileName)); err != nil {
+		t.Fatal(err)
+	} else {
+		checkMCPServed(t, out.String(), key)
+	}
 	// The principal's pages are served at localhost, and the token init
 	// printed enrols the first passkey (here a software key, through the
 	// API).

@@ -21,6 +21,10 @@ import (
 // Path is where the node serves the MCP endpoint on its API listener.
 const Path = "/mcp"
 
+// SeatFileName is where a node keeps its seats, relative to its data
+// directory.
+const SeatFileName = "mcp/seats.json"
+
 // MinKeyBytes is the shortest agent key New accepts.
 const MinKeyBytes = 16
 
