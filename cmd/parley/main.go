@@ -44,6 +44,7 @@ func newRootCmd() *cobra.Command {
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
 		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
+		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newBenchCmd(),
 	)
 	groupCommands(root)
