@@ -268,25 +268,6 @@ func pxpFields(v *RoomView, claims []claimArg, reviews []reviewArg, deps []strin
 	return node.PXPFields{Claims: cl, Reviews: reviewsOf(reviews), DependsOn: d, Message: strings.TrimSpace(message)}, nil
 }
 
-// pxpSchema bounds the claims and reviews properties of sc, and
-// depends_on where sc has it.
-func pxpSchema(sc *jsonschema.Schema) {
-	cl := sc.Properties["claims"]
-	cl.MaxItems = ptr(maxClaims)
-	bound(cl.Items, "id", 1, maxClaimID)
-	bound(cl.Items, "text", 1, maxClaimText)
-	bound(cl.Items, "ref", 1, maxRef)
-	enum(cl.Items.Properties["origin"], "stated", "sourced", "assumed")
-	rv := sc.Properties["reviews"]
-	rv.MaxItems = ptr(maxClaims)
-	bound(rv.Items, "claim_id", 1, maxClaimID)
-	bound(rv.Items, "reason", 1, maxReason)
-	enum(rv.Items.Properties["verdict"], "accept", "challenge", "conflict")
-	if d := sc.Properties["depends_on"]; d != nil {
-		d.MaxItems = ptr(maxClaims)
-	}
-}
-
 func (s *Server) counter(ctx context.Context, req *sdk.CallToolRequest, a counterArgs) (*sdk.CallToolResult, actOut, error) {
 	var out actOut
 	nid, ann, v, err := s.target(ctx, req, a.Link, a.Announcement)

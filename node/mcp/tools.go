@@ -178,6 +178,25 @@ func enum(s *jsonschema.Schema, values ...string) {
 	}
 }
 
+// pxpSchema bounds the claims and reviews properties of sc, and
+// depends_on where sc has it.
+func pxpSchema(sc *jsonschema.Schema) {
+	cl := sc.Properties["claims"]
+	cl.MaxItems = ptr(maxClaims)
+	bound(cl.Items, "id", 1, maxClaimID)
+	bound(cl.Items, "text", 1, maxClaimText)
+	bound(cl.Items, "ref", 1, maxRef)
+	enum(cl.Items.Properties["origin"], "stated", "sourced", "assumed")
+	rv := sc.Properties["reviews"]
+	rv.MaxItems = ptr(maxClaims)
+	bound(rv.Items, "claim_id", 1, maxClaimID)
+	bound(rv.Items, "reason", 1, maxReason)
+	enum(rv.Items.Properties["verdict"], "accept", "challenge", "conflict")
+	if d := sc.Properties["depends_on"]; d != nil {
+		d.MaxItems = ptr(maxClaims)
+	}
+}
+
 // cardSchema describes the intent card argument; the node checks the card
 // strictly against schemas/intent-card.schema.json.
 func cardSchema() *jsonschema.Schema {
