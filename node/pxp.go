@@ -854,24 +854,32 @@ func offerTermsOf(p negotiation.Payload) *negotiation.Terms {
 	return nil
 }
 
-// triggerReason says why the node escalated, from the triggers beyond
-// the one the question names.
+// triggerReason says why the node asks, in a sentence per trigger.
 func triggerReason(ts []negotiation.Trigger) string {
 	var parts []string
 	for _, tr := range ts {
-		s := string(tr.Kind)
-		if tr.Clause != "" {
-			s += " " + tr.Clause
+		var p string
+		switch tr.Kind {
+		case negotiation.TriggerMustNever:
+			p = tr.Clause + " is a hard limit: only the principal can lift it"
+		case negotiation.TriggerMayAgreeTo:
+			p = "the card does not let the node agree to this (" + tr.Clause + ")"
+		case negotiation.TriggerMustHave:
+			p = "it would give up " + tr.Clause
+		case negotiation.TriggerEscalateWhen:
+			p = "the card says to ask when " + tr.Clause + " matches"
+		case negotiation.TriggerConflict:
+			p = "claim " + tr.ClaimID + " conflicts with the card and the node cannot resolve it"
+		case negotiation.TriggerAssumption:
+			p = "the agreement would rest on the assumption " + tr.ClaimID + ", which touches " + tr.Clause
+		case negotiation.TriggerDispute:
+			p = "the offer rests on claim " + tr.ClaimID + ", which this side disputed"
+		default:
+			p = tr.Detail
 		}
-		if tr.ClaimID != "" {
-			s += " claim " + tr.ClaimID
-		}
-		parts = append(parts, s)
+		parts = append(parts, p)
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "the intent card requires the principal: " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // escalateLocked pauses t on question (t.mu held): the mandate records the

@@ -31,8 +31,12 @@ func newDemoCmd() *cobra.Command {
 		Short: "Play Parley's whole story on a devnet (chain, contracts, three node processes) and check every step",
 		Long: "Starts `parley devnet` (the embedded EVM dev chain with Parley's contracts,\n" +
 			"and a poster, a worker and an arbitrator node, each a separate process on loopback) and plays\n" +
-			"two tasks through the nodes' HTTP APIs. Task 1: the poster posts a task on the board, the worker\n" +
-			"finds it and counters, both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
+			"two tasks through the nodes' HTTP APIs. First the poster's and the worker's principals seal their\n" +
+			"intent cards (node/demo/cards). Task 1: the poster posts a task on the board, the worker finds it\n" +
+			"and counters at 0.6 ETH, which crosses the poster's card (never more than 0.55 ETH): the poster's\n" +
+			"node refuses to sign, pauses the negotiation and asks its principal, who answers through the API\n" +
+			"as `parley escalations answer` does; the answer is sealed into the card and the exchange resumes;\n" +
+			"both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
 			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
 			"and checks, the poster releases each milestone and the worker withdraws. Task 2: a dispute; both\n" +
 			"parties propose the same arbitrator, which joins from a proof bundle, reads the evidence (also\n" +
@@ -41,7 +45,7 @@ func newDemoCmd() *cobra.Command {
 			"of its principal the devnet registered): the request's WebAuthn options, the key's assertion over\n" +
 			"its intent hash, the receipt the act then consumes, as `parley approvals approve --software-key`\n" +
 			"does. Balances, transactions and ledger heads are printed; a proof bundle\n" +
-			"is exported and verified. Exits non-zero if any step did not really happen; the devnet's log is\n" +
+			"is exported and verified; the story ends with each side's decision brief of task 1. Exits non-zero if any step did not really happen; the devnet's log is\n" +
 			"then printed.",
 		Example: "  make demo\n  parley demo --dir /tmp/parley-demo --keep",
 		Args:    cobra.NoArgs,

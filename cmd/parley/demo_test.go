@@ -27,6 +27,11 @@ func TestDemo(t *testing.T) {
 		"arbitrator reads it on the evidence topic", "-> resolved (TASK_STATE_COMPLETED)",
 		"worker withdraws 0.2800 ETH", "poster withdraws 0.1200 ETH",
 		"proof bundle exported and verified offline", "demo passed",
+		"poster's principal Dana Whitfield seals an intent card", "worker's principal Sam Ortega seals an intent card",
+		"poster's node escalates instead of signing", "must_never:must_never[0]",
+		"question to the poster's principal: May I go on although the terms cross must_never[0] (\"pay more than 0.55 ETH in total\")?",
+		"the negotiation is paused: a counter-offer is refused", `the principal answers: "Yes, up to 0.6 ETH for this task."`,
+		"answer sealed as amendments[0]", "Decision brief of task 1, poster's side:", "Decision brief of task 1, worker's side:",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the demo's output lacks %q", want)

@@ -1,9 +1,12 @@
 // Package demo plays Parley's story for `make demo` over three running
 // nodes (a poster, a worker and an arbitrator), each driven through its
-// HTTP API exactly as an operator or a local agent would: the task board,
-// a counter-offer, both signatures on one settlement digest, escrow, a
-// delivered file checked against its CID, acceptance, withdrawal, and a
-// second task through a dispute to a ruling. Every gated act waits in the
+// HTTP API exactly as an operator or a local agent would: both
+// principals' intent cards, the task board, a counter-offer that crosses
+// the poster's card (an escalation, the principal's answer sealed as an
+// amendment), both signatures on one settlement digest, escrow, a
+// delivered file checked against its CID, acceptance, withdrawal, a
+// second task through a dispute to a ruling, and each side's decision
+// brief. Every gated act waits in the
 // node's approval gate until the driver approves it through the API. Every
 // step is checked: a step that did not happen as the story says is an
 // error, and the command exits non-zero.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,17 @@ import (
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
 )
+
+// Cards are the principals' intent cards the story seals first:
+// cards/poster.json (its must_never: pay more than 0.55 ETH in total) and
+// cards/worker.json.
+//
+//go:embed cards/*.json
+var Cards embed.FS
+
+// Answer is what the poster's principal answers when its node asks about
+// the worker's counter-offer.
+const Answer = "Yes, up to 0.6 ETH for this task."
 
 // Party is one node the story drives, through its HTTP API.
 type Party struct {
@@ -54,6 +66,7 @@ type story struct {
 	opts Options
 
 	poster, worker, arb *party
+	task1ID             string // the negotiation of task 1, whose briefs end the story
 }
 
 type party struct {
@@ -61,17 +74,21 @@ type party struct {
 	addr negotiation.Address
 }
 
-// Run plays the story over three running nodes' APIs: task 1 from the
-// public task board through a counter-offer, both signatures on one
-// settlement digest, escrow, delivery of a real file (its CID on chain,
+// Run plays the story over three running nodes' APIs: both principals
+// seal their intent cards; task 1 from the public task board through a
+// counter-offer that crosses the poster's card (its node pauses and asks
+// its principal, who answers through the API as a person would; the
+// answer is sealed as an amendment), both signatures on one settlement
+// digest, escrow, delivery of a real file (its CID on chain,
 // fetched by the poster over the blob protocol and checked), acceptance
 // and withdrawal; task 2 through a dispute, an arbitrator both parties
 // proposed and which joins from a proof bundle, evidence on the dispute's
 // topic, a 70/30 ruling and withdrawals. Every gated act waits in the
 // node's approval gate until the driver approves it through the API with
 // the party's software key (WebAuthn options, assertion, receipt), which
-// the act then consumes. Run returns an error as soon as a step did not
-// really happen.
+// the act then consumes. The story ends with each side's decision brief
+// of task 1. Run returns an error as soon as a step did not really
+// happen.
 func Run(ctx context.Context, w io.Writer, opts Options) error {
 	if opts.Wait <= 0 {
 		opts.Wait = 60 * time.Second
@@ -91,6 +108,9 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 		}
 		*p.dst = &party{Party: p.in, addr: st.Address}
 		s.printf("%-10s %s  peer %s  ledger head #%d\n", p.in.Name, st.Address, short(st.PeerID), st.Ledger.Seq)
+	}
+	if err := s.sealCards(); err != nil {
+		return err
 	}
 	before, err := s.balances("balances before")
 	if err != nil {
@@ -119,6 +139,39 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 			return fmt.Errorf("demo: %s ledger does not verify: %s", p.Name, rep.Error)
 		}
 		s.printf("%-10s ledger verified: %d entries, head %s\n", p.Name, rep.Seq, rep.Head)
+	}
+	return s.briefs()
+}
+
+// sealCards seals the poster's and the worker's intent cards (Cards), as
+// each principal would with `parley card seal`.
+func (s *story) sealCards() error {
+	for _, p := range []*party{s.poster, s.worker} {
+		raw, err := Cards.ReadFile("cards/" + p.Name + ".json")
+		if err != nil {
+			return fmt.Errorf("demo: %s's card: %w", p.Name, err)
+		}
+		c, err := p.API.SealCard(s.ctx, raw, negotiation.ViaWeb)
+		if err != nil {
+			return s.failed(p.Name+" seals its card", err)
+		}
+		s.line(fmt.Sprintf("%s's principal %s seals an intent card", p.Name, c.Principal), "card.sealed", c.Hash.String(), "")
+	}
+	return nil
+}
+
+// briefs prints each side's decision brief of task 1 and checks that the
+// poster's names the amendment the escalation sealed.
+func (s *story) briefs() error {
+	for _, p := range []*party{s.poster, s.worker} {
+		md, err := p.API.BriefMarkdown(s.ctx, s.task1ID)
+		if err != nil {
+			return s.failed(p.Name+"'s decision brief", err)
+		}
+		if p == s.poster && (!strings.Contains(md, Answer) || !strings.Contains(md, "amendments[0]")) {
+			return fmt.Errorf("demo: the poster's brief does not name its principal's answer:\n%s", md)
+		}
+		s.printf("\nDecision brief of task 1, %s's side:\n\n%s\n", p.Name, strings.TrimRight(md, "\n"))
 	}
 	return nil
 }
@@ -156,16 +209,29 @@ func (s *story) task1() error {
 	res, err := s.worker.API.CounterTask(s.ctx, ann.Hash, node.CounterSpec{
 		Milestones: []node.MilestoneSpec{{Amount: milli(350), Description: "chapter 1"}, {Amount: milli(250), Description: "chapter 2"}},
 		Reason:     "the glossary is technical",
+		PXPFields: node.PXPFields{Claims: []negotiation.Claim{
+			{ID: "chapters", Text: "chapter_count = 2", Origin: negotiation.OriginAssumed},
+			{ID: "glossary", Text: "The glossary needs a specialist.", Origin: negotiation.OriginAssumed},
+		}},
 	})
 	if err != nil {
 		return s.failed("counter", err)
 	}
 	nid := res.Thread.NegotiationID
-	s.act("worker counters: 0.35 + 0.25 ETH", res)
+	s.task1ID = nid
+	s.act("worker counters: 0.35 + 0.25 ETH, two assumed claims", res)
 	if _, err := s.state(s.poster, nid, negotiation.StateCountered); err != nil {
 		return err
 	}
-	if res, err = s.gated(s.poster, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.poster.API.Accept(s.ctx, nid) }); err != nil {
+	// The poster's card decides the chapter count (a known fact); the
+	// glossary claim is for its agent to review.
+	review := node.AcceptSpec{PXPFields: node.PXPFields{Reviews: []negotiation.Review{
+		{ClaimID: "glossary", Verdict: negotiation.VerdictAccept, Note: "plausible for a technical guide"},
+	}}}
+	if err := s.escalation(nid, review); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.poster, node.ActSignSettlement, nid, func() (node.ActResult, error) { return s.poster.API.AcceptWith(s.ctx, nid, review) }); err != nil {
 		return s.failed("poster accepts", err)
 	}
 	s.act("poster accepts and signs the settlement digest", res)
@@ -197,6 +263,42 @@ func (s *story) task1() error {
 		return err
 	}
 	return s.withdraw(s.worker, milli(600))
+}
+
+// escalation is the poster's first acceptance of task 1's counter-offer:
+// 0.6 ETH crosses its principal's must_never, so its node refuses to sign
+// and pauses the negotiation on one question; every other act there is
+// refused; the principal answers through the API (as `parley escalations
+// answer` does) and the answer is sealed into the negotiation's card.
+func (s *story) escalation(nid string, review node.AcceptSpec) error {
+	_, err := s.poster.API.AcceptWith(s.ctx, nid, review)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Code != string(negotiation.CodeEscalationRequired) {
+		return fmt.Errorf("demo: the poster's node accepted 0.6 ETH although its card must never pay more than 0.55 ETH (%v)", err)
+	}
+	esc, err := s.poster.API.Escalations(s.ctx)
+	if err != nil {
+		return s.failed("the poster's escalations", err)
+	}
+	if len(esc) != 1 || esc[0].NegotiationID != nid {
+		return fmt.Errorf("demo: the poster's node lists %d escalations, want the one of %s", len(esc), nid)
+	}
+	s.line("poster's node escalates instead of signing", "escalation", "", strings.Join(esc[0].Triggers, ", "))
+	s.printf("    question to %s: %s\n", "the poster's principal", esc[0].Question)
+	if _, err := s.poster.API.Counter(s.ctx, nid, node.CounterSpec{Reason: "one moment"}); !errors.As(err, &ae) || ae.Code != string(negotiation.CodePaused) {
+		return fmt.Errorf("demo: the paused negotiation took a counter-offer (%v)", err)
+	}
+	s.line("the negotiation is paused: a counter-offer is refused", "paused", "", "")
+	room, err := s.poster.API.Answer(s.ctx, nid, Answer, negotiation.ViaWeb)
+	if err != nil {
+		return s.failed("the principal answers", err)
+	}
+	if room.Escalation != nil || len(room.Answers) != 1 || room.CardHash == nil {
+		return fmt.Errorf("demo: the answer did not resume the negotiation: %+v", room.Escalation)
+	}
+	s.printf("    the principal answers: %q\n", Answer)
+	s.line("answer sealed as amendments[0]: the card's new hash", "card.amended", room.CardHash.String(), "resumed")
+	return nil
 }
 
 // deliverAndAccept delivers milestone m as the worker, checks that the
