@@ -683,3 +683,33 @@ func mustAmount(t *testing.T, s string) *big.Int {
 	}
 	return a
 }
+
+// TestJSONResponses: the transport answers a POST with application/json,
+// not an event stream, and says which session it opened.
+func TestJSONResponses(t *testing.T) {
+	sv := serveFake(t, Options{})
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, sv.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msg struct {
+		Result struct {
+			ServerInfo struct{ Name string } `json:"serverInfo"`
+		} `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+		resp.Header.Get("Mcp-Session-Id") == "" || msg.Result.ServerInfo.Name != "parley" {
+		t.Fatalf("initialize: %d %v %+v", resp.StatusCode, resp.Header, msg)
+	}
+}
