@@ -206,7 +206,7 @@ func (s *Server) postTask(ctx context.Context, req *sdk.CallToolRequest, a postT
 	if !s.signedIn(req) {
 		return nil, out, errSignIn
 	}
-	t, err := termsObject{Title: a.Title, Description: a.Description, Category: a.Category, Milestones: a.Milestones, Deadline: a.Deadline, Token: a.Token}.spec("post_task")
+	t, err := termsObject(a).spec("post_task")
 	if err != nil {
 		return nil, out, err
 	}

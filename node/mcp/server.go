@@ -183,8 +183,14 @@ func (s *Server) signedIn(req *sdk.CallToolRequest) bool {
 	return subtle.ConstantTimeCompare(got[:], s.key[:]) == 1
 }
 
+// signInError is the refusal of a tool that needs the agent key: its text
+// is SignInRequired, a sentence for the agent.
+type signInError struct{}
+
+func (signInError) Error() string { return SignInRequired }
+
 // errSignIn is the refusal of a tool that needs the agent key.
-var errSignIn = errors.New(SignInRequired)
+var errSignIn error = signInError{}
 
 // clientName is the name the agent's MCP client gave at initialize ("MCP
 // agent" when it gave none).

@@ -403,6 +403,14 @@ func TestSeatLink(t *testing.T) {
 	}
 	refused(t, anon, ToolGetRoom, map[string]any{"link": link}, "does not open a seat")
 	ok[roomOut](t, anon, ToolGetRoom, map[string]any{"link": joined.YourLink})
+	// A negotiation the node has from elsewhere is taken the same way.
+	const incoming = "00000000-0000-4000-8000-000000000077"
+	sv.f.addRoom(incoming)
+	in := ok[roomOut](t, signed, ToolJoinRoom, map[string]any{"link": seatLink{Node: testPeer, Room: incoming}.String()})
+	if in.You.Role != "worker" || in.YourLink == "" {
+		t.Fatalf("taking an incoming room: %+v", in)
+	}
+	ok[roomOut](t, anon, ToolGetRoom, map[string]any{"link": in.YourLink})
 	// An unknown room cannot be taken.
 	unknown := seatLink{Node: testPeer, Room: "00000000-0000-4000-8000-999999999999"}.String()
 	refused(t, signed, ToolJoinRoom, map[string]any{"link": unknown}, "unknown_negotiation")
