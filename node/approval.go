@@ -61,7 +61,11 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	if err := n.audit(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
 		return req, err
 	}
-	n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
+	// The event says the request is waiting: it is published once a
+	// client listing the pending requests sees it.
+	created := func() {
+		n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
+	}
 	// The window is measured on the node's clock; the wait on the
 	// machine's.
 	dctx, cancel := context.WithTimeout(ctx, req.ExpiresAt.Sub(n.now()))
@@ -71,9 +75,10 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 		cancel()
 	}()
 	if n.gate != nil {
+		created()
 		err = n.decideExplicit(ctx, dctx, act, req)
 	} else {
-		err = n.decidePasskey(ctx, dctx, act, req, action)
+		err = n.decidePasskey(ctx, dctx, act, req, action, created)
 	}
 	if err != nil {
 		return req, err
@@ -85,10 +90,11 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 
 // decidePasskey waits for the principal's decision on req and consumes an
 // approved receipt for action.
-func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.IntentRequest, action approval.Action) error {
+func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.IntentRequest, action approval.Action, created func()) error {
 	p := n.pendingFor(act, req, action)
 	w := make(chan decision, 1)
 	n.addPending(&pendingEntry{p: p, action: action, deliver: w})
+	created()
 	var d decision
 	select {
 	case d = <-w:
