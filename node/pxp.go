@@ -138,10 +138,6 @@ const (
 	scopeAnnouncement = "announcement" // the card the node's announcement carried
 )
 
-type privateRef struct {
-	Private string `json:"private"` // the CID of the pxp.object
-}
-
 type escalationBody struct {
 	Private  string   `json:"private"`
 	Triggers []string `json:"triggers,omitempty"`

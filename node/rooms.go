@@ -200,7 +200,7 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n.openPXP(t)
-	meta := roomMeta{Topic: req.Topic, Principal: req.Principal, Counterpart: req.Counterpart, CounterpartProxy: req.CounterpartProxy, Agent: req.Agent}
+	meta := roomMeta(req)
 	body, err := json.Marshal(meta)
 	if err != nil {
 		return RoomInfo{}, err
