@@ -619,6 +619,10 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Name the arbitrator of the dispute about " + task
 	case ActRule:
 		return "Rule on the dispute about " + task
+	case ActConfirmCard:
+		return fmt.Sprintf("Seal the intent card your agent drafted for «%s»", str(args["principal"]))
+	case ActConfirmAnswer:
+		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
 	case ActRegisterPasskey:
 		if b, _ := args["software"].(bool); b {
 			return fmt.Sprintf("Register a software key «%s» as a further credential", str(args["label"]))

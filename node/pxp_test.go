@@ -548,3 +548,45 @@ func TestPXPRoomsThroughTheSeat(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPXPDraftedCardNeedsThePrincipalsPasskey: in approval mode passkey, a
+// card an agent drafted (via mcp) waits as confirm_card in the principal's
+// pending approvals, in plain words; a denial seals nothing, an approval
+// with the principal's passkey seals it.
+func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
+	w := newWorld(t, false)
+	n := w.add("poster", withPasskeys())
+	key := enrol(t, n, "laptop")
+	seal := func() func() error {
+		return runAct(func() error {
+			_, err := n.SealDefaultCard(t.Context(), []byte(pxpPosterCard), negotiation.ViaMCP)
+			return err
+		})
+	}
+	wait := seal()
+	p := pending(t, n, 1)[0]
+	if p.Act != node.ActConfirmCard || p.Request.Action.Tool != node.ToolCardConfirm || !strings.Contains(p.Title, "«Dana»") {
+		t.Fatalf("pending: %+v", p)
+	}
+	if _, err := n.DenyApproval(t.Context(), p.Request.RequestID, "not my card"); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); node.CodeOf(err) != node.CodeApprovalDenied {
+		t.Fatalf("sealing a denied card = %v", err)
+	}
+	if _, err := n.DefaultCard(); node.CodeOf(err) != node.CodeNoCard {
+		t.Fatalf("a denied card was sealed: %v", err)
+	}
+	wait = seal()
+	p = pending(t, n, 1)[0]
+	approveWith(t, n, key, p.Request.RequestID)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := n.DefaultCard(); err != nil || c.Principal != "Dana" {
+		t.Fatalf("the confirmed card: %+v, %v", c, err)
+	}
+	if _, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); err != nil || len(n.PendingApprovals()) != 0 {
+		t.Fatalf("a card the principal gives needs no confirmation: %v, pending %d", err, len(n.PendingApprovals()))
+	}
+}
