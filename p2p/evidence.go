@@ -67,6 +67,7 @@ func (h *Host) PublishEvidence(ctx context.Context, disputeID string, env *negot
 	h.topics.mu.Unlock()
 	now := h.now()
 	var links []*identity.Link
+	var peers []peer.ID
 	for m := range members {
 		if m == h.self {
 			continue
@@ -79,6 +80,7 @@ func (h *Host) PublishEvidence(ctx context.Context, disputeID string, env *negot
 			h.cfg.Sealer.ResetSession(k.ID)
 		}
 		links = append(links, l)
+		peers = append(peers, l.PeerID)
 	}
 	if len(links) == 0 {
 		return fail(CodeUnknownLink, "no other member")
@@ -91,7 +93,7 @@ func (h *Host) PublishEvidence(ctx context.Context, disputeID string, env *negot
 	if err != nil {
 		return err
 	}
-	return publish(ctx, tp, sealed)
+	return publish(ctx, tp, sealed, peers...)
 }
 
 // relayed marks a message a store relays and records without opening it.

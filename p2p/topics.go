@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -342,15 +343,30 @@ const readyWait = 3 * time.Second
 
 // publish waits (bounded) until the topic has a peer, then publishes; flood
 // publishing sends a node's own messages to every topic peer at once.
-func publish(ctx context.Context, tp *pubsub.Topic, data []byte) error {
+func publish(ctx context.Context, tp *pubsub.Topic, data []byte, want ...peer.ID) error {
 	deadline := time.Now().Add(readyWait)
-	for len(tp.ListPeers()) == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+	for !hasPeers(tp.ListPeers(), want) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := tp.Publish(ctx, data); err != nil {
 		return failWrap(CodeClosed, err, "publish")
 	}
 	return nil
+}
+
+// hasPeers reports whether have holds a peer and every peer of want: a
+// topic whose members are known (a dispute's) waits for each of them, so
+// that flood publishing reaches every member the node is connected to.
+func hasPeers(have, want []peer.ID) bool {
+	if len(have) == 0 {
+		return false
+	}
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // inspect records the peer scores gossipsub reports.
