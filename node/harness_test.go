@@ -3,51 +3,26 @@ package node_test
 import (
 	"log/slog"
 	"math/big"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
-	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/node/nodetest"
 )
 
-var testPass = []byte("parley node test passphrase")
+// testPass opens the test nodes' keys.
+var testPass = nodetest.Passphrase
 
 // keyConfig is a keyring configuration with test-only scrypt costs.
-func keyConfig(dir string) identity.Config {
-	cfg := identity.DefaultConfig(dir)
-	cfg.ScryptWorkFactor = 10
-	cfg.KeystoreScryptN = keystore.LightScryptN
-	cfg.KeystoreScryptP = keystore.LightScryptP
-	cfg.KEM = identity.KEMX25519
-	return cfg
-}
-
-// testLogger writes warnings and errors to the test log when
-// PARLEY_TEST_LOG is set, and discards otherwise.
-func testLogger(t testing.TB, name string) *slog.Logger {
-	if os.Getenv("PARLEY_TEST_LOG") == "" {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("who", name)
-}
-
-type tlogWriter struct{ t testing.TB }
-
-func (w tlogWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func keyConfig(dir string) identity.Config { return nodetest.KeyConfig(dir) }
 
 // world is a set of nodes on loopback, optionally with an embedded dev
 // chain, built by one harness.
@@ -96,7 +71,7 @@ func withPoll(d time.Duration) nodeOpt { return func(n *tnode) { n.cfg.Chain.Pol
 func withBootstrap(peers ...*tnode) nodeOpt {
 	return func(n *tnode) {
 		for _, p := range peers {
-			n.cfg.P2P.Bootstrap = append(n.cfg.P2P.Bootstrap, p.Addrs()[0].String())
+			nodetest.Bootstrap(&n.cfg, p.Node)
 		}
 	}
 }
@@ -106,22 +81,11 @@ func withBootstrap(peers ...*tnode) nodeOpt {
 func (w *world) add(name string, opts ...nodeOpt) *tnode {
 	t := w.t
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := identity.Create(keyConfig(dir), testPass, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.Name = dir, name
-	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.P2P.DHT = false
-	cfg.P2P.RetryMax = 500 * time.Millisecond
-	cfg.Chain.PollInterval = 20 * time.Millisecond
+	dir := nodetest.Keys(t)
+	cfg := nodetest.Config(dir, name)
 	cfg.FetchTimeout = 10 * time.Second
 	if w.dev != nil {
-		cfg.Chain.RPC, cfg.Chain.ChainID, cfg.Chain.Contracts = w.dev.URL, w.dev.ChainID.Uint64(), w.dev.Contracts
-	} else {
-		cfg.Chain.ChainID = 1337
-		cfg.Chain.Contracts.TaskRegistry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+		nodetest.UseChain(&cfg, w.dev)
 	}
 	n := &tnode{w: w, name: name, dir: dir, gate: node.AutoApprove("test driver"), cfg: cfg}
 	for _, o := range opts {
@@ -137,45 +101,16 @@ func (w *world) add(name string, opts ...nodeOpt) *tnode {
 	return n
 }
 
-func (n *tnode) options() []node.Option {
-	t := n.w.t
-	opts := []node.Option{
-		node.WithPassphrase(testPass),
-		node.WithLogger(testLogger(t, n.name)),
-		node.WithLedgerTuning(func(c *ledger.Config) {
-			c.MemTableSize = 16 << 20
-			c.BlockCacheSize = 4 << 20
-			c.ValueLogFileSize = 16 << 20
-			c.MaxObjectBytes = 1 << 20
-			c.MaxBatchBytes = 1 << 20
-		}),
-		node.WithP2PTuning(func(c *p2p.Config) {
-			c.RetryMin = 20 * time.Millisecond
-			c.AckTimeout = 10 * time.Second
-			c.DialTimeout = 5 * time.Second
-			c.ResourceMemory = 64 << 20
-			c.ResourceFDs = 256
-		}),
-	}
-	if n.gate != nil {
-		opts = append(opts, node.WithGate(n.gate))
-	}
-	return append(opts, n.extra...)
-}
-
-// start builds and starts the node from its data directory.
+// start builds and starts the node from its data directory with the
+// harness's options, its gate and its extra options.
 func (n *tnode) start() {
 	t := n.w.t
 	t.Helper()
-	nd, err := node.New(n.cfg, n.options()...)
-	if err != nil {
-		t.Fatal(err)
+	var opts []node.Option
+	if n.gate != nil {
+		opts = append(opts, node.WithGate(n.gate))
 	}
-	if err := nd.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	n.Node = nd
-	t.Cleanup(func() { _ = nd.Close() })
+	n.Node = nodetest.Start(t, n.cfg, append(opts, n.extra...)...)
 }
 
 // restart closes the node and starts it again on the same data directory
@@ -211,17 +146,10 @@ func (w *world) fund(a negotiation.Address, amount *big.Int) {
 	}
 }
 
-// eventually polls cond every 10 ms until it holds or a generous deadline
-// passes (the machine is shared: never a sleep as an assertion).
+// eventually polls cond until it holds (nodetest.Eventually).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	nodetest.Eventually(t, what, cond)
 }
 
 // waitState waits until the node's thread nid is in state want.
@@ -240,11 +168,7 @@ func (n *tnode) waitState(nid string, want negotiation.State) node.ThreadView {
 // connect waits until both nodes know each other's link.
 func connect(t testing.TB, a, b *tnode) {
 	t.Helper()
-	eventually(t, a.name+" and "+b.name+" to know each other", func() bool {
-		_, ok1 := a.Host().Link(b.Address())
-		_, ok2 := b.Host().Link(a.Address())
-		return ok1 && ok2
-	})
+	nodetest.Connect(t, a.Node, b.Node)
 }
 
 func eth(milli int64) *big.Int {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -18,15 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
 
-	"github.com/parleynet/parley/identity"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
-	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/node/nodetest"
 )
 
 // apiNode is a node running in the test with its API served on loopback,
@@ -40,55 +36,20 @@ type apiNode struct {
 // conn returns the flags that reach the node.
 func (a *apiNode) conn() []string { return []string{"--api", a.url, "--api-key-file", a.keyFile} }
 
-var cmdTestPass = []byte("parley client command test")
-
 // startAPINode starts a chain-less node (a chain id and registry are
 // configured, so it can make offers) and its API server.
 func startAPINode(t *testing.T, name string, gate node.Gate, bootstrap ...*apiNode) *apiNode {
 	t.Helper()
-	dir := t.TempDir()
-	kcfg := identity.DefaultConfig(dir)
-	lightKeys(&kcfg)
-	if _, err := identity.Create(kcfg, cmdTestPass, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.Name = dir, name
-	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.P2P.DHT = false
-	cfg.P2P.RetryMax = 500 * time.Millisecond
-	cfg.Chain.ChainID = 1337
-	cfg.Chain.Contracts.TaskRegistry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
-	for _, b := range bootstrap {
-		cfg.P2P.Bootstrap = append(cfg.P2P.Bootstrap, b.Addrs()[0].String())
-	}
-	opts := []node.Option{
-		node.WithPassphrase(cmdTestPass),
-		node.WithLogger(slog.New(slog.DiscardHandler)),
-		node.WithLedgerTuning(func(c *ledger.Config) {
-			c.MemTableSize = 16 << 20
-			c.BlockCacheSize = 4 << 20
-			c.ValueLogFileSize = 16 << 20
-			c.MaxObjectBytes = 1 << 20
-			c.MaxBatchBytes = 1 << 20
-		}),
-		node.WithP2PTuning(func(c *p2p.Config) {
-			c.RetryMin = 20 * time.Millisecond
-			c.DialTimeout = 5 * time.Second
-			c.ResourceMemory = 64 << 20
-			c.ResourceFDs = 256
-		}),
-	}
+	var opts []node.Option
 	if gate != nil {
 		opts = append(opts, node.WithGate(gate))
 	}
-	n, err := node.New(cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	n := nodetest.New(t, name, func(cfg *node.Config) {
+		for _, b := range bootstrap {
+			nodetest.Bootstrap(cfg, b.Node)
+		}
+	}, opts...)
+	dir := n.Config().DataDir
 	key := strings.Repeat("c1", 32)
 	keyFile := filepath.Join(dir, APIKeyFileName)
 	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
@@ -102,7 +63,6 @@ func startAPINode(t *testing.T, name string, gate node.Gate, bootstrap ...*apiNo
 	t.Cleanup(func() {
 		srv.Close()
 		ts.Close()
-		_ = n.Close()
 	})
 	return &apiNode{Node: n, dir: dir, url: ts.URL, keyFile: keyFile}
 }

@@ -11,22 +11,16 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ethereum/go-ethereum/accounts/keystore"
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/parleynet/parley/chain"
-	"github.com/parleynet/parley/identity"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/node"
-	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/node/nodetest"
 )
 
-var harnessPass = []byte("parley api test passphrase")
+// harnessPass opens the test nodes' keys.
+var harnessPass = nodetest.Passphrase
 
 // apiKey is the bearer key of every test server.
 const apiKey = "5f0e2b7c9a1d4e6f8b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a"
@@ -35,19 +29,8 @@ const apiKey = "5f0e2b7c9a1d4e6f8b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a
 // cheaply.
 const testMaxBody = 64 << 10
 
-func harnessLogger(t testing.TB, name string) *slog.Logger {
-	if os.Getenv("PARLEY_TEST_LOG") == "" {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("who", name)
-}
-
-type tlog struct{ t testing.TB }
-
-func (w tlog) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+// harnessLogger is the test nodes' and servers' logger.
+func harnessLogger(t testing.TB, name string) *slog.Logger { return nodetest.Logger(t, name) }
 
 // startDevchain starts an embedded dev chain for the test.
 func startDevchain(t testing.TB) *chain.Devchain {
@@ -75,58 +58,17 @@ type nodeSpec struct {
 // loopback.
 func startNode(t testing.TB, ns nodeSpec) *node.Node {
 	t.Helper()
-	dir := t.TempDir()
-	kcfg := identity.DefaultConfig(dir)
-	kcfg.ScryptWorkFactor = 10
-	kcfg.KeystoreScryptN, kcfg.KeystoreScryptP = keystore.LightScryptN, keystore.LightScryptP
-	kcfg.KEM = identity.KEMX25519
-	if _, err := identity.Create(kcfg, harnessPass, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.Name, cfg.Capabilities = dir, ns.name, ns.caps
-	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.P2P.DHT = false
-	cfg.P2P.RetryMax = 500 * time.Millisecond
-	cfg.Chain.PollInterval = 20 * time.Millisecond
-	for _, b := range ns.bootstrap {
-		cfg.P2P.Bootstrap = append(cfg.P2P.Bootstrap, b.Addrs()[0].String())
-	}
-	if ns.dev != nil {
-		cfg.Chain.RPC, cfg.Chain.ChainID, cfg.Chain.Contracts = ns.dev.URL, ns.dev.ChainID.Uint64(), ns.dev.Contracts
-	} else {
-		cfg.Chain.ChainID = 1337
-		cfg.Chain.Contracts.TaskRegistry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
-	}
-	opts := []node.Option{
-		node.WithPassphrase(harnessPass),
-		node.WithLogger(harnessLogger(t, ns.name)),
-		node.WithLedgerTuning(func(c *ledger.Config) {
-			c.MemTableSize = 16 << 20
-			c.BlockCacheSize = 4 << 20
-			c.ValueLogFileSize = 16 << 20
-			c.MaxObjectBytes = 1 << 20
-			c.MaxBatchBytes = 1 << 20
-		}),
-		node.WithP2PTuning(func(c *p2p.Config) {
-			c.RetryMin = 20 * time.Millisecond
-			c.DialTimeout = 5 * time.Second
-			c.ResourceMemory = 64 << 20
-			c.ResourceFDs = 256
-		}),
-	}
+	var opts []node.Option
 	if ns.gate != nil {
 		opts = append(opts, node.WithGate(ns.gate))
 	}
-	n, err := node.New(cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
-	return n
+	return nodetest.New(t, ns.name, func(cfg *node.Config) {
+		cfg.Capabilities = ns.caps
+		nodetest.Bootstrap(cfg, ns.bootstrap...)
+		if ns.dev != nil {
+			nodetest.UseChain(cfg, ns.dev)
+		}
+	}, opts...)
 }
 
 // served is a node behind a test server.
@@ -264,17 +206,10 @@ func freshKey() string {
 // wei returns n wei.
 func wei(n int64) *big.Int { return big.NewInt(n) }
 
-// eventually polls cond every 10 ms until it holds or a generous deadline
-// passes (the machine is shared: never a sleep as an assertion).
+// eventually polls cond until it holds (nodetest.Eventually).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	nodetest.Eventually(t, what, cond)
 }
 
 // sseEvent is one event read from a stream.

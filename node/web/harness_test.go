@@ -7,40 +7,19 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/keystore"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/parleynet/parley/identity"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/nodetest"
 	"github.com/parleynet/parley/node/web"
-	"github.com/parleynet/parley/p2p"
 )
 
-var testPass = []byte("parley web test passphrase")
-
-// testLogger writes the records to the test log when PARLEY_TEST_LOG is
-// set, and discards them otherwise.
-func testLogger(t testing.TB, name string) *slog.Logger {
-	if os.Getenv("PARLEY_TEST_LOG") == "" {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("who", name)
-}
-
-type tlogWriter struct{ t testing.TB }
-
-func (w tlogWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+// testLogger is the test nodes' and pages' logger.
+func testLogger(t testing.TB, name string) *slog.Logger { return nodetest.Logger(t, name) }
 
 // site is a node with its principal's pages served on a loopback port at
 // http://localhost:<port>.
@@ -75,55 +54,18 @@ func newSite(t *testing.T, spec nodeSpec) *site {
 		_ = ln.Close()
 	}
 
-	dir := t.TempDir()
-	kc := identity.DefaultConfig(dir)
-	kc.ScryptWorkFactor = 10
-	kc.KeystoreScryptN = keystore.LightScryptN
-	kc.KeystoreScryptP = keystore.LightScryptP
-	kc.KEM = identity.KEMX25519
-	if _, err := identity.Create(kc, testPass, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := node.DefaultConfig()
-	cfg.DataDir, cfg.Name = dir, spec.name
-	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.P2P.DHT = false
-	cfg.P2P.RetryMax = 500 * time.Millisecond
-	cfg.Chain.ChainID = 1337
-	cfg.Chain.Contracts.TaskRegistry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
-	cfg.WebAuthn.Origins = []string{s.origin}
+	var bootstrap []*node.Node
 	for _, b := range spec.bootstrap {
-		cfg.P2P.Bootstrap = append(cfg.P2P.Bootstrap, b.Addrs()[0].String())
+		bootstrap = append(bootstrap, b.Node)
 	}
-	opts := []node.Option{
-		node.WithPassphrase(testPass),
-		node.WithLogger(testLogger(t, spec.name)),
-		node.WithLedgerTuning(func(c *ledger.Config) {
-			c.MemTableSize = 16 << 20
-			c.BlockCacheSize = 4 << 20
-			c.ValueLogFileSize = 16 << 20
-			c.MaxObjectBytes = 1 << 20
-			c.MaxBatchBytes = 1 << 20
-		}),
-		node.WithP2PTuning(func(c *p2p.Config) {
-			c.RetryMin = 20 * time.Millisecond
-			c.AckTimeout = 10 * time.Second
-			c.DialTimeout = 5 * time.Second
-			c.ResourceMemory = 64 << 20
-			c.ResourceFDs = 256
-		}),
-	}
+	var opts []node.Option
 	if spec.gate != nil {
 		opts = append(opts, node.WithGate(spec.gate))
 	}
-	n, err := node.New(cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := nodetest.New(t, spec.name, func(cfg *node.Config) {
+		cfg.WebAuthn.Origins = []string{s.origin}
+		nodetest.Bootstrap(cfg, bootstrap...)
+	}, opts...)
 	s.Node = n
 	if spec.web {
 		h, err := web.New(n, web.Options{Logger: testLogger(t, spec.name+"/web"), Refresh: 500 * time.Millisecond})
@@ -147,27 +89,16 @@ func newSite(t *testing.T, spec nodeSpec) *site {
 	return s
 }
 
-// eventually polls cond every 10 ms until it holds or a generous deadline
-// passes (the machine is shared: never a sleep as an assertion).
+// eventually polls cond until it holds (nodetest.Eventually).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	nodetest.Eventually(t, what, cond)
 }
 
 // connect waits until both nodes know each other's link.
 func connect(t testing.TB, a, b *site) {
 	t.Helper()
-	eventually(t, "the nodes to know each other", func() bool {
-		_, ok1 := a.Host().Link(b.Address())
-		_, ok2 := b.Host().Link(a.Address())
-		return ok1 && ok2
-	})
+	nodetest.Connect(t, a.Node, b.Node)
 }
 
 func eth(milli int64) *big.Int {
