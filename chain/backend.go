@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,11 +108,21 @@ func (s *Simulated) Commit() common.Hash {
 }
 
 // AdjustTime seals an empty block d later than the last one; later blocks
-// follow from there.
+// follow from there. The simulated chain refuses while a transaction is
+// pending, which happens when the pool promoted one after the last
+// commit: such a transaction is mined first, in a block of its own.
 func (s *Simulated) AdjustTime(d time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sim.AdjustTime(d)
+	var err error
+	for range 100 {
+		if err = s.sim.AdjustTime(d); err == nil || !strings.Contains(err.Error(), "non-empty block") {
+			return err
+		}
+		s.sim.Commit()
+		time.Sleep(5 * time.Millisecond)
+	}
+	return err
 }
 
 // SendTransaction submits tx and, with AutoCommit, mines it.
