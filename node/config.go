@@ -83,6 +83,11 @@ type P2PConfig struct {
 	NAT bool
 	// RetryMax caps the backoff between delivery attempts of one envelope.
 	RetryMax time.Duration
+	// MaxPeers, when not zero, is how many peers the node must be able to
+	// hold at once (a worker's concurrent counterparties): it raises the
+	// transport's resource limits, which by default admit about 96
+	// inbound connections.
+	MaxPeers int
 }
 
 // ChainConfig configures the chain client and watcher.
@@ -148,6 +153,9 @@ func (c Config) Validate() error {
 	}
 	if c.P2P.RetryMax < 100*time.Millisecond {
 		return bad("p2p.retry_max", "%v is under 100ms", c.P2P.RetryMax)
+	}
+	if c.P2P.MaxPeers < 0 || c.P2P.MaxPeers > 100_000 {
+		return bad("p2p.max_peers", "%d is outside 0..100000", c.P2P.MaxPeers)
 	}
 	if c.Chain.RPC != "" {
 		if err := validRPC(c.Chain.RPC); err != nil {

@@ -268,6 +268,7 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.StorePeers = n.cfg.P2P.StorePeers
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
 	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
+	pc.AdmitPeers(n.cfg.P2P.MaxPeers)
 	pc.Registerer = n.o.registerer
 	pc.Logger = n.o.logger
 	pc.Clock = n.now

@@ -117,6 +117,23 @@ const (
 	DefaultMaxEnvelopeBytes = 256 << 10
 )
 
+// AdmitPeers raises the resource manager's budget and the connection
+// manager's watermarks, where they are lower, so that n peers can stay
+// connected at once. go-libp2p's default limits scaled to 512 MiB and 1024
+// descriptors admit 96 inbound connections; the scaled inbound limit is 64
+// plus one per 16 MiB of budget, so the budget becomes enough for n plus 16
+// (the same margin for system and relay connections), with four
+// descriptors per peer.
+func (c *Config) AdmitPeers(n int) {
+	if n <= 0 {
+		return
+	}
+	c.ResourceMemory = max(c.ResourceMemory, int64(n+16-64)*(16<<20))
+	c.ResourceFDs = max(c.ResourceFDs, 4*(n+16))
+	c.ConnHigh = max(c.ConnHigh, n+32)
+	c.ConnLow = max(c.ConnLow, min(n+16, c.ConnHigh))
+}
+
 // DefaultConfig returns the production defaults: listen on 127.0.0.1 (TCP
 // and QUIC, ephemeral ports), no bootstrap peers, mDNS and NAT traversal
 // off, the DHT on, and the limits documented in docs/p2p.md.

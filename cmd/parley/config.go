@@ -345,6 +345,14 @@ var settingsTable = []setting{
 	{key: "p2p.mdns", help: "LAN discovery by mDNS", set: boolean(func(s *settings) *bool { return &s.Node.P2P.MDNS })},
 	{key: "p2p.nat", help: "NAT traversal (AutoNAT, relay, hole punching)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.NAT })},
 	{key: "p2p.retry_max", help: "longest wait between delivery attempts", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.RetryMax })},
+	{key: "p2p.max_peers", help: "peers the node must hold at once, such as a worker's concurrent counterparties (0: the transport's defaults, about 96 inbound)", set: func(s *settings, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer", v)
+		}
+		s.Node.P2P.MaxPeers = n
+		return nil
+	}},
 	{key: "chain.rpc", help: "EVM JSON-RPC endpoint (empty: no chain)", set: str(func(s *settings) *string { return &s.Node.Chain.RPC })},
 	{key: "chain.chain_id", envName: "PARLEY_CHAIN_ID", flagName: "chain-id", help: "the chain id the endpoint must have (0: any)", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.ChainID })},
 	{key: "chain.confirmations", help: "blocks before a receipt or event counts", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.Confirmations })},

@@ -98,6 +98,8 @@ func TestConfigBadValueNamesItsKey(t *testing.T) {
 		{"file duplicate key", nil, map[string]string{"PARLEY_CONFIG": write("name: a\nname: b\n")}, []string{"name"}},
 		{"file list shape", nil, map[string]string{"PARLEY_CONFIG": write("p2p:\n  listen: /ip4/127.0.0.1/tcp/1\n")}, []string{"p2p.listen", "must be a list"}},
 		{"env", nil, map[string]string{"PARLEY_P2P_DHT": "maybe"}, []string{"p2p.dht", "$PARLEY_P2P_DHT"}},
+		{"env peers", nil, map[string]string{"PARLEY_P2P_MAX_PEERS": "-3"}, []string{"p2p.max_peers", "$PARLEY_P2P_MAX_PEERS"}},
+		{"file peers range", nil, map[string]string{"PARLEY_CONFIG": write("p2p:\n  max_peers: 1000000\n")}, []string{"p2p.max_peers", "0..100000"}},
 		{"env chain id", nil, map[string]string{"PARLEY_CHAIN_ID": "-1"}, []string{"chain.chain_id", "$PARLEY_CHAIN_ID"}},
 		{"flag", []string{"metrics-listen", "0.0.0.0:9464"}, nil, []string{"metrics.listen", "--metrics-listen", "loopback"}},
 		{"flag address", []string{"chain-contracts-task-registry", "0x12"}, nil, []string{"chain.contracts.task_registry"}},

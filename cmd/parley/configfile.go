@@ -55,6 +55,7 @@ func renderConfig(s settings, header string) []byte {
 	p("  mdns: %t", n.P2P.MDNS)
 	p("  nat: %t", n.P2P.NAT)
 	p("  retry_max: %s", dur(n.P2P.RetryMax))
+	p("  max_peers: %d", n.P2P.MaxPeers)
 	p("chain:")
 	p("  rpc: %s", quote(n.Chain.RPC))
 	p("  chain_id: %d", n.Chain.ChainID)

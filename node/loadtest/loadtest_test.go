@@ -4,9 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/libp2p/go-libp2p"
-	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 )
 
 func TestSummarise(t *testing.T) {
@@ -57,19 +54,5 @@ func TestConfigValidate(t *testing.T) {
 	cfg.Baseline, cfg.BaselineDuration = false, 0
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("no baseline needs no baseline duration: %v", err)
-	}
-}
-
-func TestWorkerLimitsAdmitEveryCounterparty(t *testing.T) {
-	// The limits the worker's resource manager derives from the budget,
-	// as p2p derives them.
-	limits := rcmgr.DefaultLimits
-	libp2p.SetDefaultServiceLimits(&limits)
-	for _, n := range []int{1, 100, MaxCounterparties} {
-		mem, fds := workerLimits(n)
-		sys := limits.Scale(mem, fds).ToPartialLimitConfig().System
-		if int(sys.ConnsInbound) < n+16 || int(sys.Conns) < n+16 || int(sys.FD) < n+16 {
-			t.Errorf("n=%d: budget %d MiB, %d fds admits %v inbound connections, %v in all, %v fds", n, mem>>20, fds, sys.ConnsInbound, sys.Conns, sys.FD)
-		}
 	}
 }

@@ -79,7 +79,7 @@ func (r *runner) startNode(ctx context.Context, name string, worker bool) (*node
 		}),
 	}
 	if worker {
-		opts = append(opts, node.WithP2PTuning(func(c *p2p.Config) { c.ResourceMemory, c.ResourceFDs = workerLimits(r.cfg.Counterparties) }))
+		cfg.P2P.MaxPeers = r.cfg.Counterparties
 	} else {
 		opts = append(opts, node.WithP2PTuning(func(c *p2p.Config) {
 			c.ResourceMemory = 64 << 20
@@ -95,17 +95,6 @@ func (r *runner) startNode(ctx context.Context, name string, worker bool) (*node
 	}
 	r.track(n)
 	return n, nil
-}
-
-// workerLimits returns the resource manager's memory and file descriptor
-// budget for a worker with n counterparties. go-libp2p's default limits,
-// scaled to p2p.DefaultConfig's 512 MiB and 1024 descriptors, admit 96
-// inbound connections, fewer than 100 counterparties need. The scaled
-// inbound limit is 64 plus one per 16 MiB of budget, so this budget admits
-// n plus 16.
-func workerLimits(n int) (memory int64, fds int) {
-	memory = max(512<<20, int64(n+16-64)*(16<<20))
-	return memory, 4096
 }
 
 // fundLanes is how many genesis accounts fund the counterparties at
