@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -364,23 +363,11 @@ func Restore(cfg Config, backup *BackupKeys, passphrase []byte) (*Keyring, error
 	if len(passphrase) == 0 {
 		return nil, fail(CodeNoPassphrase, "empty passphrase")
 	}
-	final := KeysDir(cfg.Dir)
-	if _, err := os.Lstat(final); err == nil {
-		return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("identity: %w", err)
-	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("identity: create data dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(cfg.Dir, ".keys-new-*")
+	final, tmp, err := newKeyDir(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("identity: create key dir: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := os.Chmod(tmp, 0o700); err != nil {
-		return nil, fmt.Errorf("identity: create key dir: %w", err)
-	}
 	k := &Keyring{cfg: cfg, dir: tmp, inbox: backup.inbox, evm: backup.evm, storage: backup.storage}
 	if err := k.writeInbox(passphrase); err != nil {
 		return nil, err

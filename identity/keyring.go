@@ -48,6 +48,30 @@ type Keyring struct {
 // KeysDir returns the key directory of the data directory dataDir.
 func KeysDir(dataDir string) string { return filepath.Join(dataDir, KeysDirName) }
 
+// newKeyDir checks that cfg.Dir holds no keys and makes the private
+// temporary directory new keys are written in; the caller renames it to
+// final once every key is written, so either all keys exist or none do.
+func newKeyDir(cfg Config) (final, tmp string, err error) {
+	final = KeysDir(cfg.Dir)
+	if _, err := os.Lstat(final); err == nil {
+		return "", "", fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", "", fmt.Errorf("identity: %w", err)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("identity: create data dir: %w", err)
+	}
+	tmp, err = os.MkdirTemp(cfg.Dir, ".keys-new-*")
+	if err != nil {
+		return "", "", fmt.Errorf("identity: create key dir: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", fmt.Errorf("identity: create key dir: %w", err)
+	}
+	return final, tmp, nil
+}
+
 // Create makes new keys in cfg.Dir/keys: an inbox key, an EVM key, one
 // encryption key of cfg.KEM valid from now for cfg.EncryptionKeyLifetime,
 // and an identity link valid from now for cfg.LinkLifetime. It writes every
@@ -62,23 +86,11 @@ func Create(cfg Config, passphrase []byte, now time.Time) (*Keyring, error) {
 	if len(passphrase) == 0 {
 		return nil, fail(CodeNoPassphrase, "empty passphrase")
 	}
-	final := KeysDir(cfg.Dir)
-	if _, err := os.Lstat(final); err == nil {
-		return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("identity: %w", err)
-	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("identity: create data dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(cfg.Dir, ".keys-new-*")
+	final, tmp, err := newKeyDir(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("identity: create key dir: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := os.Chmod(tmp, 0o700); err != nil {
-		return nil, fmt.Errorf("identity: create key dir: %w", err)
-	}
 
 	k := &Keyring{cfg: cfg, dir: tmp}
 	if k.inbox, err = GenerateInboxKey(); err != nil {
