@@ -92,30 +92,6 @@ func deriveOrigins(s *settings) {
 	s.Node.WebAuthn.Origins = []string{node.DefaultWebOrigin}
 }
 
-// webAddr accepts host:port on this machine (localhost or a loopback
-// address; the pages are opened at http://localhost:<port> either way) or
-// empty.
-func webAddr(f func(*settings) *string) func(*settings, string) error {
-	return func(s *settings, v string) error {
-		if v == "" {
-			*f(s) = ""
-			return nil
-		}
-		host, port, err := net.SplitHostPort(v)
-		if err != nil {
-			return fmt.Errorf("%q is not host:port", v)
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("%q is not localhost or a loopback address (the pages approve acts: they are served to this machine only)", v)
-		}
-		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-			return fmt.Errorf("port %q is not a port number", port)
-		}
-		*f(s) = v
-		return nil
-	}
-}
-
 // approvalMode accepts passkey and auto, and explains what became of
 // operator.
 func approvalMode(s *settings, v string) error {
@@ -236,7 +212,9 @@ func address(f func(*settings) *common.Address) func(*settings, string) error {
 	}
 }
 
-func loopbackAddr(f func(*settings) *string) func(*settings, string) error {
+// loopbackAddr accepts host:port on this machine (localhost or a loopback
+// address) or empty; why says in the refusal why the key must stay local.
+func loopbackAddr(why string, f func(*settings) *string) func(*settings, string) error {
 	return func(s *settings, v string) error {
 		if v == "" {
 			*f(s) = ""
@@ -247,7 +225,7 @@ func loopbackAddr(f func(*settings) *string) func(*settings, string) error {
 			return fmt.Errorf("%q is not host:port", v)
 		}
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("%q is not a loopback address (metrics are served on 127.0.0.1 only)", v)
+			return fmt.Errorf("%q is not localhost or a loopback address (%s)", v, why)
 		}
 		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 			return fmt.Errorf("port %q is not a port number", port)
@@ -337,7 +315,7 @@ var settingsTable = []setting{
 	{key: "passphrase_file", help: "file holding the keys' passphrase (else $PARLEY_PASSPHRASE, else a prompt)", set: str(func(s *settings) *string { return &s.PassphraseFile })},
 	{key: "log.level", help: "debug, info, warn or error", set: oneOf(func(s *settings) *string { return &s.LogLevel }, "debug", "info", "warn", "error")},
 	{key: "log.format", help: "text or json", set: oneOf(func(s *settings) *string { return &s.LogFormat }, "text", "json")},
-	{key: "metrics.listen", help: "Prometheus /metrics address on loopback (empty: off)", set: loopbackAddr(func(s *settings) *string { return &s.MetricsListen })},
+	{key: "metrics.listen", help: "Prometheus /metrics address on loopback (empty: off)", set: loopbackAddr("metrics are served to this machine only", func(s *settings) *string { return &s.MetricsListen })},
 	{key: "p2p.listen", list: true, help: "multiaddrs to listen on", set: list(func(s *settings) *[]string { return &s.Node.P2P.Listen })},
 	{key: "p2p.bootstrap", list: true, help: "peers to dial at start (multiaddrs ending in /p2p/<id>)", set: list(func(s *settings) *[]string { return &s.Node.P2P.Bootstrap })},
 	{key: "p2p.store_peers", list: true, help: "store nodes holding mail for this node", set: list(func(s *settings) *[]string { return &s.Node.P2P.StorePeers })},
@@ -371,7 +349,7 @@ var settingsTable = []setting{
 	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
-	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: webAddr(func(s *settings) *string { return &s.WebListen })},
+	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},
 	{key: "web.rp_id", help: "WebAuthn relying party id of the principal's passkeys (a domain; browsers refuse an IP address)", set: str(func(s *settings) *string { return &s.Node.WebAuthn.RPID })},
 	{key: "web.origins", list: true, help: "page origins passkey approvals may come from (default http://localhost:<web.listen port>)", set: list(func(s *settings) *[]string { return &s.Node.WebAuthn.Origins })},
 }
