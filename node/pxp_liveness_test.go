@@ -1,0 +1,76 @@
+package node_test
+
+import (
+	"testing"
+
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+)
+
+// TestPXPUpgradedClaimStaysAcceptable: the worker sends an assumption,
+// then, in its next counter-offer, the same claim stated by its principal
+// (its card's must-have). The thread takes that envelope (a sender may
+// have its principal state its own claim), so the poster's mandate must
+// take it too: the poster then accepts the counter-offer that carried it,
+// and both sides agree. Before the thread and the mandate agreed, the
+// mandate refused the envelope, the node only logged it, and the poster's
+// acceptance failed with bad_reference (unknown offer).
+func TestPXPUpgradedClaimStaysAcceptable(t *testing.T) {
+	p := newPXPPair(t)
+	claim := negotiation.Claim{ID: "w1", Text: "The translator needs at least 0.3 ETH", Origin: negotiation.OriginAssumed}
+	if _, err := p.worker.Counter(t.Context(), p.nid, node.CounterSpec{
+		Description: "both chapters", PXPFields: node.PXPFields{Claims: []negotiation.Claim{claim}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p.poster.waitState(p.nid, negotiation.StateCountered)
+	if _, err := p.poster.Counter(t.Context(), p.nid, node.CounterSpec{
+		Description: "both chapters, glossary in English",
+		PXPFields:   node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "w1", Verdict: negotiation.VerdictAccept}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the poster's counter at the worker", func() bool {
+		v, _ := p.worker.Thread(p.nid)
+		return len(v.Log) == 3
+	})
+	stated := claim
+	stated.Origin, stated.Ref = negotiation.OriginStated, "must_haves[0]"
+	res, err := p.worker.Counter(t.Context(), p.nid, node.CounterSpec{
+		Description: "both chapters, glossary in English, by the deadline",
+		PXPFields:   node.PXPFields{Claims: []negotiation.Claim{stated}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upgraded := res.Envelope.Hash
+	eventually(t, "the worker's upgraded claim at the poster", func() bool {
+		v, _ := p.poster.Thread(p.nid)
+		return len(v.Log) == 4
+	})
+	v, err := p.poster.Thread(p.nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := v.Log[3]; last.Hash != upgraded || last.Code != "ok" || v.Current == nil || v.Current.Hash != upgraded {
+		t.Fatalf("the poster's thread did not take the upgraded claim's counter: %+v, current %+v", last, v.Current)
+	}
+	room, err := p.poster.Room(t.Context(), p.nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if room.Current == nil || room.Current.Hash != upgraded {
+		t.Fatalf("the poster's room does not show the upgraded counter as the offer on the table: %+v", room.Current)
+	}
+	if _, err := p.poster.Accept(t.Context(), p.nid); err != nil {
+		t.Fatalf("the poster cannot accept the counter that stated the claim: %v", err)
+	}
+	eventually(t, "the poster's acceptance at the worker", func() bool {
+		v, _ := p.worker.Thread(p.nid)
+		return len(v.Log) == 5
+	})
+	if _, err := p.worker.Accept(t.Context(), p.nid); err != nil {
+		t.Fatal(err)
+	}
+	p.poster.waitState(p.nid, negotiation.StateAgreed)
+}
