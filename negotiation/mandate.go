@@ -204,10 +204,13 @@ func (m *Mandate) Self() Address { return m.self }
 // Counterparty returns the other side's address once it has sent something.
 func (m *Mandate) Counterparty() Address { return m.counterparty }
 
-// Stamp sets p's intentCardHash to the card in force.
+// Stamp sets p's intentCardHash to the card in force and its principal
+// to the card's principal's display name: what other parties see of the
+// card (PXP section 1).
 func (m *Mandate) Stamp(p Payload) {
-	h := m.card.Seal()
-	p.Proxy().IntentCardHash = &h
+	pub := m.card.Public()
+	p.Proxy().IntentCardHash = &pub.IntentCardHash
+	p.Proxy().Principal = pub.Principal
 }
 
 // Paused returns the pending question, if the negotiation is paused.
@@ -625,6 +628,9 @@ func (m *Mandate) check(p Payload, terms *Terms, now time.Time) error {
 	}
 	if px.IntentCardHash == nil || *px.IntentCardHash != m.card.Seal() {
 		return reject(CodeCardMismatch, "/payload/intentCardHash", "every envelope carries the sealed card's hash %s", m.card.Seal())
+	}
+	if px.Principal != "" && px.Principal != m.card.Principal.Name {
+		return reject(CodeCardMismatch, "/payload/principal", "the principal is the sealed card's, %q", m.card.Principal.Name)
 	}
 	switch px.Status {
 	case "", StatusContinue, StatusAgree, StatusEscalate:

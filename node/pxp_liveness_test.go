@@ -1,6 +1,8 @@
 package node_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parleynet/parley/negotiation"
@@ -73,4 +75,67 @@ func TestPXPUpgradedClaimStaysAcceptable(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.poster.waitState(p.nid, negotiation.StateAgreed)
+}
+
+// TestPXPCounterpartPrincipalTravels: every envelope a node sends under a
+// card carries its principal's display name beside the card's hash (PXP
+// section 1: what the other parties see of the card), so each side's room
+// names the other side's principal and each side's brief names both.
+func TestPXPCounterpartPrincipalTravels(t *testing.T) {
+	p := newPXPPair(t)
+	room, err := p.worker.Room(t.Context(), p.nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if room.CounterpartPrincipal != "Dana" || room.Principal != "Sam" {
+		t.Fatalf("the worker's room: principal %q, counterpart's %q", room.Principal, room.CounterpartPrincipal)
+	}
+	if _, err := p.worker.Counter(t.Context(), p.nid, node.CounterSpec{Description: "both chapters"}); err != nil {
+		t.Fatal(err)
+	}
+	p.poster.waitState(p.nid, negotiation.StateCountered)
+	if room, err = p.poster.Room(t.Context(), p.nid); err != nil {
+		t.Fatal(err)
+	}
+	if room.CounterpartPrincipal != "Sam" || room.Principal != "Dana" {
+		t.Fatalf("the poster's room: principal %q, counterpart's %q", room.Principal, room.CounterpartPrincipal)
+	}
+	if _, err := p.poster.Accept(t.Context(), p.nid); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the poster's acceptance at the worker", func() bool {
+		v, _ := p.worker.Thread(p.nid)
+		return len(v.Log) == 3
+	})
+	if _, err := p.worker.Accept(t.Context(), p.nid); err != nil {
+		t.Fatal(err)
+	}
+	p.poster.waitState(p.nid, negotiation.StateAgreed)
+	p.worker.waitState(p.nid, negotiation.StateAgreed)
+	for _, n := range []*tnode{p.poster, p.worker} {
+		for _, e := range envelopes(t, n, p.nid) {
+			want := map[negotiation.Address]string{p.poster.Address(): "Dana", p.worker.Address(): "Sam"}[e.Sender.EVMAddress]
+			if got := e.Payload.Proxy().Principal; got != want {
+				t.Fatalf("%s: a %s carries principal %q, want %q", n.name, e.Type, got, want)
+			}
+		}
+		b, err := n.Brief(t.Context(), p.nid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var brief negotiation.Brief
+		if err := json.Unmarshal(b.JSON, &brief); err != nil {
+			t.Fatal(err)
+		}
+		names := map[negotiation.Role]string{}
+		for _, party := range brief.Parties {
+			names[party.Role] = party.Principal
+		}
+		if names[negotiation.RolePoster] != "Dana" || names[negotiation.RoleWorker] != "Sam" {
+			t.Fatalf("%s's brief names the principals %v", n.name, names)
+		}
+		if !strings.Contains(b.Markdown, "Dana") || !strings.Contains(b.Markdown, "Sam") {
+			t.Fatalf("%s's brief in Markdown does not name both principals:\n%s", n.name, b.Markdown)
+		}
+	}
 }

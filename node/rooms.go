@@ -321,6 +321,9 @@ func (n *Node) roomLocked(t *thread) RoomView {
 					v.CounterpartCardHash = &hh
 				}
 			}
+			if name := e.Payload.Proxy().Principal; !re.Ours && name != "" {
+				v.CounterpartPrincipal = name // the display name its card gives (PXP)
+			}
 		}
 	}
 	if last != nil && last.Sender.EVMAddress != n.self {
