@@ -44,7 +44,37 @@ type Config struct {
 	// WebAuthn configures the principal's passkeys: the relying party and
 	// the origins of the pages where they approve.
 	WebAuthn WebAuthnConfig
+
+	// Consent bounds the negotiations counterparties the principal has not
+	// allowed may open with this node (docs/node.md, "Consent").
+	Consent ConsentConfig
 }
+
+// ConsentConfig bounds the open negotiations of counterparties whose
+// consent state is unknown. A negotiation counts as open from the moment
+// this node recorded its opening (its own clock) while it is still in the
+// negotiation phase (open, proposed or countered: nothing agreed, nothing
+// ended) and younger than Window.
+type ConsentConfig struct {
+	// PerCounterparty bounds the open negotiations one unknown
+	// counterparty may have opened (consent.unknown_per_counterparty).
+	PerCounterparty int
+	// Total bounds them across every unknown counterparty
+	// (consent.unknown_total).
+	Total int
+	// Window is how long an unagreed negotiation an unknown counterparty
+	// opened counts at most (consent.unknown_window): the bounds limit how
+	// many negotiations strangers open per window, whatever timestamps and
+	// proposal lifetimes they sign.
+	Window time.Duration
+}
+
+// Defaults of ConsentConfig.
+const (
+	DefaultConsentPerCounterparty = 8
+	DefaultConsentTotal           = 256
+	DefaultConsentWindow          = time.Hour
+)
 
 // WebAuthnConfig configures the WebAuthn ceremonies of the principal's
 // passkeys. Browsers refuse an IP address as RP ID, so the pages are
@@ -124,6 +154,9 @@ func DefaultConfig() Config {
 		ApprovalTTL:  10 * time.Minute,
 		FetchTimeout: time.Minute,
 		WebAuthn:     WebAuthnConfig{RPID: "localhost", Origins: []string{DefaultWebOrigin}},
+		Consent: ConsentConfig{
+			PerCounterparty: DefaultConsentPerCounterparty, Total: DefaultConsentTotal, Window: DefaultConsentWindow,
+		},
 	}
 }
 
@@ -185,6 +218,15 @@ func (c Config) Validate() error {
 			key = "web.rp_id"
 		}
 		return bad(key, "%v", err)
+	}
+	if c.Consent.PerCounterparty < 0 || c.Consent.PerCounterparty > 1_000_000 {
+		return bad("consent.unknown_per_counterparty", "%d is outside 0..1000000", c.Consent.PerCounterparty)
+	}
+	if c.Consent.Total < c.Consent.PerCounterparty || c.Consent.Total > 1_000_000 {
+		return bad("consent.unknown_total", "%d is outside consent.unknown_per_counterparty (%d)..1000000", c.Consent.Total, c.Consent.PerCounterparty)
+	}
+	if c.Consent.Window < time.Minute {
+		return bad("consent.unknown_window", "%v is under a minute", c.Consent.Window)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {

@@ -82,6 +82,8 @@ type Node struct {
 	events *broadcaster
 	rejq   chan p2p.Event
 	px     *pxpNode // the principal's intent cards
+	cs     *consentBook
+	out    *refusals // this node's envelopes its recipients refused
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -127,6 +129,8 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		seenLogs: map[string]bool{},
 		pk:       newPasskeys(),
 		px:       newPXPNode(),
+		cs:       newConsentBook(),
+		out:      newRefusals(),
 		events:   newBroadcaster(),
 		rejq:     make(chan p2p.Event, 1024),
 	}
@@ -201,6 +205,12 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("node: sealer: %w", err)
 	}
 	if err = n.load(ctx); err != nil {
+		return err
+	}
+	if err = n.loadConsent(ctx); err != nil {
+		return err
+	}
+	if err = n.loadRefusals(ctx); err != nil {
 		return err
 	}
 	if err = n.startChain(ctx); err != nil {
