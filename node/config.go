@@ -48,6 +48,9 @@ type Config struct {
 	// Consent bounds the negotiations counterparties the principal has not
 	// allowed may open with this node (docs/node.md, "Consent").
 	Consent ConsentConfig
+	// Board bounds the task board: announcements per poster, in total and
+	// by age.
+	Board BoardConfig
 }
 
 // ConsentConfig bounds the open negotiations of counterparties whose
@@ -69,11 +72,26 @@ type ConsentConfig struct {
 	Window time.Duration
 }
 
-// Defaults of ConsentConfig.
+// BoardConfig bounds the task board of announcements received from other
+// nodes; this node's own announcements are neither counted nor evicted.
+type BoardConfig struct {
+	// MaxPerPoster bounds one poster's announcements (board.max_per_poster).
+	MaxPerPoster int
+	// MaxTotal bounds every poster's together (board.max_total).
+	MaxTotal int
+	// MaxAge is how long an announcement stays at most (board.max_age);
+	// one whose deadline passed leaves at once.
+	MaxAge time.Duration
+}
+
+// Defaults of ConsentConfig and BoardConfig.
 const (
 	DefaultConsentPerCounterparty = 8
 	DefaultConsentTotal           = 256
 	DefaultConsentWindow          = time.Hour
+	DefaultBoardMaxPerPoster      = 100
+	DefaultBoardMaxTotal          = 2000
+	DefaultBoardMaxAge            = 7 * 24 * time.Hour
 )
 
 // WebAuthnConfig configures the WebAuthn ceremonies of the principal's
@@ -157,6 +175,7 @@ func DefaultConfig() Config {
 		Consent: ConsentConfig{
 			PerCounterparty: DefaultConsentPerCounterparty, Total: DefaultConsentTotal, Window: DefaultConsentWindow,
 		},
+		Board: BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
 	}
 }
 
@@ -227,6 +246,15 @@ func (c Config) Validate() error {
 	}
 	if c.Consent.Window < time.Minute {
 		return bad("consent.unknown_window", "%v is under a minute", c.Consent.Window)
+	}
+	if c.Board.MaxPerPoster < 1 || c.Board.MaxPerPoster > c.Board.MaxTotal {
+		return bad("board.max_per_poster", "%d is outside 1..board.max_total (%d)", c.Board.MaxPerPoster, c.Board.MaxTotal)
+	}
+	if c.Board.MaxTotal > 1_000_000 {
+		return bad("board.max_total", "%d is over 1000000", c.Board.MaxTotal)
+	}
+	if c.Board.MaxAge < time.Minute {
+		return bad("board.max_age", "%v is under a minute", c.Board.MaxAge)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {
