@@ -277,7 +277,7 @@ func (n *Node) SetConsent(ctx context.Context, a negotiation.Address, state Cons
 	prev := c.stateLocked(a)
 	c.mu.Unlock()
 	if prev == state {
-		return n.Consent(a), nil
+		return n.consentView(a), nil
 	}
 	body, err := json.Marshal(consentBody{Address: a, State: state, Previous: prev, Via: via})
 	if err != nil {
@@ -296,21 +296,33 @@ func (n *Node) SetConsent(ctx context.Context, a negotiation.Address, state Cons
 	c.mu.Unlock()
 	n.log.Info("consent changed", "counterparty", a, "state", state, "previous", prev, "via", via)
 	n.events.publish(Event{Kind: EventConsent, Detail: a.String(), Code: string(state), At: e.At})
-	return n.Consent(a), nil
+	return n.consentView(a), nil
 }
 
 // Consent returns counterparty a's consent state and counts.
-func (n *Node) Consent(a negotiation.Address) ConsentView {
-	for _, v := range n.consents(&a) {
-		return v
+func (n *Node) Consent(a negotiation.Address) (ConsentView, error) {
+	if err := n.running(); err != nil {
+		return ConsentView{}, err
 	}
-	return ConsentView{Address: a, State: ConsentUnknown}
+	return n.consentView(a), nil
 }
 
 // Consents returns every counterparty the principal set a state for, that
 // this node holds a negotiation with, or that was refused since the node
 // started, ordered by address.
-func (n *Node) Consents() []ConsentView { return n.consents(nil) }
+func (n *Node) Consents() ([]ConsentView, error) {
+	if err := n.running(); err != nil {
+		return nil, err
+	}
+	return n.consents(nil), nil
+}
+
+func (n *Node) consentView(a negotiation.Address) ConsentView {
+	for _, v := range n.consents(&a) {
+		return v
+	}
+	return ConsentView{Address: a, State: ConsentUnknown}
+}
 
 func (n *Node) consents(only *negotiation.Address) []ConsentView {
 	views := map[negotiation.Address]*ConsentView{}

@@ -139,7 +139,7 @@ func TestConsentBoundsStrangers(t *testing.T) {
 			open = append(open, id)
 		}
 	}
-	if v := worker.Consent(a.Address()); v.State != node.ConsentUnknown || v.Open != 3 || v.Negotiations != 3 || v.Refused != 27 {
+	if v, _ := worker.Consent(a.Address()); v.State != node.ConsentUnknown || v.Open != 3 || v.Negotiations != 3 || v.Refused != 27 {
 		t.Fatalf("the worker's view of the stranger: %+v", v)
 	}
 
@@ -207,14 +207,14 @@ func TestConsentBoundsStrangers(t *testing.T) {
 	if got := settled(t, a, worker, propose(t, a, worker, 1)); len(got) != 1 || !slices.Contains(mapValues(got), string(p2p.CodeConsentDenied)) {
 		t.Fatalf("after a restart a denied counterparty's proposal: %v", got)
 	}
-	if v := worker.Consent(b.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaAPI || v.At == nil {
+	if v, _ := worker.Consent(b.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaAPI || v.At == nil {
 		t.Fatalf("after a restart B: %+v", v)
 	}
 	// Back to unknown, A still has its three open negotiations: bounded.
 	if _, err := worker.SetConsent(t.Context(), a.Address(), node.ConsentUnknown, node.ConsentViaAPI); err != nil {
 		t.Fatal(err)
 	}
-	if v := worker.Consent(a.Address()); v.Open != 3 {
+	if v, _ := worker.Consent(a.Address()); v.Open != 3 {
 		t.Fatalf("after a restart the worker counts %d open negotiations of A, want 3", v.Open)
 	}
 	for _, c := range settled(t, a, worker, propose(t, a, worker, 1)) {
