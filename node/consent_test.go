@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	libpeer "github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/parleynet/parley/ledger"
@@ -161,6 +162,31 @@ func TestConsentBoundsStrangers(t *testing.T) {
 	}
 	if got := settled(t, b, worker, propose(t, b, worker, 1)); len(got) != 0 {
 		t.Fatalf("B refused although denied A's negotiations no longer count: %v", got)
+	}
+	// Nor does a denied poster's announcement go on the worker's board:
+	// it is answered consent_denied and nothing is recorded.
+	ann, err := a.PostTask(t.Context(), spec("Junk", eth(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cid.Decode(ann.CID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := a.Ledger().Object(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := negotiation.Decode(raw, negotiation.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := worker.Ledger().Head().Seq
+	if code := worker.HandleEnvelope(t.Context(), p2p.Delivery{Envelope: env, Topic: p2p.TopicTaskBoard}); code != negotiation.Code(p2p.CodeConsentDenied) {
+		t.Fatalf("a denied poster's announcement: %q", code)
+	}
+	if worker.Ledger().Head().Seq != head || onBoard(worker, ann.Hash) {
+		t.Fatal("a denied poster's announcement was recorded or put on the board")
 	}
 	// A's open negotiation goes on: the worker counters, A answers, the
 	// worker takes it.
