@@ -107,6 +107,9 @@ func TestConsentBoundsStrangers(t *testing.T) {
 		if code != string(p2p.CodeConsentLimit) {
 			t.Fatalf("%s refused with %q, want consent_limit", id, code)
 		}
+		if room, err := a.Room(t.Context(), id); err != nil || len(room.Refused) != 1 || room.Refused[0].Code != code || room.Refused[0].Envelope == nil {
+			t.Fatalf("the stranger's room of %s does not show the refusal: %+v %v", id, room.Refused, err)
+		}
 	}
 	byNID, rejections := ledgerCounts(t, worker)
 	for id := range refused {

@@ -89,6 +89,10 @@ type RoomView struct {
 	// Ended is true once the negotiation phase is over: the brief can be
 	// read.
 	Ended bool `json:"ended"`
+	// Refused are this side's envelopes the counterpart's node refused
+	// with a final code (consent_denied, consent_limit, ...): never
+	// delivered.
+	Refused []RefusalView `json:"refused,omitempty"`
 	// Version counts the room's changes; Wait waits for a higher one.
 	Version int `json:"version"`
 }
@@ -267,6 +271,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 		v.Counterpart = ann.Sender.EVMAddress
 	}
 	v.CounterpartPeer = n.peerOf(v.Counterpart)
+	v.Refused = n.refusalsLocked(t)
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
 		if v.Topic == "" {
