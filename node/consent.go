@@ -198,11 +198,10 @@ func (n *Node) consentSettled(nid string, st negotiation.State) {
 
 // loadConsent replays the consent entries of the ledger and counts the
 // negotiations counterparties opened that are still open (at start,
-// after the threads are loaded).
+// after the threads are loaded). Those of a counterparty allowed now are
+// not counted, as they are not while it is allowed.
 func (n *Node) loadConsent(ctx context.Context) error {
-	c := n.cs
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	states := map[negotiation.Address]consentRecord{}
 	for e, err := range n.led.ByKind(ctx, KindConsent) {
 		if err != nil {
 			return fmt.Errorf("node: load consent: %w", err)
@@ -212,9 +211,9 @@ func (n *Node) loadConsent(ctx context.Context) error {
 			return fmt.Errorf("node: load consent entry %d: %v", e.Seq, err)
 		}
 		if b.State == ConsentUnknown {
-			delete(c.states, b.Address)
+			delete(states, b.Address)
 		} else {
-			c.states[b.Address] = consentRecord{state: b.State, via: b.Via, at: e.At}
+			states[b.Address] = consentRecord{state: b.State, via: b.Via, at: e.At}
 		}
 	}
 	openedAt := map[string]time.Time{}
@@ -227,16 +226,21 @@ func (n *Node) loadConsent(ctx context.Context) error {
 		}
 	}
 	now := n.now()
+	opened := map[string]*openedBy{}
 	n.tmu.Lock()
-	defer n.tmu.Unlock()
 	for id, t := range n.threads {
 		by, ok := openerOf(t, n.self)
 		at, known := openedAt[id]
-		if !ok || !known || !negotiationPhase(t.th.State()) || now.Sub(at) >= n.cfg.Consent.Window {
+		if !ok || !known || states[by].state == ConsentAllowed || !negotiationPhase(t.th.State()) || now.Sub(at) >= n.cfg.Consent.Window {
 			continue
 		}
-		c.opened[id] = &openedBy{by: by, at: at}
+		opened[id] = &openedBy{by: by, at: at}
 	}
+	n.tmu.Unlock()
+	c := n.cs
+	c.mu.Lock()
+	c.states, c.opened = states, opened
+	c.mu.Unlock()
 	return nil
 }
 
