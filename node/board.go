@@ -31,6 +31,10 @@ type Announcement struct {
 	CID string `json:"cid"`
 	// Poster is the announcing node's EVM address.
 	Poster negotiation.Address `json:"poster"`
+	// Principal is the display name of the principal the poster acts
+	// for, as its sealed card names it (PXP), when the announcement
+	// carries one.
+	Principal string `json:"principal,omitempty"`
 	// Terms are the announced terms (revision 1 of every negotiation that
 	// answers it).
 	Terms negotiation.Terms `json:"terms"`
@@ -43,7 +47,7 @@ type Announcement struct {
 func (b *boardEntry) view() Announcement {
 	p := b.env.Payload.(*negotiation.TaskProposal)
 	return Announcement{
-		Hash: b.env.Hash(), CID: b.env.CID().String(), Poster: b.env.Sender.EVMAddress,
+		Hash: b.env.Hash(), CID: b.env.CID().String(), Poster: b.env.Sender.EVMAddress, Principal: p.Principal,
 		Terms: p.Terms, Timestamp: b.env.Timestamp, Own: b.own,
 	}
 }

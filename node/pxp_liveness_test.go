@@ -139,3 +139,39 @@ func TestPXPCounterpartPrincipalTravels(t *testing.T) {
 		}
 	}
 }
+
+// TestPXPAnnouncementNamesItsPrincipal: an announcement made under a card
+// carries its principal's display name; the worker's board shows it, and
+// so does the room of the negotiation the worker opens on it before the
+// poster has said anything there.
+func TestPXPAnnouncementNamesItsPrincipal(t *testing.T) {
+	p := newPXPPair(t)
+	ann, err := p.poster.PostTask(t.Context(), spec("Translate the release notes", eth(300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen node.Announcement
+	eventually(t, "the announcement on the worker's board", func() bool {
+		for _, a := range p.worker.Board() {
+			if a.Hash == ann.Hash {
+				seen = a
+				return true
+			}
+		}
+		return false
+	})
+	if seen.Principal != "Dana" || ann.Principal != "Dana" {
+		t.Fatalf("the announcement names the principal %q on the worker's board, %q on the poster's", seen.Principal, ann.Principal)
+	}
+	res, err := p.worker.CounterAnnouncement(t.Context(), ann.Hash, node.CounterSpec{Description: "with the changelog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room, err := p.worker.Room(t.Context(), res.Thread.NegotiationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if room.CounterpartPrincipal != "Dana" {
+		t.Fatalf("the worker's room on the announcement names %q", room.CounterpartPrincipal)
+	}
+}

@@ -267,8 +267,11 @@ func (n *Node) roomLocked(t *thread) RoomView {
 			v.Counterpart = px.room.Counterpart
 		}
 	}
-	if ann := t.p.Announcement; ann != nil && v.Counterpart == (negotiation.Address{}) && ann.Sender.EVMAddress != n.self {
-		v.Counterpart = ann.Sender.EVMAddress
+	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress != n.self {
+		if v.Counterpart == (negotiation.Address{}) {
+			v.Counterpart = ann.Sender.EVMAddress
+		}
+		v.CounterpartPrincipal = ann.Payload.Proxy().Principal // until the poster's own envelopes name it
 	}
 	v.CounterpartPeer = n.peerOf(v.Counterpart)
 	v.Refused = n.refusalsLocked(t)
