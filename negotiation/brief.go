@@ -40,8 +40,9 @@ type Brief struct {
 type BriefParty struct {
 	Role    Role    `json:"role"`
 	Address Address `json:"address"`
-	// Principal is the display name of the principal, where the brief was
-	// made with that side's mandate.
+	// Principal is the display name of the principal: from the card,
+	// where the brief was made with that side's mandate, else the name
+	// the party's last envelope carried (PXP: what other parties see).
 	Principal string `json:"principal,omitempty"`
 	// IntentCardHash is the card hash the party's last envelope carried.
 	IntentCardHash *Hash `json:"intentCardHash,omitempty"`
@@ -214,6 +215,8 @@ func NewBrief(t *Thread, head LedgerHead, mandates ...*Mandate) (*Brief, error) 
 		p := BriefParty{Role: t.RoleOf(a), Address: a, IntentCardHash: t.lastCardHash(a)}
 		if m := byAddr[a]; m != nil {
 			p.Principal = m.Card().Principal.Name
+		} else {
+			p.Principal = t.lastPrincipal(a)
 		}
 		b.Parties = append(b.Parties, p)
 	}
@@ -283,6 +286,20 @@ func (t *Thread) lastCardHash(a Address) *Hash {
 		}
 	}
 	return h
+}
+
+// lastPrincipal returns the principal's display name a's last envelope
+// carried ("" when none did): what the other parties see of its card.
+func (t *Thread) lastPrincipal(a Address) string {
+	name := ""
+	for _, r := range t.log {
+		if r.Sender == a {
+			if x := t.byHash[r.Hash].Payload.Proxy().Principal; x != "" {
+				name = x
+			}
+		}
+	}
+	return name
 }
 
 // unverified reports whether a claim stays unverified, and why: an

@@ -130,7 +130,7 @@ func newFixtureWorld(t testing.TB) *fixtureWorld {
 	// A public announcement on the task board: no recipients.
 	P.seq, P.prev = 0, ZeroHash
 	add("01-TaskProposal-announcement", P.send(t, seedNID("announcement"), fixtureTime(0), nil, &TaskProposal{
-		Terms: terms, PXP: PXP{IntentCardHash: &posterCard, Claims: []Claim{sourced}, Status: StatusContinue},
+		Terms: terms, PXP: PXP{IntentCardHash: &posterCard, Principal: "Dana", Claims: []Claim{sourced}, Status: StatusContinue},
 	}))
 
 	// The private negotiation.

@@ -204,10 +204,13 @@ func (m *Mandate) Self() Address { return m.self }
 // Counterparty returns the other side's address once it has sent something.
 func (m *Mandate) Counterparty() Address { return m.counterparty }
 
-// Stamp sets p's intentCardHash to the card in force.
+// Stamp sets p's intentCardHash to the card in force and its principal
+// to the card's principal's display name: what other parties see of the
+// card (PXP section 1).
 func (m *Mandate) Stamp(p Payload) {
-	h := m.card.Seal()
-	p.Proxy().IntentCardHash = &h
+	pub := m.card.Public()
+	p.Proxy().IntentCardHash = &pub.IntentCardHash
+	p.Proxy().Principal = pub.Principal
 }
 
 // Paused returns the pending question, if the negotiation is paused.
@@ -386,9 +389,19 @@ func checkClaimTag(c Claim, card *IntentCard) *Error {
 // Received records an effective envelope of another party: its claims
 // (never stated for us: their origin is theirs), its reviews of our claims,
 // its offer and its escalation. Every new claim is owed a review before our
-// next envelope. It refuses, changing nothing, an envelope of our own, a
-// claim re-using one of our ids, or one of theirs changed beyond attaching a
-// source.
+// next envelope.
+//
+// The thread decides which envelopes take effect, and Received follows it
+// (docs/pxp.md, "The thread decides"): the claim rules every receiver can
+// check (ownership, restatement, a source attached or the sender's
+// principal stating its own claim) are the thread's, judged from the
+// sender's own chain so that every interleaving gets the same verdict, and
+// Received refuses none of what the thread took. Their claim upgraded to
+// sourced or stated takes the new origin and ref; a claim of theirs that
+// re-uses an id of ours they had not seen when they sent it (both sides
+// chose it at once) stays ours here and theirs is left out of this
+// mandate (the thread and the ledger keep it). Received refuses only what
+// is not another party's envelope: nil, or one of our own.
 func (m *Mandate) Received(e *Envelope) error {
 	if e == nil || e.Payload == nil {
 		return reject(CodeSchemaInvalid, "", "no envelope")
@@ -398,16 +411,6 @@ func (m *Mandate) Received(e *Envelope) error {
 		return reject(CodeRoleForbidden, "/sender", "Received is for the other side's envelopes; record ours with Sent")
 	}
 	px := e.Payload.Proxy()
-	for _, c := range px.Claims {
-		if old, ok := m.claims[c.ID]; ok {
-			if old.Ours {
-				return reject(CodeClaimRestated, "/payload/claims", "claim id %q is ours", c.ID)
-			}
-			if err := checkRestatement(old, c); err != nil {
-				return err
-			}
-		}
-	}
 	if m.counterparty == (Address{}) {
 		m.counterparty = from
 	}
@@ -418,9 +421,17 @@ func (m *Mandate) Received(e *Envelope) error {
 	m.seq++
 	for _, c := range px.Claims {
 		if old, ok := m.claims[c.ID]; ok {
-			if c.Origin == OriginSourced && old.Origin == OriginAssumed {
-				old.Origin, old.Ref = OriginSourced, c.Ref
-				old.VerifiedBy = "source: " + c.Ref
+			if old.Ours {
+				continue
+			}
+			if originRank(c.Origin) > originRank(old.Origin) {
+				old.Origin, old.Ref = c.Origin, c.Ref
+				switch c.Origin {
+				case OriginSourced:
+					old.VerifiedBy = "source: " + c.Ref
+				case OriginStated:
+					old.VerifiedBy = "stated by their principal: " + c.Ref
+				}
 			}
 			continue
 		}
@@ -444,18 +455,16 @@ func (m *Mandate) Received(e *Envelope) error {
 	return nil
 }
 
-// checkRestatement allows a claim id to be sent again only unchanged, or
-// with a source attached to an assumption (same text, sourced with ref), or
-// upgraded by its own principal (stated, checked by the caller).
+// checkRestatement allows one of our claim ids to be sent again only
+// unchanged, with a source attached to an assumption (same text, sourced
+// with ref), or upgraded by our own principal (stated, checked by the
+// caller).
 func checkRestatement(old *ClaimRecord, c Claim) *Error {
 	if normText(old.Text) != normText(c.Text) {
 		return reject(CodeClaimRestated, "/payload/claims", "claim %q already says %q", c.ID, old.Text)
 	}
 	if originRank(c.Origin) < originRank(old.Origin) {
 		return reject(CodeClaimRestated, "/payload/claims", "claim %q was %s; it cannot become %s", c.ID, old.Origin, c.Origin)
-	}
-	if !old.Ours && c.Origin == OriginStated && old.Origin != OriginStated {
-		return reject(CodeClaimRestated, "/payload/claims", "claim %q: a source may be attached, but restating does not make it stated", c.ID)
 	}
 	return nil
 }
@@ -619,6 +628,9 @@ func (m *Mandate) check(p Payload, terms *Terms, now time.Time) error {
 	}
 	if px.IntentCardHash == nil || *px.IntentCardHash != m.card.Seal() {
 		return reject(CodeCardMismatch, "/payload/intentCardHash", "every envelope carries the sealed card's hash %s", m.card.Seal())
+	}
+	if px.Principal != "" && px.Principal != m.card.Principal.Name {
+		return reject(CodeCardMismatch, "/payload/principal", "the principal is the sealed card's, %q", m.card.Principal.Name)
 	}
 	switch px.Status {
 	case "", StatusContinue, StatusAgree, StatusEscalate:

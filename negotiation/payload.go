@@ -125,6 +125,7 @@ type Escalation struct {
 // PXP holds the Proxy Exchange Protocol fields any payload may carry.
 type PXP struct {
 	IntentCardHash *Hash       `json:"intentCardHash,omitempty"`
+	Principal      string      `json:"principal,omitempty"`
 	Claims         []Claim     `json:"claims,omitempty"`
 	Reviews        []Review    `json:"reviews,omitempty"`
 	Status         Status      `json:"status,omitempty"`

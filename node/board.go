@@ -18,6 +18,8 @@ type boardEntry struct {
 	env  *negotiation.Envelope
 	seen time.Time
 	own  bool
+	// answered: a negotiation of this node answers it (never evicted).
+	answered bool
 }
 
 // Announcement is a public task announcement on the board.
@@ -29,6 +31,10 @@ type Announcement struct {
 	CID string `json:"cid"`
 	// Poster is the announcing node's EVM address.
 	Poster negotiation.Address `json:"poster"`
+	// Principal is the display name of the principal the poster acts
+	// for, as its sealed card names it (PXP), when the announcement
+	// carries one.
+	Principal string `json:"principal,omitempty"`
 	// Terms are the announced terms (revision 1 of every negotiation that
 	// answers it).
 	Terms negotiation.Terms `json:"terms"`
@@ -41,7 +47,7 @@ type Announcement struct {
 func (b *boardEntry) view() Announcement {
 	p := b.env.Payload.(*negotiation.TaskProposal)
 	return Announcement{
-		Hash: b.env.Hash(), CID: b.env.CID().String(), Poster: b.env.Sender.EVMAddress,
+		Hash: b.env.Hash(), CID: b.env.CID().String(), Poster: b.env.Sender.EVMAddress, Principal: p.Principal,
 		Terms: p.Terms, Timestamp: b.env.Timestamp, Own: b.own,
 	}
 }
@@ -164,7 +170,14 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 	if err != nil {
 		return Announcement{}, n.actDone("post_task", &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err})
 	}
+	// Over the board's rate the post is refused (rate_limited, with the
+	// wait) rather than published and dropped by the receivers' limit.
+	giveBack, err := n.publishToken()
+	if err != nil {
+		return Announcement{}, n.actDone("post_task", err)
+	}
 	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
+		giveBack()
 		return Announcement{}, n.actDone("post_task", failWrap(CodeStoreFailed, err, "announcement"))
 	}
 	b := &boardEntry{env: env, seen: now, own: true}
@@ -191,6 +204,9 @@ func (n *Node) Announce(ctx context.Context, h negotiation.Hash) error {
 	if b == nil || !b.own {
 		return fail(CodeUnknownTask, "no announcement %s of this node", h)
 	}
+	if _, err := n.publishToken(); err != nil {
+		return err
+	}
 	return n.host.Announce(ctx, b.env)
 }
 
@@ -200,6 +216,10 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 	env := d.Envelope
 	if !env.IsAnnouncement() {
 		return negotiation.CodeNotAddressed
+	}
+	poster := env.Sender.EVMAddress
+	if n.consentOf(poster) == ConsentDenied {
+		return negotiation.Code(p2p.CodeConsentDenied) // the board takes nothing of it; nothing recorded
 	}
 	n.tmu.Lock()
 	_, known := n.board[env.Hash()]
@@ -213,6 +233,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 		return negotiation.Code(p2p.CodeBusy)
 	}
 	n.tmu.Lock()
+	n.admitLocked(poster, now) // the board is bounded: the oldest leave first
 	n.board[env.Hash()] = &boardEntry{env: env, seen: now}
 	n.tmu.Unlock()
 	n.m.received.WithLabelValues(string(env.Type), "ok").Inc()
@@ -224,6 +245,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 // Board returns the announcements this node knows, newest first.
 func (n *Node) Board() []Announcement {
 	n.tmu.Lock()
+	n.pruneBoardLocked(n.now())
 	out := make([]Announcement, 0, len(n.board))
 	for _, b := range n.board {
 		out = append(out, b.view())

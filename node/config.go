@@ -44,7 +44,55 @@ type Config struct {
 	// WebAuthn configures the principal's passkeys: the relying party and
 	// the origins of the pages where they approve.
 	WebAuthn WebAuthnConfig
+
+	// Consent bounds the negotiations counterparties the principal has not
+	// allowed may open with this node (docs/node.md, "Consent").
+	Consent ConsentConfig
+	// Board bounds the task board: announcements per poster, in total and
+	// by age.
+	Board BoardConfig
 }
+
+// ConsentConfig bounds the open negotiations of counterparties whose
+// consent state is unknown. A negotiation counts as open from the moment
+// this node recorded its opening (its own clock) while it is still in the
+// negotiation phase (open, proposed or countered: nothing agreed, nothing
+// ended) and younger than Window.
+type ConsentConfig struct {
+	// PerCounterparty bounds the open negotiations one unknown
+	// counterparty may have opened (consent.unknown_per_counterparty).
+	PerCounterparty int
+	// Total bounds them across every unknown counterparty
+	// (consent.unknown_total).
+	Total int
+	// Window is how long an unagreed negotiation an unknown counterparty
+	// opened counts at most (consent.unknown_window): the bounds limit how
+	// many negotiations strangers open per window, whatever timestamps and
+	// proposal lifetimes they sign.
+	Window time.Duration
+}
+
+// BoardConfig bounds the task board of announcements received from other
+// nodes; this node's own announcements are neither counted nor evicted.
+type BoardConfig struct {
+	// MaxPerPoster bounds one poster's announcements (board.max_per_poster).
+	MaxPerPoster int
+	// MaxTotal bounds every poster's together (board.max_total).
+	MaxTotal int
+	// MaxAge is how long an announcement stays at most (board.max_age);
+	// one whose deadline passed leaves at once.
+	MaxAge time.Duration
+}
+
+// Defaults of ConsentConfig and BoardConfig.
+const (
+	DefaultConsentPerCounterparty = 8
+	DefaultConsentTotal           = 256
+	DefaultConsentWindow          = time.Hour
+	DefaultBoardMaxPerPoster      = 100
+	DefaultBoardMaxTotal          = 2000
+	DefaultBoardMaxAge            = 7 * 24 * time.Hour
+)
 
 // WebAuthnConfig configures the WebAuthn ceremonies of the principal's
 // passkeys. Browsers refuse an IP address as RP ID, so the pages are
@@ -124,6 +172,10 @@ func DefaultConfig() Config {
 		ApprovalTTL:  10 * time.Minute,
 		FetchTimeout: time.Minute,
 		WebAuthn:     WebAuthnConfig{RPID: "localhost", Origins: []string{DefaultWebOrigin}},
+		Consent: ConsentConfig{
+			PerCounterparty: DefaultConsentPerCounterparty, Total: DefaultConsentTotal, Window: DefaultConsentWindow,
+		},
+		Board: BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
 	}
 }
 
@@ -185,6 +237,24 @@ func (c Config) Validate() error {
 			key = "web.rp_id"
 		}
 		return bad(key, "%v", err)
+	}
+	if c.Consent.PerCounterparty < 0 || c.Consent.PerCounterparty > 1_000_000 {
+		return bad("consent.unknown_per_counterparty", "%d is outside 0..1000000", c.Consent.PerCounterparty)
+	}
+	if c.Consent.Total < c.Consent.PerCounterparty || c.Consent.Total > 1_000_000 {
+		return bad("consent.unknown_total", "%d is outside consent.unknown_per_counterparty (%d)..1000000", c.Consent.Total, c.Consent.PerCounterparty)
+	}
+	if c.Consent.Window < time.Minute {
+		return bad("consent.unknown_window", "%v is under a minute", c.Consent.Window)
+	}
+	if c.Board.MaxPerPoster < 1 || c.Board.MaxPerPoster > c.Board.MaxTotal {
+		return bad("board.max_per_poster", "%d is outside 1..board.max_total (%d)", c.Board.MaxPerPoster, c.Board.MaxTotal)
+	}
+	if c.Board.MaxTotal > 1_000_000 {
+		return bad("board.max_total", "%d is over 1000000", c.Board.MaxTotal)
+	}
+	if c.Board.MaxAge < time.Minute {
+		return bad("board.max_age", "%v is under a minute", c.Board.MaxAge)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {

@@ -35,6 +35,7 @@ const (
 	CodeStoreFailed        Code = "store_failed"         // the ledger refused or failed a write
 	CodeBadBundle          Code = "bad_bundle"           // a proof bundle failed verification
 	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
+	CodeRateLimited        Code = "rate_limited"         // over a rate: try again after RetryAfter(err)
 )
 
 // Error is an act or a configuration the node refused, with a stable code.

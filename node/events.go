@@ -30,6 +30,13 @@ const (
 	// EventTopic: an envelope arrived on a dispute's evidence topic
 	// (whatever its outcome; Detail names the topic).
 	EventTopic EventKind = "topic"
+	// EventRefused: a recipient refused an envelope this node sent, with
+	// a final code (a consent refusal, or input it found not authentic):
+	// the outbox stopped; Detail names the recipient, CID the envelope.
+	EventRefused EventKind = "refused"
+	// EventConsent: the principal changed a counterparty's consent state
+	// (Detail the address, Code the new state).
+	EventConsent EventKind = "consent"
 )
 
 // Event is one thing that happened to the node's threads, for the API's

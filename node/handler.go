@@ -35,8 +35,8 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 		t, fresh, code := n.threadFor(ctx, d)
 		if t == nil {
 			n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
-			if code.Retryable() || code == negotiation.Code(p2p.CodeBusy) {
-				return code
+			if code.Retryable() || code == negotiation.Code(p2p.CodeBusy) || p2p.Code(code).Declined() {
+				return code // a consent refusal writes nothing
 			}
 			return n.reject(ctx, env, code)
 		}
@@ -185,6 +185,11 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 			return nil, false, negotiation.CodeNotAddressed
 		}
 	}
+	// The counterparty opens a negotiation: its consent state decides,
+	// before any thread or record exists.
+	if code := n.admitOpening(nid, env.Sender.EVMAddress); code != "" {
+		return nil, false, code
+	}
 	nt, err := newThread(params, role, false)
 	if err != nil {
 		return nil, false, negotiation.CodeOf(err)
@@ -251,6 +256,7 @@ func (n *Node) onP2PEvent(ev p2p.Event) {
 		}
 	case p2p.EventRefused:
 		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
+		n.noteRefused(ev)
 	}
 }
 

@@ -163,6 +163,9 @@ func (n *Node) answerThread(b *boardEntry) (*thread, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.tmu.Lock()
+	b.answered = true // the board keeps it while this node negotiates on it
+	n.tmu.Unlock()
 	t.mu.Lock()
 	return t, nil
 }

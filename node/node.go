@@ -82,6 +82,9 @@ type Node struct {
 	events *broadcaster
 	rejq   chan p2p.Event
 	px     *pxpNode // the principal's intent cards
+	cs     *consentBook
+	out    *refusals    // this node's envelopes its recipients refused
+	bl     *boardLimits // the task board's bounds and this node's own publishing rate
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -127,6 +130,9 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		seenLogs: map[string]bool{},
 		pk:       newPasskeys(),
 		px:       newPXPNode(),
+		cs:       newConsentBook(),
+		out:      newRefusals(),
+		bl:       newBoardLimits(cfg.Board),
 		events:   newBroadcaster(),
 		rejq:     make(chan p2p.Event, 1024),
 	}
@@ -203,6 +209,13 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.load(ctx); err != nil {
 		return err
 	}
+	if err = n.loadConsent(ctx); err != nil {
+		return err
+	}
+	n.loadBoard()
+	if err = n.loadRefusals(ctx); err != nil {
+		return err
+	}
 	if err = n.startChain(ctx); err != nil {
 		return err
 	}
@@ -275,6 +288,7 @@ func (n *Node) startHost(ctx context.Context) error {
 	if n.o.p2pTune != nil {
 		n.o.p2pTune(&pc)
 	}
+	n.bl.setRate(pc.TopicRate, pc.TopicBurst) // the rate the other nodes take from one peer
 	h, err := p2p.New(pc)
 	if err != nil {
 		return fmt.Errorf("node: p2p: %w", err)

@@ -656,7 +656,7 @@ func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger
 		}
 		if n.fromCounterparty(t, env) {
 			if err := m.Received(env); err != nil {
-				n.log.Warn("the mandate refused a received envelope", "negotiation", t.id, "hash", env.Hash(), "err", err)
+				n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.id, "hash", env.Hash(), "err", err)
 			}
 		}
 	case ledger.KindEscalation:
@@ -994,7 +994,9 @@ func (n *Node) pxpReceived(t *thread, env *negotiation.Envelope) {
 		return
 	}
 	if err := t.pxp.m.Received(env); err != nil {
-		n.log.Warn("the mandate refused a received envelope", "negotiation", t.id, "hash", env.Hash(), "err", err)
+		// The thread decides and the mandate follows (docs/pxp.md): it
+		// refuses only what is not the other party's envelope.
+		n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.id, "hash", env.Hash(), "err", err)
 	}
 }
 

@@ -89,6 +89,10 @@ type RoomView struct {
 	// Ended is true once the negotiation phase is over: the brief can be
 	// read.
 	Ended bool `json:"ended"`
+	// Refused are this side's envelopes the counterpart's node refused
+	// with a final code (consent_denied, consent_limit, ...): never
+	// delivered.
+	Refused []RefusalView `json:"refused,omitempty"`
 	// Version counts the room's changes; Wait waits for a higher one.
 	Version int `json:"version"`
 }
@@ -263,10 +267,14 @@ func (n *Node) roomLocked(t *thread) RoomView {
 			v.Counterpart = px.room.Counterpart
 		}
 	}
-	if ann := t.p.Announcement; ann != nil && v.Counterpart == (negotiation.Address{}) && ann.Sender.EVMAddress != n.self {
-		v.Counterpart = ann.Sender.EVMAddress
+	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress != n.self {
+		if v.Counterpart == (negotiation.Address{}) {
+			v.Counterpart = ann.Sender.EVMAddress
+		}
+		v.CounterpartPrincipal = ann.Payload.Proxy().Principal // until the poster's own envelopes name it
 	}
 	v.CounterpartPeer = n.peerOf(v.Counterpart)
+	v.Refused = n.refusalsLocked(t)
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
 		if v.Topic == "" {
@@ -320,6 +328,9 @@ func (n *Node) roomLocked(t *thread) RoomView {
 					hh := *h
 					v.CounterpartCardHash = &hh
 				}
+			}
+			if name := e.Payload.Proxy().Principal; !re.Ours && name != "" {
+				v.CounterpartPrincipal = name // the display name its card gives (PXP)
 			}
 		}
 	}

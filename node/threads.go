@@ -177,6 +177,7 @@ func (n *Node) recordState(ctx context.Context, t *thread) error {
 	from := t.recorded
 	t.recorded = st
 	t.steps++
+	n.consentSettled(t.id, st)
 	n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
 	return nil
 }

@@ -33,6 +33,10 @@ type ThreadView struct {
 	Observer      bool                    `json:"observer,omitempty"`
 	Pending       int                     `json:"pendingFacts,omitempty"`
 	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
+	// Refused are this node's envelopes of the negotiation that their
+	// recipient refused with a final code (consent_denied, consent_limit,
+	// or input it found not authentic): they will not be delivered.
+	Refused []RefusalView `json:"refused,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -136,6 +140,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	if r, ok := th.Ruling(); ok {
 		v.Ruling = &r
 	}
+	v.Refused = n.refusalsLocked(t)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	seen := map[int]bool{}

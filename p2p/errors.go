@@ -37,6 +37,21 @@ const (
 	CodeCIDMismatch    Code = "cid_mismatch"     // bytes that do not hash to the CID they were fetched by
 )
 
+// Consent refusals: the receiver's principal takes no new negotiation
+// from the envelope's sender (docs/node.md, "Consent"). The envelope was
+// authentic; the receiver opens no thread for it and records nothing.
+// For the sender they are final like a rejection (Outcome Rejected: the
+// outbox stops and reports EventRefused with the code).
+const (
+	CodeConsentDenied Code = "consent_denied" // the receiver's principal denied the sender
+	CodeConsentLimit  Code = "consent_limit"  // the sender is unknown to the receiver and has as many open negotiations there as it allows
+)
+
+// Declined reports whether c is a consent refusal: final for the sender,
+// but no evidence against the peer, so the receiving transport records no
+// rejection for it.
+func (c Code) Declined() bool { return c == CodeConsentDenied || c == CodeConsentLimit }
+
 // Outcome says what a sender does with an ack code.
 type Outcome int
 

@@ -239,7 +239,9 @@ func (in *inbound) offer(ctx context.Context, d Delivery, size int) Code {
 			}
 		}
 	case Rejected:
-		in.reject(d.From, d.Envelope.NegotiationID, d.Envelope.Bytes(), code, d.Topic)
+		if !code.Declined() { // a consent refusal writes nothing
+			in.reject(d.From, d.Envelope.NegotiationID, d.Envelope.Bytes(), code, d.Topic)
+		}
 	}
 	return code
 }

@@ -200,6 +200,9 @@ func (s *session) fail(err error) error {
 		if s.f.json && answered {
 			_ = s.show(nil)
 		}
+		if ae.RetryAfter > 0 {
+			return &exitError{code: exitRefused, err: fmt.Errorf("the node refused: %s: %s (try again in %s)", ae.Code, ae.Message, ae.RetryAfter)}
+		}
 		return &exitError{code: exitRefused, err: fmt.Errorf("the node refused: %s: %s", ae.Code, ae.Message)}
 	case errors.As(err, &te):
 		msg := fmt.Sprintf("cannot reach the node at %s (is `parley node run` running there?): %v", s.url, te.Err)
@@ -349,6 +352,10 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 		return fmt.Sprintf("evidence topic %s: %s %s", ev.Detail, ev.Type, ev.Hash)
 	case node.EventAnnouncement:
 		return fmt.Sprintf("announcement %s %s", ev.Direction, ev.Hash)
+	case node.EventRefused:
+		return fmt.Sprintf("refused by %s: %s (envelope %s not delivered)", ev.Detail, ev.Code, ev.CID)
+	case node.EventConsent:
+		return fmt.Sprintf("consent: %s is %s", ev.Detail, ev.Code)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ev.Kind, ev.Code, ev.Detail))
 }
@@ -652,6 +659,13 @@ func threadRows(t table, v node.ThreadView) {
 	if v.TaskID != "" {
 		t.row("task", v.TaskID)
 	}
+	for _, r := range v.Refused {
+		what := r.CID
+		if r.Envelope != nil {
+			what = r.Envelope.String()
+		}
+		t.row("refused", fmt.Sprintf("%s by %s: %s (not delivered)", r.Code, r.To, what))
+	}
 	if v.DisputeID != "" {
 		t.row("dispute", v.DisputeID)
 	}
@@ -714,7 +728,7 @@ var commandGroups = []struct {
 }{
 	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "contracts", "demo", "bench"}},
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
-		"status", "peers", "events", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
+		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
 		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance", "card", "escalations", "brief"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }

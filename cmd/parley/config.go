@@ -191,6 +191,17 @@ func uint64v(f func(*settings) *uint64) func(*settings, string) error {
 	}
 }
 
+func intv(f func(*settings) *int) func(*settings, string) error {
+	return func(s *settings, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer", v)
+		}
+		*f(s) = n
+		return nil
+	}
+}
+
 func duration(f func(*settings) *time.Duration) func(*settings, string) error {
 	return func(s *settings, v string) error {
 		d, err := time.ParseDuration(v)
@@ -348,6 +359,12 @@ var settingsTable = []setting{
 	{key: "mcp.enabled", help: "serve the MCP endpoint for AI agents at /mcp on the API's listener (needs api.listen)", set: boolean(func(s *settings) *bool { return &s.MCPEnabled })},
 	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
+	{key: "consent.unknown_per_counterparty", help: "open negotiations one counterparty the principal has not allowed may open with this node", set: intv(func(s *settings) *int { return &s.Node.Consent.PerCounterparty })},
+	{key: "consent.unknown_total", help: "open negotiations all counterparties the principal has not allowed may open together", set: intv(func(s *settings) *int { return &s.Node.Consent.Total })},
+	{key: "consent.unknown_window", help: "how long an unagreed negotiation such a counterparty opened counts as open at most", set: duration(func(s *settings) *time.Duration { return &s.Node.Consent.Window })},
+	{key: "board.max_per_poster", help: "announcements of one poster the task board keeps", set: intv(func(s *settings) *int { return &s.Node.Board.MaxPerPoster })},
+	{key: "board.max_total", help: "announcements of other nodes the task board keeps", set: intv(func(s *settings) *int { return &s.Node.Board.MaxTotal })},
+	{key: "board.max_age", help: "how long an announcement stays on the board at most (one past its deadline leaves at once)", set: duration(func(s *settings) *time.Duration { return &s.Node.Board.MaxAge })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},
 	{key: "web.rp_id", help: "WebAuthn relying party id of the principal's passkeys (a domain; browsers refuse an IP address)", set: str(func(s *settings) *string { return &s.Node.WebAuthn.RPID })},

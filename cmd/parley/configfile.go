@@ -89,6 +89,14 @@ func renderConfig(s settings, header string) []byte {
 	} else {
 		seq("  ", "origins", n.WebAuthn.Origins)
 	}
+	p("consent:")
+	p("  unknown_per_counterparty: %d", n.Consent.PerCounterparty)
+	p("  unknown_total: %d", n.Consent.Total)
+	p("  unknown_window: %s", dur(n.Consent.Window))
+	p("board:")
+	p("  max_per_poster: %d", n.Board.MaxPerPoster)
+	p("  max_total: %d", n.Board.MaxTotal)
+	p("  max_age: %s", dur(n.Board.MaxAge))
 	p("fetch_timeout: %s", dur(n.FetchTimeout))
 	return []byte(b.String())
 }

@@ -40,7 +40,7 @@ func newRootCmd() *cobra.Command {
 		newDemoCmd(),
 		newDevchainCmd(), newContractsCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
-		newStatusCmd(), newPeersCmd(), newEventsCmd(),
+		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
 		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),

@@ -45,6 +45,9 @@ type Error struct {
 	Code string
 	// Message describes the refusal for people.
 	Message string
+	// RetryAfter is the answer's Retry-After (a 429 rate_limited: when
+	// the act may be tried again), 0 without one.
+	RetryAfter time.Duration
 }
 
 // Error returns "api: <status> <code>: <message>".
@@ -274,7 +277,11 @@ func (c *Client) call(ctx context.Context, route string, vals []string, query ur
 		c.hook(route, resp.StatusCode, raw)
 	}
 	if resp.StatusCode >= 300 {
-		return answerError(resp.StatusCode, raw)
+		err := answerError(resp.StatusCode, raw)
+		if secs, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && secs > 0 {
+			err.(*Error).RetryAfter = time.Duration(secs) * time.Second
+		}
+		return err
 	}
 	if out == nil {
 		return nil

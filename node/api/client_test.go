@@ -50,7 +50,7 @@ type contractServer struct {
 
 // listRoutes answer a JSON array.
 var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api.RouteNegotiations: true, api.RouteApprovals: true,
-	api.RoutePasskeys: true, api.RouteAudit: true, api.RouteEscalations: true}
+	api.RoutePasskeys: true, api.RouteAudit: true, api.RouteEscalations: true, api.RouteConsents: true}
 
 var allRoutes = []string{
 	api.RouteDiscovery, api.RouteLink, api.RouteOpenAPI, api.RouteStatus, api.RoutePeers, api.RouteEvents,
@@ -62,6 +62,7 @@ var allRoutes = []string{
 	api.RouteEnrollToken, api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
 	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
 	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
+	api.RouteConsents, api.RouteConsent, api.RouteSetConsent,
 }
 
 // deniedReceipt is a receipt's JSON as the API answers it.
@@ -247,6 +248,10 @@ func TestClientRoutes(t *testing.T) {
 			func() error { _, err := c.PasskeyCredential(ctx, "reg_1", []byte(`{"id":"y"}`)); return err }},
 		{api.RoutePasskeys, "/v1/passkeys", "", "", func() error { _, err := c.Passkeys(ctx); return err }},
 		{api.RouteAudit, "/v1/audit", "limit=5", "", func() error { _, err := c.Audit(ctx, 5); return err }},
+		{api.RouteConsents, "/v1/consent", "", "", func() error { _, err := c.Consents(ctx); return err }},
+		{api.RouteConsent, "/v1/consent/" + addr, "", "", func() error { _, err := c.Consent(ctx, a); return err }},
+		{api.RouteSetConsent, "/v1/consent/" + addr, "", `{"state":"denied"}`,
+			func() error { _, err := c.SetConsent(ctx, a, node.ConsentDenied); return err }},
 	}
 	calls = append(calls, amendCalls(ctx, c)...)
 	calls = append(calls, pxpCalls(ctx, c)...)

@@ -66,7 +66,9 @@ func (s *Server) idempotent(h actFunc) http.HandlerFunc {
 				return
 			}
 			ans := h(r, body)
-			keep := ans.status < 500 && r.Context().Err() == nil
+			// A 429 is not kept either: after its Retry-After the same
+			// key runs the act.
+			keep := ans.status < 500 && ans.status != http.StatusTooManyRequests && r.Context().Err() == nil
 			s.idem.finish(key, rec, ans, keep)
 			if ans.status >= 500 {
 				s.log.Warn("act failed", "method", r.Method, "path", r.URL.Path, "status", ans.status, "body", string(ans.body))

@@ -38,6 +38,7 @@ type routeDoc struct {
 	status               int
 	media                string // the success answer's media type (default application/json)
 	query                []param
+	limited              bool // may answer 429 rate_limited with Retry-After
 }
 
 // routeDocs lists every route of the table with its body and answer types.
@@ -50,11 +51,11 @@ var routeDocs = []routeDoc{
 	{pattern: RouteEvents, id: "events", summary: "Server-sent events: per event `id: <n>`, `event: <kind>`, `data: <Event JSON>`; a comment line every 15 s", resp: node.Event{}, media: "text/event-stream",
 		query: []param{{"negotiation", "only the events of this negotiation (a lowercase UUID v4)"}}},
 	{pattern: RouteTasks, id: "tasks", summary: "The task board: announcements this node knows, newest first", resp: []node.Announcement{}},
-	{pattern: RoutePostTask, id: "postTask", summary: "Announce a task on the task board", req: node.TaskSpec{}, resp: node.Announcement{}, status: 201},
+	{pattern: RoutePostTask, id: "postTask", summary: "Announce a task on the task board (429 rate_limited beyond the board's rate, with Retry-After)", req: node.TaskSpec{}, resp: node.Announcement{}, status: 201, limited: true},
 	{pattern: RouteProposeTask, id: "proposeTask", summary: "Propose a task directly to one worker", req: ProposeRequest{}, resp: node.ActResult{}, status: 201},
 	{pattern: RouteTask, id: "task", summary: "One announcement on the board", resp: node.Announcement{}},
 	{pattern: RouteTaskCounter, id: "counterTask", summary: "Answer an announcement with a counter-offer (opens a negotiation)", req: node.CounterSpec{}, resp: node.ActResult{}, status: 201},
-	{pattern: RouteAnnounce, id: "announceTask", summary: "Publish one of this node's announcements again, for peers that joined the board later", req: Empty{}, resp: node.Announcement{}, status: 200},
+	{pattern: RouteAnnounce, id: "announceTask", summary: "Publish one of this node's announcements again, for peers that joined the board later (429 rate_limited beyond the board's rate, with Retry-After)", req: Empty{}, resp: node.Announcement{}, status: 200, limited: true},
 	{pattern: RouteTaskAccept, id: "acceptTask", summary: "Accept an announcement's terms (opens a negotiation; gated: sign_settlement)", req: node.AcceptSpec{}, resp: node.ActResult{}, status: 201},
 	{pattern: RouteNegotiations, id: "negotiations", summary: "Every negotiation, in the order of their ids", resp: []node.ThreadView{},
 		query: []param{{"state", "only negotiations in this state"}}},
@@ -95,6 +96,9 @@ var routeDocs = []routeDoc{
 	{pattern: RoutePasskeyOptions, id: "passkeyOptions", summary: "Begin a passkey registration: creation options (200), or for a further passkey the register_passkey request an existing passkey must approve first (202)", req: PasskeyRequest{}, resp: PasskeyOptions{}},
 	{pattern: RoutePasskeyCredential, id: "passkeyCredential", summary: "Finish a passkey registration with the authenticator's attestation", req: PasskeyCredentialRequest{}, resp: Passkey{}, status: 201},
 	{pattern: RoutePasskeys, id: "passkeys", summary: "The principal's registered passkeys (hashed references, no ids or keys)", resp: []Passkey{}},
+	{pattern: RouteConsents, id: "consents", summary: "The counterparties with a consent state, a negotiation here or a refusal since the node started", resp: []node.ConsentView{}},
+	{pattern: RouteConsent, id: "consent", summary: "One counterparty's consent state (unknown when never set)", resp: node.ConsentView{}},
+	{pattern: RouteSetConsent, id: "setConsent", summary: "Set a counterparty's consent state (allowed, unknown, denied); recorded in the ledger", req: ConsentRequest{}, resp: node.ConsentView{}},
 	{pattern: RouteAudit, id: "audit", summary: "The approval audit trail, newest first: labels, intent hashes, decisions, methods, hashed credential references; never argument values", resp: []approval.AuditEvent{},
 		query: []param{{"limit", "how many events (1..1000, default 100)"}}},
 }
@@ -330,6 +334,11 @@ func buildOpenAPI(t testing.TB) []byte {
 			responses["409"] = errResp("idempotency_key_reused, or the node refused the act in the thread's state")
 			responses["413"] = errResp("body_too_large")
 		}
+		if rd.limited {
+			r := errResp("rate_limited: over the task board's rate; Retry-After says when to try again")
+			r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "seconds to wait", "schema": map[string]any{"type": "integer", "minimum": 1}}}
+			responses["429"] = r
+		}
 		if params != nil {
 			op["parameters"] = params
 		}
@@ -376,6 +385,8 @@ func pathSchema(path, name string) map[string]any {
 	switch {
 	case name == "hash":
 		return fixed[reflect.TypeFor[negotiation.Hash]()]
+	case name == "address":
+		return map[string]any{"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "an EIP-55 address"}
 	case name == "cid":
 		return map[string]any{"type": "string", "description": "a CIDv1 in base32"}
 	case name == "id" && strings.HasPrefix(path, "/v1/approvals/"):

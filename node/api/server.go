@@ -216,6 +216,10 @@ func (s *Server) register() {
 	get(RouteRoom, s.room)
 	get(RouteBrief, s.brief)
 
+	get(RouteConsents, s.consents)
+	get(RouteConsent, s.consent)
+	post(RouteSetConsent, s.setConsent)
+
 	get(RouteFile, s.file)
 	post(RouteWithdraw, s.withdraw)
 	get(RouteBalance, s.balance)
@@ -302,6 +306,8 @@ type httpError struct {
 	Status  int
 	Code    string
 	Message string
+	// RetryAfter, in seconds, is sent as the Retry-After header (429).
+	RetryAfter int
 }
 
 func (e *httpError) Error() string {
@@ -387,6 +393,8 @@ var statusOf = map[node.Code]int{
 	node.CodeChainFailed: http.StatusBadGateway,
 	node.CodeStoreFailed: http.StatusInternalServerError,
 	node.CodeBadConfig:   http.StatusInternalServerError,
+	// Over a rate: Retry-After says when to try again.
+	node.CodeRateLimited: http.StatusTooManyRequests,
 }
 
 // errorOf turns an act's error into an error answer: an *httpError as it is,
@@ -401,7 +409,7 @@ func errorOf(err error) *httpError {
 		if !ok {
 			st = http.StatusInternalServerError
 		}
-		return &httpError{Status: st, Code: string(c), Message: err.Error()}
+		return &httpError{Status: st, Code: string(c), Message: err.Error(), RetryAfter: int(node.RetryAfter(err) / time.Second)}
 	}
 	var le *ledger.Error
 	switch {
@@ -418,8 +426,9 @@ func errorOf(err error) *httpError {
 // answer is a complete JSON answer: what an act returns and what an
 // idempotency record keeps.
 type answer struct {
-	status int
-	body   []byte
+	status     int
+	body       []byte
+	retryAfter int // seconds; sent as Retry-After when set
 }
 
 func jsonAnswer(status int, v any) answer {
@@ -431,10 +440,15 @@ func jsonAnswer(status int, v any) answer {
 }
 
 func errAnswer(e *httpError) answer {
-	return jsonAnswer(e.Status, ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
+	a := jsonAnswer(e.Status, ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
+	a.retryAfter = e.RetryAfter
+	return a
 }
 
 func (a answer) write(w http.ResponseWriter) {
+	if a.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(a.retryAfter))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)

@@ -118,6 +118,9 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteWithdraw, path: "/v1/withdraw", body: `{}`, want: 409, code: string(node.CodeNothingOwed)},
 		{pattern: RouteBalance, path: "/v1/balance", want: 200, schema: "Balance", badPaths: []string{"/v1/balance?token=0xabc", "/v1/balance?token=" + strings.ToLower(worker)}},
 		{pattern: RouteVerify, path: "/v1/ledger/verify", want: 200, schema: "LedgerReport"},
+		{pattern: RouteConsents, path: "/v1/consent", want: 200, schema: "[]ConsentView"},
+		{pattern: RouteConsent, path: "/v1/consent/" + worker, want: 200, schema: "ConsentView", badPaths: []string{"/v1/consent/0xabc", "/v1/consent/" + strings.ToLower(worker)}},
+		{pattern: RouteSetConsent, path: "/v1/consent/" + worker, body: `{"state":"denied"}`, want: 200, schema: "ConsentView", badPaths: []string{"/v1/consent/nope"}},
 
 		{pattern: RouteApprovals, path: "/v1/approvals", want: 200, schema: "[]PendingApproval"},
 		{pattern: RouteApproval, path: "/v1/approvals/" + unknownReq, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ", "/v1/approvals/enroll-token"}},

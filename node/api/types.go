@@ -65,6 +65,12 @@ const (
 	RouteRoom            = "GET /v1/negotiations/{id}/room"    // node.RoomView: the negotiation as this side's seat sees it
 	RouteBrief           = "GET /v1/negotiations/{id}/brief"   // negotiation.Brief; ?format=md: text/markdown
 
+	// Consent: the principal's state of each counterparty (allowed,
+	// unknown, denied), which bounds the negotiations it may open here.
+	RouteConsents   = "GET /v1/consent"            // []node.ConsentView
+	RouteConsent    = "GET /v1/consent/{address}"  // node.ConsentView
+	RouteSetConsent = "POST /v1/consent/{address}" // ConsentRequest -> node.ConsentView
+
 	RouteFile     = "GET /v1/files/{cid}"   // a stored file's bytes
 	RouteWithdraw = "POST /v1/withdraw"     // WithdrawRequest -> node.ActResult
 	RouteBalance  = "GET /v1/balance"       // Balance; ?token=<address>

@@ -80,6 +80,9 @@ func (r *runner) startNode(ctx context.Context, name string, worker bool) (*node
 	}
 	if worker {
 		cfg.P2P.MaxPeers = r.cfg.Counterparties
+		// Every counterparty is a stranger to the worker: room for each
+		// one's negotiations at once.
+		cfg.Consent.Total = max(cfg.Consent.Total, 4*r.cfg.Counterparties)
 	} else {
 		opts = append(opts, node.WithP2PTuning(func(c *p2p.Config) {
 			c.ResourceMemory = 64 << 20

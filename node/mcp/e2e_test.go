@@ -116,6 +116,9 @@ func TestNegotiationThroughMCP(t *testing.T) {
 	if len(br.ClaimsToReview) != 1 || br.ClaimsToReview[0].ID != "p1" || br.CurrentOffer == nil || br.CurrentOffer.Terms.Total != "0.5 ETH" {
 		t.Fatalf("bob's turn: %+v", br)
 	}
+	if br.Counterpart.Principal != "Alice" {
+		t.Fatalf("bob's room names the counterpart's principal %q, want Alice (from her card, on the wire)", br.Counterpart.Principal)
+	}
 	// Bob counters at 0.6 ETH, reviewing Alice's claim.
 	ok[sendOut](t, b, ToolSendEnvelope, map[string]any{
 		"link": bLink, "message": "The glossary is technical: 0.6 ETH.", "status": "continue",
@@ -128,7 +131,7 @@ func TestNegotiationThroughMCP(t *testing.T) {
 	ar := waitTurn(t, a, aLink, func(r roomOut) bool {
 		return r.YourTurn && r.CurrentOffer != nil && r.CurrentOffer.Terms.Total == "0.6 ETH"
 	})
-	if ar.Status != "negotiating" {
+	if ar.Status != "negotiating" || ar.Counterpart.Principal != "Bob" {
 		t.Fatalf("alice's room: %+v", ar)
 	}
 	refused(t, a, ToolSendEnvelope, map[string]any{"link": aLink, "message": "Agreed.", "status": "agree"}, "escalation_required")

@@ -34,6 +34,7 @@ type roomOut struct {
 	ClaimsToReview        []claimOut    `json:"claims_to_review"`
 	UnverifiedAssumptions []claimOut    `json:"unverified_assumptions"`
 	Answers               []answerOut   `json:"answers,omitempty"`
+	Refused               []refusedOut  `json:"refused,omitempty" jsonschema:"your envelopes the counterpart's node refused: never delivered"`
 	Version               int           `json:"version" jsonschema:"counts the room's changes"`
 	// YourLink is set when the call issued the seat link.
 	YourLink string `json:"your_link,omitempty"`
@@ -180,6 +181,9 @@ func nextAction(v *RoomView) string {
 		return fmt.Sprintf("The negotiation ended (%s) without an agreement. Call get_brief and report to your principal.", v.State)
 	case v.Escalation != nil:
 		return "Paused for your principal. Ask them exactly this and relay their words with answer_escalation: " + v.Escalation.Question
+	case len(v.Refused) > 0:
+		return "The counterpart's node refused your envelope (" + v.Refused[len(v.Refused)-1].Code + "): it was not delivered and nothing of it is kept there. " +
+			"Tell your principal; the counterpart's principal must allow your node (or, for consent_limit, some of its open negotiations with yours must end) before it takes another."
 	case v.CardHash == nil:
 		return "Ask your principal for every intent card field (do not invent any), confirm the card with them, then call seal_intent_card."
 	case v.CounterpartPaused:
@@ -192,6 +196,12 @@ func nextAction(v *RoomView) string {
 		return "Your turn. Call send_envelope: counter with a proposal, agree to the current offer (status agree), or continue."
 	}
 	return "The other side's turn. Call wait_for_turn."
+}
+
+// refusedOut is an envelope of this side the counterpart's node refused.
+type refusedOut struct {
+	Hash string `json:"hash,omitempty"`
+	Code string `json:"code" jsonschema:"consent_denied: its principal denied your node; consent_limit: your node has as many open negotiations there as it takes from a node it does not know"`
 }
 
 // roomView converts a room for the agent.
@@ -244,6 +254,13 @@ func roomView(v *RoomView) roomOut {
 	}
 	for _, a := range v.Answers {
 		o.Answers = append(o.Answers, answerOut{Question: a.Question, Answer: a.Answer, Via: string(a.Via), At: stamp(a.At), Confirmed: a.Confirmed})
+	}
+	for _, r := range v.Refused {
+		ro := refusedOut{Code: r.Code}
+		if r.Envelope != nil {
+			ro.Hash = r.Envelope.String()
+		}
+		o.Refused = append(o.Refused, ro)
 	}
 	return o
 }

@@ -142,7 +142,7 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 	h.csp = "default-src 'none'; script-src 'self'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	h.pages = map[string]*template.Template{}
-	for _, name := range []string{"pending", "approval", "passkeys", "audit", "error"} {
+	for _, name := range []string{"pending", "approval", "passkeys", "audit", "consent", "error"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
@@ -182,6 +182,8 @@ func (h *handler) routes() {
 	m.HandleFunc(routeApprovalDeny, h.approvalDeny)
 	m.HandleFunc(routePasskeyBegin, h.passkeyOptions)
 	m.HandleFunc(routePasskeyDone, h.passkeyFinish)
+	m.HandleFunc(routeConsent, h.consentPage)
+	m.HandleFunc(routeConsentSet, h.consentSetState)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			h.refuse(w, r, http.StatusNotFound, "not_found", "no such endpoint")

@@ -194,6 +194,31 @@
     }
   }
 
+  // The counterparties page: allow, deny or reset a counterparty.
+  function consentPage() {
+    async function set(address, state) {
+      busy(true);
+      try {
+        const res = await post('/api/consent/' + encodeURIComponent(address), { state: state });
+        say(res.message || 'Done.', 'ok');
+        setTimeout(() => { location.reload(); }, 300);
+      } catch (e) {
+        say('Not changed: ' + e.message, 'err');
+      } finally {
+        busy(false);
+      }
+    }
+    for (const b of document.querySelectorAll('button[data-consent]')) {
+      b.addEventListener('click', () => set(b.closest('tr').dataset.address, b.dataset.consent));
+    }
+    for (const b of document.querySelectorAll('button[data-consent-set]')) {
+      b.addEventListener('click', () => {
+        const a = $('consent-address').value.trim();
+        if (a) set(a, b.dataset.consentSet);
+      });
+    }
+  }
+
   // The pending list refreshes itself from the node.
   function refreshList(el) {
     const url = el.dataset.refresh;
@@ -232,6 +257,7 @@
     const act = $('act');
     if (act) approvalPage(act.dataset.request);
     if ($('register-form')) passkeysPage();
+    if ($('consent-form')) consentPage();
     const list = document.querySelector('[data-refresh]');
     if (list) refreshList(list);
     countdowns();

@@ -1,0 +1,186 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/parleynet/parley/negotiation"
+)
+
+// boardLimits are the task board's bounds (Config.Board) and the rate at
+// which this node publishes its own announcements: the rate and burst
+// every receiver's transport allows one peer on the board
+// (p2p.Config.TopicRate and TopicBurst, taken from this node's own
+// transport configuration), so that an announcement this node accepts to
+// publish is not dropped by its receivers' limit.
+type boardLimits struct {
+	cfg BoardConfig
+
+	mu  sync.Mutex
+	pub *rate.Limiter // nil until the transport is configured
+}
+
+func newBoardLimits(cfg BoardConfig) *boardLimits { return &boardLimits{cfg: cfg} }
+
+// setRate sets the publishing rate (at start, from the transport's
+// configuration).
+func (b *boardLimits) setRate(perSecond float64, burst int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pub = rate.NewLimiter(rate.Limit(perSecond), burst)
+}
+
+// retryAfter is the cause of a rate_limited refusal: when to try again.
+type retryAfter struct{ after time.Duration }
+
+func (e *retryAfter) Error() string { return fmt.Sprintf("try again in %v", e.after) }
+
+// RetryAfter returns how long the caller should wait before trying a
+// refused act again (a rate_limited refusal), rounded up to whole seconds
+// as HTTP's Retry-After; 0 when err says nothing of it.
+func RetryAfter(err error) time.Duration {
+	var e *retryAfter
+	if !errors.As(err, &e) {
+		return 0
+	}
+	return time.Duration(math.Ceil(e.after.Seconds())) * time.Second
+}
+
+// publishToken takes one token of the board's rate for an announcement of
+// this node, or refuses with rate_limited and the wait. The returned
+// function gives the token back when the announcement is not published
+// after all.
+func (n *Node) publishToken() (func(), error) {
+	n.bl.mu.Lock()
+	l := n.bl.pub
+	n.bl.mu.Unlock()
+	if l == nil {
+		return func() {}, nil
+	}
+	now := n.now()
+	r := l.ReserveN(now, 1)
+	if !r.OK() {
+		return nil, fail(CodeRateLimited, "the task board takes no announcement now")
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		wait := RetryAfter(&retryAfter{after: d})
+		return nil, &Error{Code: CodeRateLimited, Err: &retryAfter{after: d}, Msg: fmt.Sprintf(
+			"this node publishes at most %g announcements a second (a burst of %d), the rate the other nodes take from one peer; try again in %v",
+			float64(l.Limit()), l.Burst(), wait)}
+	}
+	return func() { r.CancelAt(n.now()) }, nil
+}
+
+// protected reports whether b is never evicted: this node's own, or one a
+// negotiation of this node answers.
+func (b *boardEntry) protected() bool { return b.own || b.answered }
+
+// stale reports whether b is past its deadline or older than maxAge.
+func (b *boardEntry) stale(now time.Time, maxAge time.Duration) bool {
+	p, ok := b.env.Payload.(*negotiation.TaskProposal)
+	if ok && p.Terms.Deadline <= uint64(max(now.Unix(), 0)) {
+		return true
+	}
+	return now.Sub(b.seen) >= maxAge
+}
+
+// pruneBoardLocked evicts stale announcements (n.tmu held).
+func (n *Node) pruneBoardLocked(now time.Time) {
+	for h, b := range n.board {
+		if !b.protected() && b.stale(now, n.cfg.Board.MaxAge) {
+			delete(n.board, h)
+		}
+	}
+}
+
+// admitLocked makes room on the board for one more announcement of
+// poster (n.tmu held): it evicts the stale ones, then the poster's oldest
+// beyond board.max_per_poster, then the oldest of all beyond
+// board.max_total. This node's own announcements and those a negotiation
+// of this node answers are never evicted and not counted: they are
+// bounded by this node's own acts.
+func (n *Node) admitLocked(poster negotiation.Address, now time.Time) {
+	n.pruneBoardLocked(now)
+	per, total := 0, 0
+	var oldestOfPoster, oldest *boardEntry
+	for _, b := range n.board {
+		if b.protected() {
+			continue
+		}
+		total++
+		if b.env.Sender.EVMAddress == poster {
+			per++
+			if oldestOfPoster == nil || b.seen.Before(oldestOfPoster.seen) {
+				oldestOfPoster = b
+			}
+		}
+		if oldest == nil || b.seen.Before(oldest.seen) {
+			oldest = b
+		}
+	}
+	if per >= n.cfg.Board.MaxPerPoster && oldestOfPoster != nil {
+		delete(n.board, oldestOfPoster.env.Hash())
+		total--
+		if oldest == oldestOfPoster {
+			oldest = n.oldestUnprotectedLocked()
+		}
+	}
+	if total >= n.cfg.Board.MaxTotal && oldest != nil {
+		delete(n.board, oldest.env.Hash())
+	}
+}
+
+func (n *Node) oldestUnprotectedLocked() *boardEntry {
+	var oldest *boardEntry
+	for _, b := range n.board {
+		if !b.protected() && (oldest == nil || b.seen.Before(oldest.seen)) {
+			oldest = b
+		}
+	}
+	return oldest
+}
+
+// loadBoard bounds the board rebuilt from the ledger (at start, after the
+// threads are loaded): the announcements a negotiation answers are
+// marked, the stale ones evicted, then the oldest beyond the bounds.
+func (n *Node) loadBoard() {
+	n.tmu.Lock()
+	defer n.tmu.Unlock()
+	for _, t := range n.threads {
+		if a := t.p.Announcement; a != nil {
+			if b := n.board[a.Hash()]; b != nil {
+				b.answered = true
+			}
+		}
+	}
+	now := n.now()
+	n.pruneBoardLocked(now)
+	others := make([]*boardEntry, 0, len(n.board))
+	for _, b := range n.board {
+		if !b.own {
+			others = append(others, b)
+		}
+	}
+	// Newest first: each is kept while its poster and the board have room.
+	slices.SortFunc(others, func(a, b *boardEntry) int { return b.seen.Compare(a.seen) })
+	per := map[negotiation.Address]int{}
+	kept := 0
+	for _, b := range others {
+		p := b.env.Sender.EVMAddress
+		switch {
+		case b.protected():
+		case per[p] < n.cfg.Board.MaxPerPoster && kept < n.cfg.Board.MaxTotal:
+			per[p]++
+			kept++
+		default:
+			delete(n.board, b.env.Hash())
+		}
+	}
+}
