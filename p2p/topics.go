@@ -65,8 +65,9 @@ func newTopics(h *Host) *topics {
 
 // scoreParams are the peer-score parameters of docs/p2p.md: invalid
 // messages weigh heavily (squared), so a peer that floods invalid
-// messages falls below the graylist threshold after a handful.
-func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
+// messages falls below the graylist threshold after a handful; appScore is
+// the guard's (a banned peer is below the graylist threshold).
+func scoreParams(appScore func(peer.ID) float64) (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
 	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
 	topic := func(weight float64) *pubsub.TopicScoreParams {
 		return &pubsub.TopicScoreParams{
@@ -84,7 +85,7 @@ func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
 	return &pubsub.PeerScoreParams{
 			Topics:                      map[string]*pubsub.TopicScoreParams{TopicTaskBoard: topic(1)},
 			TopicScoreCap:               100,
-			AppSpecificScore:            func(peer.ID) float64 { return 0 },
+			AppSpecificScore:            appScore,
 			AppSpecificWeight:           1,
 			IPColocationFactorWeight:    -10,
 			IPColocationFactorThreshold: 8,
@@ -108,7 +109,7 @@ func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
 // are signed already), message id = CID, scoring on, and joins the task
 // board.
 func (h *Host) startTopics() error {
-	params, thresholds := scoreParams()
+	params, thresholds := scoreParams(h.guard.appScore)
 	ps, err := pubsub.NewGossipSub(h.ctx, h.p2p,
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),

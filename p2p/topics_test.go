@@ -2,64 +2,42 @@ package p2p_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
-	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/p2p/hostile"
 )
 
 // rawPublisher is a gossipsub peer without Parley's validators: it
-// publishes whatever bytes it is given, as an attacker would.
+// publishes whatever bytes it is given, as an attacker would. It
+// identifies itself with a throw-away identity (an unidentified peer is
+// disconnected after IdentifyTimeout).
 type rawPublisher struct {
-	id    peer.ID
-	topic *pubsub.Topic
+	id  peer.ID
+	p   *hostile.Peer
+	who *hostile.Identity
 }
 
 func newRawPublisher(t *testing.T, to ...*testNode) *rawPublisher {
 	t.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay(), libp2p.DisableMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); _ = h.Close() })
-	ps, err := pubsub.NewGossipSub(ctx, h,
-		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign), pubsub.WithNoAuthor(), pubsub.WithFloodPublish(true),
-		pubsub.WithMessageIdFn(func(m *pb.Message) string { s := sha256.Sum256(m.Data); return string(s[:]) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := ps.Join(p2p.TopicTaskBoard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := tp.Subscribe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			if _, err := sub.Next(ctx); err != nil {
-				return
-			}
-		}
-	}()
+	who := throwaway(t)
+	p := startHostile(t, hostile.Config{Identity: who, Gossip: true})
 	for _, n := range to {
-		if err := h.Connect(t.Context(), n.info()); err != nil {
+		if err := p.Connect(t.Context(), n.info()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Identify(t.Context(), n.host.ID()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return &rawPublisher{id: h.ID(), topic: tp}
+	return &rawPublisher{id: p.ID(), p: p, who: who}
 }
 
 func bundleOf(link, env []byte) []byte {
@@ -82,7 +60,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 	x := newRawPublisher(t, victim)
 	eventually(t, "the topic peers", func() bool {
 		ps := victim.host.TopicPeers(p2p.TopicTaskBoard)
-		return hasPeer(ps, x.id) && hasPeer(ps, honest.host.ID()) && len(x.topic.ListPeers()) > 0
+		return hasPeer(ps, x.id) && hasPeer(ps, honest.host.ID()) && len(x.p.BoardPeers()) > 0
 	})
 
 	// One of each kind of invalid message, with the code that rejects it.
@@ -109,7 +87,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 		{bundleOf(ol, []byte(`{"schemaVersion":"azzle-xmtp-v1"}`)), p2p.Code(negotiation.CodeSchemaInvalid)},
 	}
 	for i, k := range kinds {
-		if err := x.topic.Publish(t.Context(), k.data); err != nil {
+		if err := x.p.Publish(t.Context(), k.data); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, fmt.Sprintf("rejection %d (%s)", i, k.want), func() bool {
@@ -123,7 +101,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 
 	// Then a flood of 1,000 invalid messages.
 	for i := range 1000 {
-		if err := x.topic.Publish(t.Context(), bundleOf(ol, fmt.Appendf(nil, "junk %d", i))); err != nil {
+		if err := x.p.Publish(t.Context(), bundleOf(ol, fmt.Appendf(nil, "junk %d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
