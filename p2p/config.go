@@ -113,8 +113,9 @@ type Config struct {
 	// graylist threshold on gossip; 0 only disconnects it.
 	BanDuration time.Duration
 
-	// TopicRate and TopicBurst bound the messages per second one peer may
-	// forward on a topic before its messages are rejected.
+	// TopicRate and TopicBurst bound the messages per second one publisher
+	// (the identity that signed them, not the peer that relayed them) may
+	// have accepted on a topic; over it its messages are ignored.
 	TopicRate  float64
 	TopicBurst int
 	// SubscriptionBuffer is the per-subscription queue (pubsub's default of
