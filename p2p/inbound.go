@@ -117,10 +117,14 @@ func (in *inbound) handleStream(s network.Stream) {
 			go func() {
 				defer wg.Done()
 				for j := range c {
-					code, id := in.accept(h.ctx, remote, j.opened)
+					code, id, judged := in.acceptJudged(h.ctx, remote, j.opened)
 					send(ack{id: j.id, code: code, cid: id})
 					inflight.release(j.size)
-					if code.Outcome() == Rejected {
+					// Garbage is what no honest sender makes: frames the
+					// transport refused. The handler's refusals (a
+					// thread this node does not hold, a chain that does
+					// not fit) can follow from honest divergence.
+					if !judged && code.Outcome() == Rejected {
 						g.rejected(remote)
 					}
 				}
@@ -273,38 +277,46 @@ func (b *byteBudget) release(n int) {
 // did not decode). from is the peer the frame came from: its sealer on a
 // direct stream, a store node on mailbox hand-over.
 func (in *inbound) accept(ctx context.Context, from peer.ID, o *identity.Opened) (Code, cid.Cid) {
+	code, c, _ := in.acceptJudged(ctx, from, o)
+	return code, c
+}
+
+// acceptJudged is accept; judged is false when the transport refused the
+// frame itself (it is not an authentic envelope of its sealer's) and true
+// when the code is the Handler's.
+func (in *inbound) acceptJudged(ctx context.Context, from peer.ID, o *identity.Opened) (code Code, c cid.Cid, judged bool) {
 	h := in.h
 	env, err := negotiation.Decode(o.Plaintext, negotiation.DecodeOptions{MaxBytes: h.cfg.MaxEnvelopeBytes})
 	if err != nil {
 		code := CodeOf(err)
 		in.reject(from, "", o.Plaintext, code, "")
-		return code, cid.Undef
+		return code, cid.Undef, false
 	}
-	c := env.CID()
+	c = env.CID()
 	if err := env.Verify(); err != nil {
 		code := CodeOf(err)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if code := in.checkSender(env, o.Sender); code != "" {
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if nid, err := negotiation.ParseNegotiationID(env.NegotiationID); err != nil || nid != o.NegotiationID {
 		code := Code(negotiation.CodeWrongNegotiation)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if !env.Addressed(h.self) {
 		code := Code(negotiation.CodeNotAddressed)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if env.Timestamp.After(h.now().Add(h.cfg.MaxClockSkew)) {
-		return Code(negotiation.CodeClockSkew), c
+		return Code(negotiation.CodeClockSkew), c, false
 	}
 	h.learn(o.Sender)
-	return in.offer(ctx, Delivery{Envelope: env, Sender: o.Sender, From: from}, len(o.Plaintext)), c
+	return in.offer(ctx, Delivery{Envelope: env, Sender: o.Sender, From: from}, len(o.Plaintext)), c, true
 }
 
 // checkSender returns sender_mismatch unless the envelope's sender is the
