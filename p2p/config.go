@@ -148,7 +148,9 @@ const (
 // descriptors admit 96 inbound connections; the scaled inbound limit is 64
 // plus one per 16 MiB of budget, so the budget becomes enough for n plus 16
 // (the same margin for system and relay connections), with four
-// descriptors per peer.
+// descriptors per peer. Peers that have not identified themselves yet may
+// then hold a quarter of n (at least MaxUnidentified's default), so that n
+// peers connecting at once are not evicted while they identify.
 func (c *Config) AdmitPeers(n int) {
 	if n <= 0 {
 		return
@@ -157,6 +159,7 @@ func (c *Config) AdmitPeers(n int) {
 	c.ResourceFDs = max(c.ResourceFDs, 4*(n+16))
 	c.ConnHigh = max(c.ConnHigh, n+32)
 	c.ConnLow = max(c.ConnLow, min(n+16, c.ConnHigh))
+	c.MaxUnidentified = max(c.MaxUnidentified, n/4)
 }
 
 // DefaultConfig returns the production defaults: listen on 127.0.0.1 (TCP
