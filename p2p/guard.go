@@ -502,6 +502,14 @@ func (g *guard) sweep(ctx context.Context) {
 // due picks the peers to disconnect now and marks them closing.
 func (g *guard) due() (late, evict []peer.ID) {
 	now := g.h.now()
+	var unprotect []peer.ID
+	defer func() {
+		if cm := g.connManager(); cm != nil {
+			for _, p := range unprotect {
+				cm.Unprotect(p, protectTag)
+			}
+		}
+	}()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	type cand struct {
@@ -512,6 +520,15 @@ func (g *guard) due() (late, evict []peer.ID) {
 	var pending []cand
 	inbound := 0
 	for p, st := range g.peers {
+		if len(st.conns) == 0 && now.Sub(st.since) >= g.h.cfg.IdentifyTimeout {
+			// Made for a stream or a handshake that outlived its
+			// connection: nothing will report its end.
+			delete(g.peers, p)
+			if st.identified {
+				unprotect = append(unprotect, p)
+			}
+			continue
+		}
 		if st.identified || st.closing {
 			continue
 		}
