@@ -11,6 +11,7 @@ import (
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/p2p"
 )
 
 // Config is what an operator configures about a node. Start from
@@ -40,6 +41,10 @@ type Config struct {
 	ApprovalTTL time.Duration
 	// FetchTimeout bounds one attempt to fetch a delivered or evidence file.
 	FetchTimeout time.Duration
+	// RejectionWindow is how long rejected input is gathered, per peer,
+	// before one input.rejected entry per peer is written
+	// (rejection_window; 0: DefaultRejectionWindow).
+	RejectionWindow time.Duration
 
 	// WebAuthn configures the principal's passkeys: the relying party and
 	// the origins of the pages where they approve.
@@ -136,6 +141,20 @@ type P2PConfig struct {
 	// transport's resource limits, which by default admit about 96
 	// inbound connections.
 	MaxPeers int
+	// IdentifyTimeout is how long a new connection's peer has to complete
+	// the identity handshake before it is disconnected
+	// (p2p.identify_timeout; 0: the transport's default, 5 s).
+	IdentifyTimeout time.Duration
+	// PeerFrameRate and PeerByteRate are each identified peer's budget of
+	// envelope frames and bytes per second, with a burst of twice that
+	// (p2p.peer_frame_rate, p2p.peer_byte_rate; 0: the transport's
+	// defaults, 10,000 frames and 64 MiB).
+	PeerFrameRate float64
+	PeerByteRate  int64
+	// BanDuration is how long a peer over its budget, or sending mostly
+	// garbage, is refused (p2p.ban_duration; 0: the transport's default,
+	// 10 min).
+	BanDuration time.Duration
 }
 
 // ChainConfig configures the chain client and watcher.
@@ -154,6 +173,10 @@ type ChainConfig struct {
 	PollInterval time.Duration
 }
 
+// p2pDefaults are the transport's defaults that the node's configuration
+// shows.
+var p2pDefaults = p2p.DefaultConfig()
+
 // DefaultConfig returns the defaults: loopback listening on ephemeral TCP
 // and QUIC ports, no bootstrap peers, DHT on, mDNS and NAT off, no chain,
 // ten-minute approval requests, passkeys for RP ID localhost approving
@@ -161,10 +184,15 @@ type ChainConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		P2P: P2PConfig{
-			Listen:   []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
-			DHT:      true,
-			RetryMax: time.Minute,
+			Listen:          []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
+			DHT:             true,
+			RetryMax:        time.Minute,
+			IdentifyTimeout: p2p.DefaultIdentifyTimeout,
+			PeerFrameRate:   p2pDefaults.PeerFrameRate,
+			PeerByteRate:    int64(p2pDefaults.PeerByteRate),
+			BanDuration:     p2pDefaults.BanDuration,
 		},
+		RejectionWindow: DefaultRejectionWindow,
 		Chain: ChainConfig{
 			Confirmations: 1,
 			PollInterval:  time.Second,
@@ -208,6 +236,21 @@ func (c Config) Validate() error {
 	}
 	if c.P2P.MaxPeers < 0 || c.P2P.MaxPeers > 100_000 {
 		return bad("p2p.max_peers", "%d is outside 0..100000", c.P2P.MaxPeers)
+	}
+	if c.P2P.IdentifyTimeout != 0 && (c.P2P.IdentifyTimeout < 100*time.Millisecond || c.P2P.IdentifyTimeout > 5*time.Minute) {
+		return bad("p2p.identify_timeout", "%v is outside 100ms..5m", c.P2P.IdentifyTimeout)
+	}
+	if c.P2P.PeerFrameRate < 0 || (c.P2P.PeerFrameRate > 0 && c.P2P.PeerFrameRate < 64) {
+		return bad("p2p.peer_frame_rate", "%v is under 64 frames per second", c.P2P.PeerFrameRate)
+	}
+	if c.P2P.PeerByteRate < 0 || (c.P2P.PeerByteRate > 0 && c.P2P.PeerByteRate < 1<<20) {
+		return bad("p2p.peer_byte_rate", "%d is under 1MiB per second", c.P2P.PeerByteRate)
+	}
+	if c.P2P.BanDuration < 0 {
+		return bad("p2p.ban_duration", "is negative")
+	}
+	if c.RejectionWindow < 0 || (c.RejectionWindow > 0 && c.RejectionWindow < time.Second) {
+		return bad("rejection_window", "%v is under a second", c.RejectionWindow)
 	}
 	if c.Chain.RPC != "" {
 		if err := validRPC(c.Chain.RPC); err != nil {

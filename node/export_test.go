@@ -40,3 +40,7 @@ func (n *Node) ApproveOnlyForTest(ctx context.Context, requestID string, respons
 	r, _, err := n.approve(ctx, requestID, response)
 	return r, err
 }
+
+// FlushRejectionsForTest ends the current window of rejection evidence and
+// writes its entries now.
+func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.flushRejections(ctx) }

@@ -3,8 +3,8 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
+	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
@@ -199,17 +199,19 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	return nt, true, ""
 }
 
-// reject records input that is not authentic by hash and code only and
-// returns the code.
-func (n *Node) reject(ctx context.Context, env *negotiation.Envelope, code negotiation.Code) negotiation.Code {
-	nid := env.NegotiationID
-	if _, err := negotiation.ParseNegotiationID(nid); err != nil {
-		nid = ""
+// reject records input that is not authentic by hash and code only, in
+// its sender's bucket of rejection evidence (rejections.go), and returns
+// the code.
+func (n *Node) reject(_ context.Context, env *negotiation.Envelope, code negotiation.Code) negotiation.Code {
+	// The transport verified the envelope's signature by its sender's
+	// inbox key, which is the sender's peer id: it is counted there (a
+	// relay on a topic only forwarded it).
+	from := "evm:" + env.Sender.EVMAddress.String()
+	if id, err := identity.PeerIDFromInboxKey(env.Sender.XMTPPublicKey[:]); err == nil {
+		from = id.String()
 	}
-	if _, err := n.led.AppendRejected(ctx, env.Bytes(), code, nid, n.now()); err != nil {
-		n.log.Warn("rejected input not recorded", "code", code, "err", err)
-	}
-	n.log.Debug("envelope rejected", "negotiation", nid, "code", code)
+	n.rejected(rejection{peer: from, code: code, hash: env.Hash(), size: len(env.Bytes()), nid: env.NegotiationID})
+	n.log.Debug("envelope rejected", "negotiation", env.NegotiationID, "code", code)
 	return code
 }
 
@@ -221,6 +223,7 @@ func (n *Node) recordEquivocation(ctx context.Context, nid string, eq *negotiati
 	if err != nil {
 		n.log.Warn("equivocation not recorded", "negotiation", nid, "err", err)
 	}
+	n.m.rejected.WithLabelValues(string(negotiation.CodeEquivocation)).Inc()
 	n.log.Warn("equivocation", "negotiation", nid, "sender", eq.Sender, "sequence", eq.Sequence)
 }
 
@@ -244,40 +247,14 @@ func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome)
 	}
 }
 
-// onP2PEvent receives the transport's events; rejections go to the
-// ledger on the recorder goroutine (the callback must not block).
+// onP2PEvent receives the transport's events; rejections are counted in
+// their peer's bucket of rejection evidence (the callback must not block).
 func (n *Node) onP2PEvent(ev p2p.Event) {
 	switch ev.Kind {
 	case p2p.EventInputRejected:
-		n.m.rejected.WithLabelValues(string(ev.Code)).Inc()
-		select {
-		case n.rejq <- ev:
-		default:
-		}
+		n.rejected(transportRejection(ev))
 	case p2p.EventRefused:
 		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
 		n.noteRefused(ev)
-	}
-}
-
-// recordRejections writes the transport's rejections to the ledger, by
-// hash and code only.
-func (n *Node) recordRejections(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev := <-n.rejq:
-			body, _ := json.Marshal(map[string]any{
-				"code": ev.Code, "hash": negotiation.Hash(ev.Hash), "size": ev.Size, "peer": ev.Peer.String(), "topic": ev.Topic,
-			})
-			rec := ledger.Record{Kind: KindInputRejected, Body: body, At: n.now()}
-			if _, err := negotiation.ParseNegotiationID(ev.NegotiationID); err == nil {
-				rec.NegotiationID = ev.NegotiationID
-			}
-			if _, _, err := n.led.Append(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
-				n.log.Warn("transport rejection not recorded", "err", err)
-			}
-		}
 	}
 }

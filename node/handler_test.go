@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"testing"
@@ -101,7 +102,9 @@ func TestHandlerRecordsByTheRules(t *testing.T) {
 		{"digest mismatch", p.build(nid, 0, n.Address(), &negotiation.TaskAcceptance{
 			AcceptedOfferHash: proposal.Hash(), SettlementDigest: negotiation.Hash{1}, Signature: mustSign(t, p, negotiation.Hash{1}),
 		}), negotiation.CodeDigestMismatch, map[string]int{"envelope.received": 1}},
-		{"unknown negotiation", p.build(mustNID(t), 0, n.Address(), &negotiation.DeliveryNotice{ProofCID: negotiation.CID(negotiation.CIDOf([]byte("x")).String())}), negotiation.CodeWrongNegotiation, map[string]int{"envelope.rejected": 1}},
+		// Rejection evidence is gathered per peer and written when its
+		// window ends (below), never one entry per rejected envelope.
+		{"unknown negotiation", p.build(mustNID(t), 0, n.Address(), &negotiation.DeliveryNotice{ProofCID: negotiation.CID(negotiation.CIDOf([]byte("x")).String())}), negotiation.CodeWrongNegotiation, nil},
 	}
 	for _, s := range steps {
 		head := n.Ledger().Head().Seq
@@ -132,6 +135,27 @@ func TestHandlerRecordsByTheRules(t *testing.T) {
 		if after, _ := n.Thread(nid); after.State != before.State {
 			t.Fatalf("%s changed the state to %s", s.name, after.State)
 		}
+	}
+	// The window's evidence: one entry for the peer, by hash and code only.
+	evidenceFrom := n.Ledger().Head().Seq + 1
+	n.FlushRejectionsForTest(t.Context())
+	var bodies []map[string]any
+	for e, err := range n.Ledger().Entries(t.Context(), evidenceFrom) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind != node.KindInputRejected || e.CID.Defined() {
+			t.Fatalf("the rejection evidence wrote %s (object %v)", e.Kind, e.CID)
+		}
+		var b map[string]any
+		if err := json.Unmarshal(e.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, b)
+	}
+	if len(bodies) != 1 || bodies[0]["total"] != 1.0 || bodies[0]["peer"] != p.keys.Inbox().PeerID().String() ||
+		bodies[0]["codes"].(map[string]any)[string(negotiation.CodeWrongNegotiation)] != 1.0 {
+		t.Fatalf("rejection evidence %v", bodies)
 	}
 	// The same sequence signed twice with different content: the second
 	// is not authentic, kept whole as evidence.

@@ -25,8 +25,10 @@ const (
 	// at one sequence, as evidence: body {sender, sequence, first}, object
 	// the envelope.
 	KindEquivocation = "envelope.equivocation"
-	// KindInputRejected records input the transport rejected as not
-	// authentic, by hash and code only: body {code, hash, size, peer, topic?}.
+	// KindInputRejected records one peer's input rejected as not authentic
+	// (by the transport or the node) in one window, by hash and code only:
+	// body {peer, from, to, total, codes, first, last, negotiations?,
+	// moreNegotiations?, topics?, peers?, peersCapped?} (rejections.go).
 	KindInputRejected = "input.rejected"
 	// KindChainCursor records the next block the chain watcher scans:
 	// body {next}.

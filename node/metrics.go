@@ -10,7 +10,7 @@ type metrics struct {
 	facts     *prometheus.CounterVec // chain facts, by fact and code
 	acts      *prometheus.CounterVec // acts, by act and result
 	approvals *prometheus.CounterVec // approval decisions, by act and decision
-	rejected  *prometheus.CounterVec // input rejected by the transport, by code
+	rejected  *prometheus.CounterVec // input rejected as not authentic, by code
 	files     *prometheus.CounterVec // files fetched, by result
 	threads   prometheus.Gauge
 }
@@ -39,7 +39,7 @@ func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, erro
 		}, []string{"act", "decision"}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "parley", Subsystem: "node", Name: "input_rejected_total",
-			Help: "Input the transport rejected as not authentic, by code.",
+			Help: "Input rejected as not authentic (by the transport or the node), by code; every rejection, as it happens.",
 		}, []string{"code"}),
 		files: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "parley", Subsystem: "node", Name: "files_fetched_total",

@@ -80,7 +80,7 @@ type Node struct {
 	seenLogs map[string]bool // chain events recorded, by "tx/index"
 
 	events *broadcaster
-	rejq   chan p2p.Event
+	rej    *rejectionLog
 	px     *pxpNode // the principal's intent cards
 	cs     *consentBook
 	out    *refusals    // this node's envelopes its recipients refused
@@ -134,7 +134,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		out:      newRefusals(),
 		bl:       newBoardLimits(cfg.Board),
 		events:   newBroadcaster(),
-		rejq:     make(chan p2p.Event, 1024),
+		rej:      newRejectionLog(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
@@ -282,6 +282,18 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
 	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
 	pc.AdmitPeers(n.cfg.P2P.MaxPeers)
+	if c := n.cfg.P2P; c.IdentifyTimeout > 0 {
+		pc.IdentifyTimeout = c.IdentifyTimeout
+	}
+	if r := n.cfg.P2P.PeerFrameRate; r > 0 {
+		pc.PeerFrameRate, pc.PeerFrameBurst = r, max(int(2*r), pc.Window)
+	}
+	if r := n.cfg.P2P.PeerByteRate; r > 0 {
+		pc.PeerByteRate, pc.PeerByteBurst = float64(r), max(int(2*r), pc.MaxFrameBytes+16)
+	}
+	if d := n.cfg.P2P.BanDuration; d > 0 {
+		pc.BanDuration = d
+	}
 	pc.Registerer = n.o.registerer
 	pc.Logger = n.o.logger
 	pc.Clock = n.now
@@ -331,6 +343,12 @@ func (n *Node) shutdown() error {
 	n.closing = true
 	n.smu.Unlock()
 	n.wg.Wait()
+	if n.host != nil {
+		// The last window of rejection evidence, before the ledger closes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		n.flushRejections(ctx)
+		cancel()
+	}
 	if n.backend != nil && n.ownsBE {
 		n.backend.Close()
 	}

@@ -27,6 +27,11 @@ func TestAdmitPeers(t *testing.T) {
 		if c.ConnLow < min(n, def.ConnLow) || c.ConnHigh < n || c.ConnLow > c.ConnHigh {
 			t.Errorf("n=%d: watermarks %d..%d", n, c.ConnLow, c.ConnHigh)
 		}
+		// Unidentified peers get room to identify, and leave most of the
+		// inbound budget to identified ones.
+		if c.MaxUnidentified < max(def.MaxUnidentified, n/4) || 2*c.MaxUnidentified > int(sys.ConnsInbound) {
+			t.Errorf("n=%d: MaxUnidentified %d of %v inbound connections", n, c.MaxUnidentified, sys.ConnsInbound)
+		}
 	}
 	c := DefaultConfig()
 	c.AdmitPeers(0)

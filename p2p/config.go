@@ -90,8 +90,32 @@ type Config struct {
 	// HandlerConcurrency bounds the handler calls in flight per host.
 	HandlerConcurrency int
 
-	// TopicRate and TopicBurst bound the messages per second one peer may
-	// forward on a topic before its messages are rejected.
+	// IdentifyTimeout is how long a new connection's peer has to complete
+	// the identity handshake before it is disconnected; until then its
+	// frames on /parley/envelope/1 are answered unknown_link and nothing
+	// else is done with them.
+	IdentifyTimeout time.Duration
+	// MaxUnidentified bounds the inbound connections of peers that have
+	// not yet identified themselves; a newcomer over it evicts the oldest
+	// (unknown peer ids first), so the rest of the inbound budget is held
+	// for identified peers.
+	MaxUnidentified int
+	// PeerFrameRate and PeerFrameBurst (frames per second), PeerByteRate
+	// and PeerByteBurst (bytes per second) are each identified peer's
+	// budget on /parley/envelope/1: a frame over it is answered busy, and
+	// a peer that keeps sending over it is banned.
+	PeerFrameRate  float64
+	PeerFrameBurst int
+	PeerByteRate   float64
+	PeerByteBurst  int
+	// BanDuration is how long a banned peer (over its budget, or sending
+	// mostly garbage) is refused new connections and scored below the
+	// graylist threshold on gossip; 0 only disconnects it.
+	BanDuration time.Duration
+
+	// TopicRate and TopicBurst bound the messages per second one publisher
+	// (the identity that signed them, not the peer that relayed them) may
+	// have accepted on a topic; over it its messages are ignored.
 	TopicRate  float64
 	TopicBurst int
 	// SubscriptionBuffer is the per-subscription queue (pubsub's default of
@@ -115,6 +139,7 @@ type Config struct {
 const (
 	DefaultMaxFrameBytes    = 512 << 10
 	DefaultMaxEnvelopeBytes = 256 << 10
+	DefaultIdentifyTimeout  = 5 * time.Second
 )
 
 // AdmitPeers raises the resource manager's budget and the connection
@@ -123,7 +148,9 @@ const (
 // descriptors admit 96 inbound connections; the scaled inbound limit is 64
 // plus one per 16 MiB of budget, so the budget becomes enough for n plus 16
 // (the same margin for system and relay connections), with four
-// descriptors per peer.
+// descriptors per peer. Peers that have not identified themselves yet may
+// then hold a quarter of n (at least MaxUnidentified's default), so that n
+// peers connecting at once are not evicted while they identify.
 func (c *Config) AdmitPeers(n int) {
 	if n <= 0 {
 		return
@@ -132,6 +159,7 @@ func (c *Config) AdmitPeers(n int) {
 	c.ResourceFDs = max(c.ResourceFDs, 4*(n+16))
 	c.ConnHigh = max(c.ConnHigh, n+32)
 	c.ConnLow = max(c.ConnLow, min(n+16, c.ConnHigh))
+	c.MaxUnidentified = max(c.MaxUnidentified, n/4)
 }
 
 // DefaultConfig returns the production defaults: listen on 127.0.0.1 (TCP
@@ -160,6 +188,13 @@ func DefaultConfig() Config {
 		HoldBytes:          16 << 20,
 		HoldAge:            10 * time.Minute,
 		HandlerConcurrency: 64,
+		IdentifyTimeout:    DefaultIdentifyTimeout,
+		MaxUnidentified:    16,
+		PeerFrameRate:      10_000,
+		PeerFrameBurst:     20_000,
+		PeerByteRate:       64 << 20,
+		PeerByteBurst:      128 << 20,
+		BanDuration:        10 * time.Minute,
 		TopicRate:          50,
 		TopicBurst:         100,
 		SubscriptionBuffer: 4096,
@@ -215,6 +250,16 @@ func (c Config) Validate() error {
 		return bad("HoldCount, HoldBytes and HoldAge must not be negative")
 	case c.HandlerConcurrency < 1:
 		return bad("HandlerConcurrency %d is below 1", c.HandlerConcurrency)
+	case c.IdentifyTimeout < 100*time.Millisecond:
+		return bad("IdentifyTimeout %v is under 100ms", c.IdentifyTimeout)
+	case c.MaxUnidentified < 1:
+		return bad("MaxUnidentified %d is below 1", c.MaxUnidentified)
+	case c.PeerFrameRate <= 0 || c.PeerFrameBurst < c.Window:
+		return bad("PeerFrameRate %v / PeerFrameBurst %d: want a positive rate and a burst of at least Window (%d)", c.PeerFrameRate, c.PeerFrameBurst, c.Window)
+	case c.PeerByteRate <= 0 || c.PeerByteBurst < c.MaxFrameBytes+16:
+		return bad("PeerByteRate %v / PeerByteBurst %d: want a positive rate and a burst of at least one frame (%d)", c.PeerByteRate, c.PeerByteBurst, c.MaxFrameBytes+16)
+	case c.BanDuration < 0:
+		return bad("BanDuration is negative")
 	case c.TopicRate <= 0 || c.TopicBurst < 1:
 		return bad("TopicRate %v / TopicBurst %d must be positive", c.TopicRate, c.TopicBurst)
 	case c.SubscriptionBuffer < 32:

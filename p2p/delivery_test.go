@@ -69,6 +69,8 @@ func TestRecipientOfflineThenBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the first ack", func() bool { return len(a.ev.of(p2p.EventDelivered)) == 1 })
+	// Its settlement is written shortly after the ack.
+	eventually(t, "the first settlement", func() bool { return a.pending() == 0 })
 
 	// B goes away; A queues more. B's restart loses its sealing sessions,
 	// so A must re-key on unknown_session.

@@ -8,6 +8,12 @@
 //     and no public bootstrap peers ever;
 //   - /parley/identity/1, the handshake in which peers exchange and verify
 //     identity links and a peer whose link fails is disconnected;
+//   - admission (the guard, the host's connection gater): only a peer that
+//     completed the handshake has its envelope frames looked at, one that
+//     does not within IdentifyTimeout is disconnected, unidentified peers
+//     hold at most MaxUnidentified inbound connections, each identified
+//     peer has a budget of frames and bytes, and a peer over it or sending
+//     mostly garbage is banned (disconnected, refused, scored down);
 //   - /parley/envelope/1, direct delivery on one long-lived stream per peer
 //     with acks {cid, code}, and the durable outbox behind it (retries with
 //     backoff and jitter across restarts, re-keys on unknown_session, held
@@ -33,11 +39,14 @@
 //     receives envelopes (direct, from topics, from a store's mailbox) and
 //     must store them durably before it returns its code, because the ack
 //     follows. OnEvent reports what the node records: peers rejected,
-//     envelopes delivered, held or refused, and input rejected (by hash and
-//     code only).
+//     envelopes delivered, held or refused, and input the transport itself
+//     rejected (by hash and code only; the handler records its own).
+//  4. Before it posts an announcement, the node asks ReserveAnnouncement
+//     whether receivers would accept it now (the per-publisher rate).
 //
 // p2p imports negotiation (to decode and verify envelopes) and identity
 // (links and sealing). It must never import ledger, chain, approval or
 // node: the node implements OutboxStore, Handler, BlobProvider and
-// MailboxStore over the ledger. Its tests may import ledger and node.
+// MailboxStore over the ledger. Its tests may import ledger, node and
+// p2p/hostile (a misbehaving peer for tests and the soak).
 package p2p

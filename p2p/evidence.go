@@ -36,10 +36,17 @@ func (h *Host) JoinEvidence(disputeID string, members []negotiation.Address) err
 		if from == h.ID() {
 			return pubsub.ValidationAccept // sealed by this node, not to it
 		}
+		// What is in the clear a relaying store checks too: refusing it
+		// is the forwarder's fault. What needs opening a store cannot
+		// check, so refusing that does not score the forwarder.
+		if code := t.checkClear(name, m.Data); code != "" {
+			h.in.reject(from, "", m.Data, code, name)
+			return verdict(code)
+		}
 		d, code := t.checkEvidence(name, from, m.Data)
 		if code != "" {
 			h.in.reject(from, "", m.Data, code, name)
-			return pubsub.ValidationReject
+			return pubsub.ValidationIgnore
 		}
 		m.ValidatorData = d
 		return pubsub.ValidationAccept
@@ -125,7 +132,7 @@ func (h *Host) RelayEvidence(disputeID string, members []negotiation.Address) er
 	if err := h.ps.RegisterTopicValidator(name, func(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
 		if code := t.checkRelay(name, from, m.Data); code != "" {
 			h.in.reject(from, "", m.Data, code, name)
-			return pubsub.ValidationReject
+			return verdict(code)
 		}
 		m.ValidatorData = relayed{}
 		return pubsub.ValidationAccept
@@ -135,13 +142,28 @@ func (h *Host) RelayEvidence(disputeID string, members []negotiation.Address) er
 	return t.subscribe(name)
 }
 
+// checkRelay checks what a store relaying an evidence topic can: the
+// clear parts, and the sending member's rate (not the relayer's).
 func (t *topics) checkRelay(name string, from peer.ID, data []byte) Code {
+	h := t.h
+	if code := t.checkClear(name, data); code != "" {
+		return code
+	}
+	hdr, _ := identity.ParseFrameHeader(data)
+	l, _ := t.link(hdr.Link, h.now())
+	if addr := negotiation.Address(l.EVMAddress); from != h.ID() && addr != h.self && !t.allow(addr) {
+		return CodeOverRate
+	}
+	return ""
+}
+
+// checkClear checks the clear parts of an evidence message: its size, its
+// frame header, and that the header carries the valid link of the member
+// that sealed it.
+func (t *topics) checkClear(name string, data []byte) Code {
 	h := t.h
 	if len(data) > h.cfg.MaxFrameBytes {
 		return Code(negotiation.CodeTooLarge)
-	}
-	if from != h.ID() && !t.allow(from) {
-		return CodeOverRate
 	}
 	hdr, err := identity.ParseFrameHeader(data)
 	if err != nil {
@@ -168,15 +190,13 @@ func (t *topics) checkEvidence(name string, from peer.ID, data []byte) (*Deliver
 	return t.checkEvidenceAt(name, from, data, true, false)
 }
 
-// checkEvidenceAt checks an evidence message; rated spends from's rate,
-// history relaxes the time window to "not in the future".
+// checkEvidenceAt checks an evidence message; rated spends its sender's
+// rate (the member's, not the relayer's), history relaxes the time window
+// to "not in the future".
 func (t *topics) checkEvidenceAt(name string, from peer.ID, data []byte, rated, history bool) (*Delivery, Code) {
 	h := t.h
 	if len(data) > h.cfg.MaxFrameBytes {
 		return nil, Code(negotiation.CodeTooLarge)
-	}
-	if rated && from != h.ID() && !t.allow(from) {
-		return nil, CodeOverRate
 	}
 	now := h.now()
 	o, err := h.cfg.Sealer.Open(now, data)
@@ -204,6 +224,9 @@ func (t *topics) checkEvidenceAt(name string, from peer.ID, data []byte, rated, 
 	}
 	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || (!history && d < -h.cfg.MaxClockSkew) {
 		return nil, CodeBadTimestamp
+	}
+	if rated && from != h.ID() && env.Sender.EVMAddress != h.self && !t.allow(env.Sender.EVMAddress) {
+		return nil, CodeOverRate
 	}
 	h.learn(o.Sender)
 	return &Delivery{Envelope: env, Sender: o.Sender}, ""

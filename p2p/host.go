@@ -43,9 +43,10 @@ type Host struct {
 	log  *slog.Logger
 	self negotiation.Address
 
-	book *peerBook
-	out  *outbox
-	in   *inbound
+	book  *peerBook
+	out   *outbox
+	in    *inbound
+	guard *guard
 
 	mu    sync.Mutex
 	state lifecycle
@@ -78,6 +79,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.out = newOutbox(h)
 	h.in = newInbound(h)
+	h.guard = newGuard(h)
 	h.topics = newTopics(h)
 	for _, s := range cfg.StorePeers {
 		ai, _ := peer.AddrInfoFromString(s)
@@ -108,7 +110,19 @@ func (h *Host) Start(ctx context.Context) error {
 	if h.cfg.Mailbox != nil {
 		p.SetStreamHandler(ProtocolMailbox, h.handleMailbox)
 	}
-	p.Network().Notify(&network.NotifyBundle{ConnectedF: h.connected})
+	p.Network().Notify(&network.NotifyBundle{
+		ConnectedF: func(n network.Network, c network.Conn) {
+			h.guard.connected(c)
+			h.connected(n, c)
+		},
+		DisconnectedF: func(_ network.Network, c network.Conn) { h.guard.disconnected(c) },
+	})
+	// Listen only now, so that the guard sees every connection.
+	if err := p.Network().Listen(h.listenAddrs()...); err != nil {
+		h.closeLocked()
+		return failWrap(CodeBadConfig, err, "listen")
+	}
+	h.go1(h.guard.sweep)
 
 	if err := h.startTopics(); err != nil {
 		h.closeLocked()
@@ -145,6 +159,7 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 	}
 	limits := rcmgr.DefaultLimits
 	libp2p.SetDefaultServiceLimits(&limits)
+	limitProtocols(&limits)
 	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.Scale(h.cfg.ResourceMemory, h.cfg.ResourceFDs)))
 	if err != nil {
 		return nil, failWrap(CodeBadConfig, err, "resource manager")
@@ -155,7 +170,8 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 	}
 	opts := []libp2p.Option{
 		libp2p.Identity(key),
-		libp2p.ListenAddrStrings(h.cfg.ListenAddrs...),
+		libp2p.NoListenAddrs,
+		libp2p.ConnectionGater(h.guard),
 		libp2p.Transport(tcp.NewTCPTransport),
 		libp2p.Transport(quic.NewTransport),
 		libp2p.Security(noise.ID, noise.New),
@@ -180,6 +196,28 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		return nil, failWrap(CodeBadConfig, err, "libp2p host")
 	}
 	return p, nil
+}
+
+// limitProtocols bounds the streams one peer may hold on Parley's
+// protocols in the resource manager: an honest peer keeps one envelope
+// stream each way and runs one handshake per connection.
+func limitProtocols(l *rcmgr.ScalingLimitConfig) {
+	l.AddProtocolPeerLimit(ProtocolEnvelope,
+		rcmgr.BaseLimit{StreamsInbound: 8, StreamsOutbound: 8, Streams: 16, Memory: 64 << 20},
+		rcmgr.BaseLimitIncrease{})
+	l.AddProtocolPeerLimit(ProtocolIdentity,
+		rcmgr.BaseLimit{StreamsInbound: 4, StreamsOutbound: 4, Streams: 8, Memory: 1 << 20},
+		rcmgr.BaseLimitIncrease{})
+}
+
+// listenAddrs parses ListenAddrs (Validate checked them).
+func (h *Host) listenAddrs() []ma.Multiaddr {
+	out := make([]ma.Multiaddr, 0, len(h.cfg.ListenAddrs))
+	for _, s := range h.cfg.ListenAddrs {
+		a, _ := ma.NewMultiaddr(s)
+		out = append(out, a)
+	}
+	return out
 }
 
 // connected starts the identity handshake on every new outbound
@@ -298,10 +336,10 @@ func (h *Host) Connect(ctx context.Context, ai peer.AddrInfo) error {
 	if err := p.Connect(ctx, ai); err != nil {
 		return failWrap(CodeNotFound, err, "dial %s", ai.ID)
 	}
-	if h.book.byPeerID(ai.ID) == nil {
+	if !h.Identified(ai.ID) {
 		h.identify(ctx, ai.ID)
 	}
-	if h.book.byPeerID(ai.ID) == nil {
+	if !h.Identified(ai.ID) {
 		return fail(CodeUnknownLink, "peer %s did not identify", ai.ID)
 	}
 	return nil

@@ -75,6 +75,7 @@ func newInbound(h *Host) *inbound {
 type job struct {
 	id     uint64
 	opened *identity.Opened
+	size   int
 }
 
 // handleStream serves one inbound /parley/envelope/1 stream until the peer
@@ -99,6 +100,11 @@ func (in *inbound) handleStream(s network.Stream) {
 			_ = s.Reset()
 		}
 	}
+	g := h.guard
+	// Frames waiting for their ack hold at most maxInflightBytes of the
+	// stream's memory; past it the stream is read no further until acks
+	// free some (an honest sender has one window in flight).
+	inflight := newByteBudget(max(maxInflightBytes, h.cfg.MaxFrameBytes+16))
 	// Lanes start on first use, so a stream that carries one negotiation
 	// costs one goroutine.
 	var lanes [lanesPerStream]chan job
@@ -111,8 +117,16 @@ func (in *inbound) handleStream(s network.Stream) {
 			go func() {
 				defer wg.Done()
 				for j := range c {
-					code, id := in.accept(h.ctx, remote, j.opened)
+					code, id, judged := in.acceptJudged(h.ctx, remote, j.opened)
 					send(ack{id: j.id, code: code, cid: id})
+					inflight.release(j.size)
+					// Garbage is what no honest sender makes: frames the
+					// transport refused. The handler's refusals (a
+					// thread this node does not hold, a chain that does
+					// not fit) can follow from honest divergence.
+					if !judged && code.Outcome() == Rejected {
+						g.rejected(remote)
+					}
 				}
 			}()
 		}
@@ -127,11 +141,25 @@ func (in *inbound) handleStream(s network.Stream) {
 		wg.Wait()
 		_ = s.Close()
 	}()
+	// refuse acks a frame the transport rejected itself (it did not open,
+	// or was sealed by another peer) and reports whether to read on.
+	refuse := func(id uint64, sealed []byte, code Code) bool {
+		in.reject(remote, "", sealed, code, "")
+		send(ack{id: id, code: code})
+		if !g.rejected(remote) {
+			_ = s.Reset()
+			return false
+		}
+		return true
+	}
 	for {
 		b, err := readMsg(r, h.cfg.MaxFrameBytes+16)
 		if err != nil {
 			if errors.Is(err, errFrameTooLarge) {
-				h.emit(Event{Kind: EventInputRejected, Peer: remote, Code: Code(negotiation.CodeTooLarge)})
+				if h.Identified(remote) {
+					h.emit(Event{Kind: EventInputRejected, Peer: remote, Code: Code(negotiation.CodeTooLarge)})
+					g.rejected(remote)
+				}
 				_ = s.Reset()
 			}
 			return
@@ -141,32 +169,106 @@ func (in *inbound) handleStream(s network.Stream) {
 			_ = s.Reset()
 			return
 		}
+		// A peer that has not completed the identity handshake is
+		// refused without opening its frame, recording it or reporting
+		// it: unknown_link, which an honest sender mid-handshake retries.
+		// The first frames of a new connection wait for the handshake.
+		if !g.waitIdentified(h.ctx, remote) {
+			send(ack{id: id, code: CodeUnknownLink})
+			if !g.unidentifiedFrame(remote) {
+				_ = s.Reset()
+				return
+			}
+			continue
+		}
+		switch g.admitFrame(remote, len(b)) {
+		case "":
+		case CodeBusy:
+			send(ack{id: id, code: CodeBusy})
+			continue
+		default:
+			_ = s.Reset() // banned
+			return
+		}
 		opened, err := h.cfg.Sealer.Open(h.now(), sealed)
 		if err != nil {
 			code := CodeOf(err)
 			if code == "" {
 				code = Code(identity.CodeBadFrame)
 			}
-			if code.Outcome() == Rejected {
-				in.reject(remote, "", sealed, code, "")
+			if code.Outcome() != Rejected {
+				send(ack{id: id, code: code}) // a re-key, not a rejection
+				continue
 			}
-			send(ack{id: id, code: code})
+			if !refuse(id, sealed, code) {
+				return
+			}
 			continue
 		}
 		if opened.SenderPeer != remote {
 			// A frame sealed by another peer, replayed or relayed on a
 			// direct stream: direct delivery comes from its sender only.
-			in.reject(remote, "", sealed, CodeSenderMismatch, "")
-			send(ack{id: id, code: CodeSenderMismatch})
+			if !refuse(id, sealed, CodeSenderMismatch) {
+				return
+			}
 			continue
+		}
+		if !inflight.acquire(h.ctx, len(b)) {
+			_ = s.Reset()
+			return
 		}
 		i := maphash.Bytes(in.seed, opened.NegotiationID[:]) % lanesPerStream
 		select {
-		case lane(i) <- job{id: id, opened: opened}:
+		case lane(i) <- job{id: id, opened: opened, size: len(b)}:
 		case <-h.ctx.Done():
 			_ = s.Reset()
 			return
 		}
+	}
+}
+
+// maxInflightBytes bounds the frames of one stream that wait for their
+// ack (64 frames of 256 KiB envelopes fit twice).
+const maxInflightBytes = 32 << 20
+
+// byteBudget is a counting semaphore over bytes.
+type byteBudget struct {
+	mu   sync.Mutex
+	used int
+	max  int
+	free chan struct{}
+}
+
+func newByteBudget(max int) *byteBudget {
+	return &byteBudget{max: max, free: make(chan struct{}, 1)}
+}
+
+// acquire takes n bytes, waiting until they are free; false when ctx ends.
+func (b *byteBudget) acquire(ctx context.Context, n int) bool {
+	n = min(n, b.max)
+	for {
+		b.mu.Lock()
+		if b.used+n <= b.max {
+			b.used += n
+			b.mu.Unlock()
+			return true
+		}
+		b.mu.Unlock()
+		select {
+		case <-b.free:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.used -= min(n, b.max)
+	b.mu.Unlock()
+	select {
+	case b.free <- struct{}{}:
+	default:
 	}
 }
 
@@ -175,38 +277,46 @@ func (in *inbound) handleStream(s network.Stream) {
 // did not decode). from is the peer the frame came from: its sealer on a
 // direct stream, a store node on mailbox hand-over.
 func (in *inbound) accept(ctx context.Context, from peer.ID, o *identity.Opened) (Code, cid.Cid) {
+	code, c, _ := in.acceptJudged(ctx, from, o)
+	return code, c
+}
+
+// acceptJudged is accept; judged is false when the transport refused the
+// frame itself (it is not an authentic envelope of its sealer's) and true
+// when the code is the Handler's.
+func (in *inbound) acceptJudged(ctx context.Context, from peer.ID, o *identity.Opened) (code Code, c cid.Cid, judged bool) {
 	h := in.h
 	env, err := negotiation.Decode(o.Plaintext, negotiation.DecodeOptions{MaxBytes: h.cfg.MaxEnvelopeBytes})
 	if err != nil {
 		code := CodeOf(err)
 		in.reject(from, "", o.Plaintext, code, "")
-		return code, cid.Undef
+		return code, cid.Undef, false
 	}
-	c := env.CID()
+	c = env.CID()
 	if err := env.Verify(); err != nil {
 		code := CodeOf(err)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if code := in.checkSender(env, o.Sender); code != "" {
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if nid, err := negotiation.ParseNegotiationID(env.NegotiationID); err != nil || nid != o.NegotiationID {
 		code := Code(negotiation.CodeWrongNegotiation)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if !env.Addressed(h.self) {
 		code := Code(negotiation.CodeNotAddressed)
 		in.reject(from, env.NegotiationID, o.Plaintext, code, "")
-		return code, c
+		return code, c, false
 	}
 	if env.Timestamp.After(h.now().Add(h.cfg.MaxClockSkew)) {
-		return Code(negotiation.CodeClockSkew), c
+		return Code(negotiation.CodeClockSkew), c, false
 	}
 	h.learn(o.Sender)
-	return in.offer(ctx, Delivery{Envelope: env, Sender: o.Sender, From: from}, len(o.Plaintext)), c
+	return in.offer(ctx, Delivery{Envelope: env, Sender: o.Sender, From: from}, len(o.Plaintext)), c, true
 }
 
 // checkSender returns sender_mismatch unless the envelope's sender is the
@@ -238,11 +348,9 @@ func (in *inbound) offer(ctx context.Context, d Delivery, size int) Code {
 				return CodeBusy
 			}
 		}
-	case Rejected:
-		if !code.Declined() { // a consent refusal writes nothing
-			in.reject(d.From, d.Envelope.NegotiationID, d.Envelope.Bytes(), code, d.Topic)
-		}
 	}
+	// A Rejected code is the handler's own judgement: the handler records
+	// it (it is not reported again as EventInputRejected).
 	return code
 }
 

@@ -66,11 +66,17 @@ func (h *Host) handleMailbox(s network.Stream) {
 	ctx := h.ctx
 	switch req[0] {
 	case opPut:
+		// A hand-over is stored durably: only from a peer that completed
+		// the identity handshake (unknown_link: it retries).
+		if !h.guard.waitIdentified(ctx, remote) {
+			_ = writeMsg(s, []byte(CodeUnknownLink))
+			return
+		}
 		_ = writeMsg(s, []byte(h.mailboxPut(ctx, remote, req[1:])))
 	case opFetch:
 		after, n := binary.Uvarint(req[1:])
 		link := h.book.byPeerID(remote)
-		if n <= 0 || link == nil {
+		if n <= 0 || link == nil || !h.guard.waitIdentified(ctx, remote) {
 			_ = s.Reset()
 			return
 		}
@@ -145,6 +151,14 @@ func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
 
 // mailboxRequest sends one request to a store and returns its stream.
 func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
+	// The store answers only a peer that identified itself: connect and
+	// let the handshake finish first.
+	if err := h.p2p.Connect(ctx, peer.AddrInfo{ID: store}); err != nil {
+		return nil, nil, failWrap(CodeNotFound, err, "dial store %s", store)
+	}
+	if !h.guard.waitIdentified(ctx, store) {
+		return nil, nil, fail(CodeUnknownLink, "store %s did not identify", store)
+	}
 	s, err := h.p2p.NewStream(ctx, store, ProtocolMailbox)
 	if err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "mailbox stream to %s", store)

@@ -21,7 +21,8 @@ const ProtocolIdentity protocol.ID = "/parley/identity/1"
 // maxLinkBytes bounds a link on the wire.
 const maxLinkBytes = 64 << 10
 
-// identifyTimeout bounds one identity exchange.
+// identifyTimeout bounds one identity exchange (the guard disconnects a
+// peer that has not identified within Config.IdentifyTimeout anyway).
 const identifyTimeout = 15 * time.Second
 
 // peerBook holds the verified identity links this node knows, by peer id
@@ -171,6 +172,8 @@ func (h *Host) acceptLink(remote peer.ID, b []byte) bool {
 		return false
 	}
 	h.learn(l)
+	// Its frames are accepted from now on (within its budget).
+	h.guard.identified(remote)
 	// A peer that (re)connected and identified itself is reachable now:
 	// whatever waits for it is due.
 	h.out.wake(negotiation.Address(l.EVMAddress))

@@ -37,6 +37,13 @@ const (
 // maxCachedLinks bounds the cache of links verified on topics.
 const maxCachedLinks = 4096
 
+// validateQueue and outboundQueue size gossipsub's queues of messages
+// waiting for validation and for the stream to one peer.
+const (
+	validateQueue = 1024
+	outboundQueue = 512
+)
+
 // topics runs gossipsub: the task board and evidence topics, their
 // validators, and the peer scores.
 type topics struct {
@@ -46,45 +53,64 @@ type topics struct {
 	joined   map[string]*pubsub.Topic
 	subs     map[string]context.CancelFunc
 	members  map[string]map[negotiation.Address]bool // evidence topic -> members
-	limiters map[peer.ID]*rate.Limiter
+	limiters map[negotiation.Address]*rate.Limiter   // per publisher
+	self     *rate.Limiter                           // this node's own announcements
 	links    map[[32]byte]*identity.Link
 	scores   map[peer.ID]float64
 }
 
+// maxLimiters bounds the per-publisher rate limiters; past it the ones
+// that have refilled (the same as new) are forgotten first.
+const maxLimiters = 4096
+
 func newTopics(h *Host) *topics {
+	// This node's own allowance is the receivers' per-publisher bucket
+	// less a tenth of the burst, so that network jitter, which bunches
+	// messages up on the way, never takes one over a receiver's rate.
+	selfBurst := max(1, h.cfg.TopicBurst-h.cfg.TopicBurst/10)
 	return &topics{
 		h:        h,
 		joined:   make(map[string]*pubsub.Topic),
 		subs:     make(map[string]context.CancelFunc),
 		members:  make(map[string]map[negotiation.Address]bool),
-		limiters: make(map[peer.ID]*rate.Limiter),
+		limiters: make(map[negotiation.Address]*rate.Limiter),
+		self:     rate.NewLimiter(rate.Limit(h.cfg.TopicRate), selfBurst),
 		links:    make(map[[32]byte]*identity.Link),
 		scores:   make(map[peer.ID]float64),
 	}
 }
 
-// scoreParams are the peer-score parameters of docs/p2p.md: invalid
-// messages weigh heavily (squared), so a peer that floods invalid
-// messages falls below the graylist threshold after a handful.
-func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
-	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
-	topic := func(weight float64) *pubsub.TopicScoreParams {
-		return &pubsub.TopicScoreParams{
-			TopicWeight:                    weight,
-			TimeInMeshWeight:               0.01,
-			TimeInMeshQuantum:              time.Second,
-			TimeInMeshCap:                  100,
-			FirstMessageDeliveriesWeight:   1,
-			FirstMessageDeliveriesDecay:    0.9,
-			FirstMessageDeliveriesCap:      50,
-			InvalidMessageDeliveriesWeight: -10,
-			InvalidMessageDeliveriesDecay:  0.99,
-		}
+// topicScore is the score of one topic (docs/p2p.md "Peer scoring").
+// Only messages the validator rejects as the forwarding peer's fault
+// (ValidationReject) count as invalid deliveries, weighing heavily
+// (squared): a peer that originates invalid messages falls below the
+// graylist threshold after a handful. Valid messages, and those ignored
+// because of their publisher (over its rate) or of the clock, never count
+// against the peer that relayed them; first deliveries earn a little.
+// Mesh delivery rates (P3) are not scored: a quiet board is not a fault.
+func topicScore(weight float64) *pubsub.TopicScoreParams {
+	return &pubsub.TopicScoreParams{
+		TopicWeight:                    weight,
+		TimeInMeshWeight:               0.01,
+		TimeInMeshQuantum:              time.Second,
+		TimeInMeshCap:                  100,
+		FirstMessageDeliveriesWeight:   1,
+		FirstMessageDeliveriesDecay:    0.99,
+		FirstMessageDeliveriesCap:      50,
+		InvalidMessageDeliveriesWeight: -10,
+		InvalidMessageDeliveriesDecay:  0.99,
 	}
+}
+
+// scoreParams are the peer-score parameters of docs/p2p.md; appScore is
+// the application-specific score (the guard's: a banned peer is below the
+// graylist threshold).
+func scoreParams(appScore func(peer.ID) float64) (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
+	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
 	return &pubsub.PeerScoreParams{
-			Topics:                      map[string]*pubsub.TopicScoreParams{TopicTaskBoard: topic(1)},
+			Topics:                      map[string]*pubsub.TopicScoreParams{TopicTaskBoard: topicScore(1)},
 			TopicScoreCap:               100,
-			AppSpecificScore:            func(peer.ID) float64 { return 0 },
+			AppSpecificScore:            appScore,
 			AppSpecificWeight:           1,
 			IPColocationFactorWeight:    -10,
 			IPColocationFactorThreshold: 8,
@@ -108,7 +134,7 @@ func scoreParams() (*pubsub.PeerScoreParams, *pubsub.PeerScoreThresholds) {
 // are signed already), message id = CID, scoring on, and joins the task
 // board.
 func (h *Host) startTopics() error {
-	params, thresholds := scoreParams()
+	params, thresholds := scoreParams(h.guard.appScore)
 	ps, err := pubsub.NewGossipSub(h.ctx, h.p2p,
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),
@@ -116,6 +142,11 @@ func (h *Host) startTopics() error {
 		pubsub.WithMaxMessageSize(h.cfg.MaxFrameBytes+maxLinkBytes+64),
 		pubsub.WithPeerExchange(false),
 		pubsub.WithFloodPublish(true),
+		// pubsub's queues of 32 (messages waiting for validation, and for
+		// the stream to each peer) drop silently under a burst: a relayed
+		// flood would crowd a poster's own announcements out.
+		pubsub.WithValidateQueueSize(validateQueue),
+		pubsub.WithPeerOutboundQueueSize(outboundQueue),
 		pubsub.WithPeerScore(params, thresholds),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(h.topics.inspect), 250*time.Millisecond),
 	)
@@ -166,31 +197,45 @@ type announcement struct {
 }
 
 // validateBoard accepts only a public announcement, signed, by the holder
-// of a valid link, within the clock window, from a peer within its rate.
+// of a valid link, within the clock window, from a publisher within its
+// rate. What the peer that forwarded it could have checked the same way
+// (the bytes, the link's and the envelope's signatures) is its fault and
+// rejected (scored); what depends on this node's clock or on the
+// publisher's rate here is ignored (not forwarded, not scored).
 func (t *topics) validateBoard(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
 	a, code := t.checkBoard(from, m.Data)
 	if code != "" {
 		t.h.in.reject(from, "", m.Data, code, TopicTaskBoard)
-		return pubsub.ValidationReject
+		return verdict(code)
 	}
 	m.ValidatorData = a
 	return pubsub.ValidationAccept
+}
+
+// verdict is gossipsub's result for a topic message refused with code:
+// ValidationIgnore when the forwarding peer is not at fault (the
+// publisher over its rate, a timestamp or link validity judged by this
+// node's clock), ValidationReject otherwise (it penalises the forwarder).
+func verdict(code Code) pubsub.ValidationResult {
+	switch code {
+	case CodeOverRate, CodeBadTimestamp, Code(identity.CodeLinkExpired), Code(identity.CodeLinkNotYetValid):
+		return pubsub.ValidationIgnore
+	}
+	return pubsub.ValidationReject
 }
 
 func (t *topics) checkBoard(from peer.ID, data []byte) (*announcement, Code) {
 	return t.checkBoardAt(from, data, true, false)
 }
 
-// checkBoardAt checks a task-board message. rated spends from's rate;
-// history relaxes the time window to "not in the future" (catch-up
-// replays old announcements).
+// checkBoardAt checks a task-board message. rated spends the publisher's
+// rate (its own announcements are this node's, spent by
+// ReserveAnnouncement); history relaxes the time window to "not in the
+// future" (catch-up replays old announcements).
 func (t *topics) checkBoardAt(from peer.ID, data []byte, rated, history bool) (*announcement, Code) {
 	h := t.h
 	if len(data) > h.cfg.MaxEnvelopeBytes+maxLinkBytes+16 {
 		return nil, Code(negotiation.CodeTooLarge)
-	}
-	if rated && from != h.ID() && !t.allow(from) {
-		return nil, CodeOverRate
 	}
 	lb, eb, ok := splitBundle(data)
 	if !ok {
@@ -216,6 +261,11 @@ func (t *topics) checkBoardAt(from peer.ID, data []byte, rated, history bool) (*
 	}
 	if d := env.Timestamp.Sub(now); d > h.cfg.MaxClockSkew || (!history && d < -h.cfg.MaxClockSkew) {
 		return nil, CodeBadTimestamp
+	}
+	// The rate is the publisher's, judged only once its announcement is
+	// known to be its own: a forgery cannot spend an honest poster's rate.
+	if rated && env.Sender.EVMAddress != h.self && !t.allow(env.Sender.EVMAddress) {
+		return nil, CodeOverRate
 	}
 	return &announcement{env: env, link: link}, ""
 }
@@ -253,16 +303,57 @@ func checkTimes(l *identity.Link, now time.Time) error {
 	return nil
 }
 
-// allow spends one token of from's rate.
-func (t *topics) allow(from peer.ID) bool {
+// allow spends one token of publisher's rate.
+func (t *topics) allow(publisher negotiation.Address) bool {
+	now := t.h.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.limiters[from]
+	l := t.limiters[publisher]
 	if l == nil {
+		if len(t.limiters) >= maxLimiters {
+			t.pruneLimitersLocked(now)
+		}
 		l = rate.NewLimiter(rate.Limit(t.h.cfg.TopicRate), t.h.cfg.TopicBurst)
-		t.limiters[from] = l
+		t.limiters[publisher] = l
 	}
-	return l.Allow()
+	return l.AllowN(now, 1)
+}
+
+// pruneLimitersLocked forgets the limiters that have refilled (a new one
+// is the same) and, if that is not enough, all of them (t.mu held).
+func (t *topics) pruneLimitersLocked(now time.Time) {
+	for a, l := range t.limiters {
+		if l.TokensAt(now) >= float64(l.Burst()) {
+			delete(t.limiters, a)
+		}
+	}
+	if len(t.limiters) >= maxLimiters {
+		clear(t.limiters)
+	}
+}
+
+// ReserveAnnouncement takes one announcement from this node's own
+// allowance on the task board, which mirrors the per-publisher rate every
+// receiver applies (TopicRate per second with a burst of TopicBurst, less
+// a tenth of the burst for network jitter). It returns 0 when the
+// allowance was taken: publish the announcement with Announce (which
+// spends nothing itself). Otherwise it takes nothing and returns how long
+// until an announcement would be within the rate, for a Retry-After; an
+// announcement published over it is ignored by the receivers.
+func (h *Host) ReserveAnnouncement() time.Duration {
+	now := h.now()
+	t := h.topics
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.self.ReserveN(now, 1)
+	if !r.OK() {
+		return time.Duration(float64(time.Second) / h.cfg.TopicRate)
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return d
+	}
+	return 0
 }
 
 // subscribe joins name and hands every valid message to the Handler.
@@ -271,6 +362,12 @@ func (t *topics) subscribe(name string) error {
 	tp, err := h.ps.Join(name)
 	if err != nil {
 		return failWrap(CodeBadConfig, err, "join %s", name)
+	}
+	if name != TopicTaskBoard {
+		// Evidence topics are scored as the board is.
+		if err := tp.SetScoreParams(topicScore(1)); err != nil {
+			h.log.Debug("topic score not set", "topic", name, "err", err)
+		}
 	}
 	sub, err := tp.Subscribe(pubsub.WithBufferSize(h.cfg.SubscriptionBuffer))
 	if err != nil {

@@ -2,64 +2,43 @@ package p2p_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
-	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/p2p/hostile"
 )
 
 // rawPublisher is a gossipsub peer without Parley's validators: it
-// publishes whatever bytes it is given, as an attacker would.
+// publishes whatever bytes it is given, as an attacker would. It
+// identifies itself with a throw-away identity (an unidentified peer is
+// disconnected after IdentifyTimeout).
 type rawPublisher struct {
-	id    peer.ID
-	topic *pubsub.Topic
+	id  peer.ID
+	p   *hostile.Peer
+	who *hostile.Identity
 }
 
 func newRawPublisher(t *testing.T, to ...*testNode) *rawPublisher {
 	t.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay(), libp2p.DisableMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); _ = h.Close() })
-	ps, err := pubsub.NewGossipSub(ctx, h,
-		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign), pubsub.WithNoAuthor(), pubsub.WithFloodPublish(true),
-		pubsub.WithMessageIdFn(func(m *pb.Message) string { s := sha256.Sum256(m.Data); return string(s[:]) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := ps.Join(p2p.TopicTaskBoard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := tp.Subscribe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			if _, err := sub.Next(ctx); err != nil {
-				return
-			}
-		}
-	}()
+	who := throwaway(t)
+	p := startHostile(t, hostile.Config{Identity: who, Gossip: true})
 	for _, n := range to {
-		if err := h.Connect(t.Context(), n.info()); err != nil {
+		if err := p.Connect(t.Context(), n.info()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Identify(t.Context(), n.host.ID()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return &rawPublisher{id: h.ID(), topic: tp}
+	return &rawPublisher{id: p.ID(), p: p, who: who}
 }
 
 func bundleOf(link, env []byte) []byte {
@@ -82,7 +61,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 	x := newRawPublisher(t, victim)
 	eventually(t, "the topic peers", func() bool {
 		ps := victim.host.TopicPeers(p2p.TopicTaskBoard)
-		return hasPeer(ps, x.id) && hasPeer(ps, honest.host.ID()) && len(x.topic.ListPeers()) > 0
+		return hasPeer(ps, x.id) && hasPeer(ps, honest.host.ID()) && len(x.p.BoardPeers()) > 0
 	})
 
 	// One of each kind of invalid message, with the code that rejects it.
@@ -109,7 +88,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 		{bundleOf(ol, []byte(`{"schemaVersion":"azzle-xmtp-v1"}`)), p2p.Code(negotiation.CodeSchemaInvalid)},
 	}
 	for i, k := range kinds {
-		if err := x.topic.Publish(t.Context(), k.data); err != nil {
+		if err := x.p.Publish(t.Context(), k.data); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, fmt.Sprintf("rejection %d (%s)", i, k.want), func() bool {
@@ -123,7 +102,7 @@ func TestTaskBoardRejectsInvalidAndScoresFlooder(t *testing.T) {
 
 	// Then a flood of 1,000 invalid messages.
 	for i := range 1000 {
-		if err := x.topic.Publish(t.Context(), bundleOf(ol, fmt.Appendf(nil, "junk %d", i))); err != nil {
+		if err := x.p.Publish(t.Context(), bundleOf(ol, fmt.Appendf(nil, "junk %d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,4 +168,155 @@ func TestEvidenceTopicSealedToMembers(t *testing.T) {
 	}
 	eventually(t, "second evidence", func() bool { e, _ := arb.rec.snapshot(); return len(e) == 2 })
 	_ = context.Background
+}
+
+// TestRelayedJunkDoesNotBlameTheRelay has four throw-away identities
+// publish valid announcements far over the board's rate through an honest
+// poster (they are connected to it only), while the poster announces its
+// own tasks within its allowance. The rate is judged per publisher, and
+// over it messages are ignored, not rejected: the worker receives every
+// one of the poster's announcements, never scores the poster down, and
+// takes from each junk identity no more than its rate.
+func TestRelayedJunkDoesNotBlameTheRelay(t *testing.T) {
+	poster, worker := newNode(t), newNode(t)
+	connect(t, poster, worker)
+	junk := make([]*rawPublisher, 4)
+	for i := range junk {
+		junk[i] = newRawPublisher(t, poster)
+	}
+	eventually(t, "the board's peers", func() bool {
+		for _, j := range junk {
+			if !hasPeer(poster.host.TopicPeers(p2p.TopicTaskBoard), j.id) || len(j.p.BoardPeers()) == 0 {
+				return false
+			}
+		}
+		return hasPeer(worker.host.TopicPeers(p2p.TopicTaskBoard), poster.host.ID())
+	})
+
+	// The worker's score of the poster, sampled throughout.
+	lowest := 0.0
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop); <-sampled }) }
+	t.Cleanup(halt)
+	go func() {
+		defer close(sampled)
+		for {
+			if s, ok := worker.host.PeerScore(poster.host.ID()); ok && s < lowest {
+				lowest = s
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+
+	const perJunk = 400
+	sent := make([]map[string]bool, len(junk))
+	start := time.Now()
+	done := make(chan error, len(junk))
+	for i, j := range junk {
+		sent[i] = map[string]bool{}
+		envs := make([]*negotiation.Envelope, perJunk)
+		for k := range envs {
+			env, err := j.who.Announcement(time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			envs[k] = env
+			sent[i][env.CID().KeyString()] = true
+		}
+		go func() {
+			// About 500/s each, ten times the rate (faster, and the
+			// routers' queues drop what the rate would have refused).
+			for _, env := range envs {
+				if err := j.p.Publish(t.Context(), j.who.Bundle(env)); err != nil {
+					done <- err
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			done <- nil
+		}()
+	}
+	var own []*negotiation.Envelope
+	for range 20 {
+		for d := poster.host.ReserveAnnouncement(); d > 0; d = poster.host.ReserveAnnouncement() {
+			time.Sleep(d)
+		}
+		env := poster.envelope(newNID())
+		if err := poster.host.Announce(t.Context(), env); err != nil {
+			t.Fatal(err)
+		}
+		own = append(own, env)
+		time.Sleep(25 * time.Millisecond)
+	}
+	for range junk {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "every one of the poster's announcements at the worker", func() bool {
+		e, _ := worker.rec.snapshot()
+		got := map[string]bool{}
+		for _, c := range e {
+			got[c.KeyString()] = true
+		}
+		for _, env := range own {
+			if !got[env.CID().KeyString()] {
+				return false
+			}
+		}
+		return true
+	})
+	elapsed := time.Since(start)
+	time.Sleep(500 * time.Millisecond) // let the last junk arrive
+	halt()
+	if lowest < 0 {
+		t.Fatalf("the worker scored the poster down to %v for relaying valid announcements", lowest)
+	}
+	if s, ok := worker.host.PeerScore(poster.host.ID()); !ok || s < 0 {
+		t.Fatalf("the poster's score at the worker is %v (%v)", s, ok)
+	}
+	cfg := p2p.DefaultConfig()
+	limit := cfg.TopicBurst + int(cfg.TopicRate*(elapsed+time.Second).Seconds())
+	e, _ := worker.rec.snapshot()
+	for i := range junk {
+		n := 0
+		for _, c := range e {
+			if sent[i][c.KeyString()] {
+				n++
+			}
+		}
+		t.Logf("junk identity %d: %d of %d announcements reached the worker (rate limit %d)", i, n, perJunk, limit)
+		if n > limit || n == 0 {
+			t.Fatalf("junk identity %d: %d announcements reached the worker, want 1..%d", i, n, limit)
+		}
+	}
+}
+
+// TestReserveAnnouncement spends the node's own allowance: the burst less
+// a tenth at once, then one per 1/TopicRate, and a refused reservation
+// spends nothing.
+func TestReserveAnnouncement(t *testing.T) {
+	n := newNode(t, func(c *p2p.Config) { c.TopicRate, c.TopicBurst = 10, 20 })
+	for i := range 18 {
+		if d := n.host.ReserveAnnouncement(); d != 0 {
+			t.Fatalf("reservation %d: wait %v, want none", i, d)
+		}
+	}
+	d := n.host.ReserveAnnouncement()
+	if d <= 0 || d > 100*time.Millisecond {
+		t.Fatalf("over the burst: wait %v, want up to 100ms", d)
+	}
+	if d2 := n.host.ReserveAnnouncement(); d2 <= 0 || d2 > d {
+		t.Fatalf("a refused reservation spent the allowance: %v then %v", d, d2)
+	}
+	time.Sleep(d + 20*time.Millisecond)
+	if d := n.host.ReserveAnnouncement(); d != 0 {
+		t.Fatalf("after the wait: %v", d)
+	}
 }

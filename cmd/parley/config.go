@@ -342,6 +342,17 @@ var settingsTable = []setting{
 		s.Node.P2P.MaxPeers = n
 		return nil
 	}},
+	{key: "p2p.identify_timeout", help: "how long a new connection's peer has to complete the identity handshake before it is disconnected", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.IdentifyTimeout })},
+	{key: "p2p.peer_frame_rate", help: "envelope frames per second each identified peer may send (burst twice that); over it: busy, then a ban", set: func(s *settings, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("%q is not a non-negative number", v)
+		}
+		s.Node.P2P.PeerFrameRate = f
+		return nil
+	}},
+	{key: "p2p.peer_byte_rate", help: "envelope bytes per second each identified peer may send (such as 64MiB; burst twice that)", set: byteSize(func(s *settings) *int64 { return &s.Node.P2P.PeerByteRate })},
+	{key: "p2p.ban_duration", help: "how long a peer over its budget or sending mostly garbage is refused", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.BanDuration })},
 	{key: "chain.rpc", help: "EVM JSON-RPC endpoint (empty: no chain)", set: str(func(s *settings) *string { return &s.Node.Chain.RPC })},
 	{key: "chain.chain_id", envName: "PARLEY_CHAIN_ID", flagName: "chain-id", help: "the chain id the endpoint must have (0: any)", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.ChainID })},
 	{key: "chain.confirmations", help: "blocks before a receipt or event counts", set: uint64v(func(s *settings) *uint64 { return &s.Node.Chain.Confirmations })},
@@ -366,6 +377,7 @@ var settingsTable = []setting{
 	{key: "board.max_total", help: "announcements of other nodes the task board keeps", set: intv(func(s *settings) *int { return &s.Node.Board.MaxTotal })},
 	{key: "board.max_age", help: "how long an announcement stays on the board at most (one past its deadline leaves at once)", set: duration(func(s *settings) *time.Duration { return &s.Node.Board.MaxAge })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
+	{key: "rejection_window", help: "how long rejected input is gathered per peer before one input.rejected entry per peer is written", set: duration(func(s *settings) *time.Duration { return &s.Node.RejectionWindow })},
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},
 	{key: "web.rp_id", help: "WebAuthn relying party id of the principal's passkeys (a domain; browsers refuse an IP address)", set: str(func(s *settings) *string { return &s.Node.WebAuthn.RPID })},
 	{key: "web.origins", list: true, help: "page origins passkey approvals may come from (default http://localhost:<web.listen port>)", set: list(func(s *settings) *[]string { return &s.Node.WebAuthn.Origins })},

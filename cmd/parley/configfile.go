@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,10 @@ func renderConfig(s settings, header string) []byte {
 	p("  nat: %t", n.P2P.NAT)
 	p("  retry_max: %s", dur(n.P2P.RetryMax))
 	p("  max_peers: %d", n.P2P.MaxPeers)
+	p("  identify_timeout: %s", dur(n.P2P.IdentifyTimeout))
+	p("  peer_frame_rate: %s", strconv.FormatFloat(n.P2P.PeerFrameRate, 'f', -1, 64))
+	p("  peer_byte_rate: %s", fmtSize(n.P2P.PeerByteRate))
+	p("  ban_duration: %s", dur(n.P2P.BanDuration))
 	p("chain:")
 	p("  rpc: %s", quote(n.Chain.RPC))
 	p("  chain_id: %d", n.Chain.ChainID)
@@ -98,6 +103,7 @@ func renderConfig(s settings, header string) []byte {
 	p("  max_total: %d", n.Board.MaxTotal)
 	p("  max_age: %s", dur(n.Board.MaxAge))
 	p("fetch_timeout: %s", dur(n.FetchTimeout))
+	p("rejection_window: %s", dur(n.RejectionWindow))
 	return []byte(b.String())
 }
 
