@@ -172,12 +172,10 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 	}
 	// Over the board's rate the post is refused (rate_limited, with the
 	// wait) rather than published and dropped by the receivers' limit.
-	giveBack, err := n.publishToken()
-	if err != nil {
+	if err := n.publishToken(); err != nil {
 		return Announcement{}, n.actDone("post_task", err)
 	}
 	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
-		giveBack()
 		return Announcement{}, n.actDone("post_task", failWrap(CodeStoreFailed, err, "announcement"))
 	}
 	b := &boardEntry{env: env, seen: now, own: true}
@@ -204,7 +202,7 @@ func (n *Node) Announce(ctx context.Context, h negotiation.Hash) error {
 	if b == nil || !b.own {
 		return fail(CodeUnknownTask, "no announcement %s of this node", h)
 	}
-	if _, err := n.publishToken(); err != nil {
+	if err := n.publishToken(); err != nil {
 		return err
 	}
 	return n.host.Announce(ctx, b.env)

@@ -5,36 +5,21 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/parleynet/parley/negotiation"
 )
 
-// boardLimits are the task board's bounds (Config.Board) and the rate at
-// which this node publishes its own announcements: the rate and burst
-// every receiver's transport allows one peer on the board
-// (p2p.Config.TopicRate and TopicBurst, taken from this node's own
-// transport configuration), so that an announcement this node accepts to
-// publish is not dropped by its receivers' limit.
+// boardLimits are the task board's bounds (Config.Board). The rate at
+// which this node publishes its own announcements is the transport's
+// (p2p.Host.ReserveAnnouncement): the rate and burst every receiver's
+// transport allows one publisher on the board, so that an announcement
+// this node accepts to publish is not dropped by its receivers' limit.
 type boardLimits struct {
 	cfg BoardConfig
-
-	mu  sync.Mutex
-	pub *rate.Limiter // nil until the transport is configured
 }
 
 func newBoardLimits(cfg BoardConfig) *boardLimits { return &boardLimits{cfg: cfg} }
-
-// setRate sets the publishing rate (at start, from the transport's
-// configuration).
-func (b *boardLimits) setRate(perSecond float64, burst int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.pub = rate.NewLimiter(rate.Limit(perSecond), burst)
-}
 
 // retryAfter is the cause of a rate_limited refusal: when to try again.
 type retryAfter struct{ after time.Duration }
@@ -52,30 +37,17 @@ func RetryAfter(err error) time.Duration {
 	return time.Duration(math.Ceil(e.after.Seconds())) * time.Second
 }
 
-// publishToken takes one token of the board's rate for an announcement of
-// this node, or refuses with rate_limited and the wait. The returned
-// function gives the token back when the announcement is not published
-// after all.
-func (n *Node) publishToken() (func(), error) {
-	n.bl.mu.Lock()
-	l := n.bl.pub
-	n.bl.mu.Unlock()
-	if l == nil {
-		return func() {}, nil
+// publishToken takes one announcement of this node from the board's
+// rate (the transport's allowance), or refuses with rate_limited and the
+// wait. A token taken for an announcement that then fails to be recorded
+// is not given back: the next post waits a little longer.
+func (n *Node) publishToken() error {
+	if wait := n.host.ReserveAnnouncement(); wait > 0 {
+		return &Error{Code: CodeRateLimited, Err: &retryAfter{after: wait}, Msg: fmt.Sprintf(
+			"this node publishes announcements at most at the rate the other nodes take from one publisher; try again in %v",
+			RetryAfter(&retryAfter{after: wait}))}
 	}
-	now := n.now()
-	r := l.ReserveN(now, 1)
-	if !r.OK() {
-		return nil, fail(CodeRateLimited, "the task board takes no announcement now")
-	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		wait := RetryAfter(&retryAfter{after: d})
-		return nil, &Error{Code: CodeRateLimited, Err: &retryAfter{after: d}, Msg: fmt.Sprintf(
-			"this node publishes at most %g announcements a second (a burst of %d), the rate the other nodes take from one peer; try again in %v",
-			float64(l.Limit()), l.Burst(), wait)}
-	}
-	return func() { r.CancelAt(n.now()) }, nil
+	return nil
 }
 
 // protected reports whether b is never evicted: this node's own, or one a

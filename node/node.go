@@ -300,7 +300,6 @@ func (n *Node) startHost(ctx context.Context) error {
 	if n.o.p2pTune != nil {
 		n.o.p2pTune(&pc)
 	}
-	n.bl.setRate(pc.TopicRate, pc.TopicBurst) // the rate the other nodes take from one peer
 	h, err := p2p.New(pc)
 	if err != nil {
 		return fmt.Errorf("node: p2p: %w", err)
