@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -27,10 +26,11 @@ type Contents struct {
 	// number of tables it names.
 	Manifest       bool
 	ManifestTables int
-	// Orphans are table files the MANIFEST does not name, moved aside to
-	// OrphanDir before Badger could delete them.
-	Orphans   []string
-	OrphanDir string
+	// Orphans are table files the MANIFEST does not name: what a crash
+	// between writing tables and recording them in the MANIFEST (a flush,
+	// a compaction) leaves. Badger deletes them at open; their data is in
+	// the tables the MANIFEST names or in the memtable files.
+	Orphans []string
 }
 
 // HasData reports whether the directory holds any table, value-log or
@@ -59,13 +59,13 @@ func (c Contents) String() string {
 //     names a table whose file is missing, or that names no table while
 //     table files are present.
 //
-// Table files that a readable MANIFEST does not name are what a crash
-// between a compaction's MANIFEST change and its file deletions leaves;
-// Badger deletes them at open. They are moved to a sibling directory
-// dir + ".orphans" instead (and listed in Contents.Orphans), so that no
-// table is ever deleted by an open. A directory that does not exist, or
-// holds no data file, is a new store.
-func CheckBadgerDir(store, dir string, readOnly bool) (Contents, error) {
+// Table files that a readable MANIFEST does not name, beside tables it
+// does name, are what a crash between writing tables and recording them
+// leaves; Badger deletes them at open, as its crash recovery, and they are
+// listed in Contents.Orphans. (A MANIFEST replaced by an older copy names
+// tables that compactions have deleted since, and is refused.) A
+// directory that does not exist, or holds no data file, is a new store.
+func CheckBadgerDir(store, dir string) (Contents, error) {
 	var c Contents
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -111,31 +111,16 @@ func CheckBadgerDir(store, dir string, readOnly bool) (Contents, error) {
 			return refuse(CodeBadManifest, "%s names table %06d.sst, which is not in the directory", manifestName, id)
 		}
 	}
-	var orphans []string
 	for id, name := range tables {
 		if _, ok := named[id]; !ok {
-			orphans = append(orphans, name)
+			c.Orphans = append(c.Orphans, name)
 		}
 	}
-	if len(named) == 0 && len(orphans) > 0 {
-		return refuse(CodeBadManifest, "%s names no table while %d table files are present: Badger would delete them", manifestName, len(orphans))
+	if len(named) == 0 && len(c.Orphans) > 0 {
+		return refuse(CodeBadManifest, "%s names no table while %d table files are present: Badger would delete them", manifestName, len(c.Orphans))
 	}
-	if len(orphans) == 0 || readOnly {
-		return c, nil // a read-only open deletes nothing
-	}
-	slices.Sort(orphans)
-	c.OrphanDir = filepath.Clean(dir) + ".orphans"
-	if err := os.MkdirAll(c.OrphanDir, 0o700); err != nil {
-		return c, fmt.Errorf("storeguard: %w", err)
-	}
-	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
-	for _, name := range orphans {
-		if err := os.Rename(filepath.Join(dir, name), filepath.Join(c.OrphanDir, stamp+"-"+name)); err != nil {
-			return c, fmt.Errorf("storeguard: move aside %s: %w", name, err)
-		}
-		c.Orphans = append(c.Orphans, name)
-	}
-	return c, syncDir(dir)
+	slices.Sort(c.Orphans)
+	return c, nil
 }
 
 // replayManifest returns the tables a MANIFEST names.

@@ -13,10 +13,8 @@
 //     directory) by the store's owner after its commits;
 //   - the check of a Badger directory before it is opened: table,
 //     value-log or memtable files without a MANIFEST, or with a MANIFEST
-//     that does not parse or names no table while tables are present, are
-//     refused; table files the MANIFEST does not name (a crash between a
-//     compaction's MANIFEST change and its file deletions leaves them)
-//     are moved aside instead of being deleted by Badger;
+//     that does not parse, names a table that is missing, or names no
+//     table while tables are present, are refused;
 //   - what is done to a store's files: their modes (0600 files in 0700
 //     directories) and the archive of a store that is reset on purpose,
 //     which renames it and never deletes it.

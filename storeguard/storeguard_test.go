@@ -30,7 +30,7 @@ func badgerWithTables(t *testing.T, n int) string {
 	if err := db.Close(); err != nil { // flushes the memtable into a table
 		t.Fatal(err)
 	}
-	if c, err := CheckBadgerDir("test", dir, false); err != nil || c.Tables == 0 || c.ManifestTables != c.Tables {
+	if c, err := CheckBadgerDir("test", dir); err != nil || c.Tables == 0 || c.ManifestTables != c.Tables {
 		t.Fatalf("a healthy directory: %+v %v", c, err)
 	}
 	return dir
@@ -91,7 +91,7 @@ func TestMissingManifestIsRefused(t *testing.T) {
 			dir := badgerWithTables(t, 3000)
 			before := tablesIn(t, dir)
 			tc.damage(t, filepath.Join(dir, manifestName))
-			_, err := CheckBadgerDir("ledger", dir, false)
+			_, err := CheckBadgerDir("ledger", dir)
 			var se *Error
 			if !errors.As(err, &se) || se.Code != tc.code || se.Store != "ledger" || se.Dir != dir || !strings.Contains(err.Error(), "--reset-ledger") ||
 				!strings.Contains(err.Error(), "parley keys import") {
@@ -103,43 +103,32 @@ func TestMissingManifestIsRefused(t *testing.T) {
 		})
 	}
 	// A new store: no directory, or a directory without data files.
-	if c, err := CheckBadgerDir("ledger", filepath.Join(t.TempDir(), "none"), false); err != nil || c.Exists || c.HasData() {
+	if c, err := CheckBadgerDir("ledger", filepath.Join(t.TempDir(), "none")); err != nil || c.Exists || c.HasData() {
 		t.Fatalf("no directory: %+v %v", c, err)
 	}
 	empty := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(empty, "KEYREGISTRY"), []byte("x"), 0o600))
-	if c, err := CheckBadgerDir("ledger", empty, false); err != nil || c.HasData() {
+	if c, err := CheckBadgerDir("ledger", empty); err != nil || c.HasData() {
 		t.Fatalf("no data files: %+v %v", c, err)
 	}
 }
 
-// TestOrphanTablesAreMovedAside: a table file the MANIFEST does not name,
-// which Badger would delete at open, is moved aside instead, and the store
-// opens.
-func TestOrphanTablesAreMovedAside(t *testing.T) {
+// TestOrphanTables: a table file the MANIFEST does not name beside tables
+// it names (a crash between writing a table and recording it) is Badger's
+// to delete at open; a MANIFEST naming a table that is gone (an older copy
+// of the MANIFEST) is refused.
+func TestOrphanTables(t *testing.T) {
 	dir := badgerWithTables(t, 3000)
-	orphan := filepath.Join(dir, "999999.sst")
-	must(t, os.WriteFile(orphan, []byte("an orphan table"), 0o600))
-	c, err := CheckBadgerDir("ledger", dir, true)
-	if err != nil || len(c.Orphans) != 0 {
-		t.Fatalf("read-only: %+v %v", c, err)
-	}
-	c, err = CheckBadgerDir("ledger", dir, false)
+	must(t, os.WriteFile(filepath.Join(dir, "999999.sst"), []byte("an orphan table"), 0o600))
+	c, err := CheckBadgerDir("ledger", dir)
 	if err != nil || len(c.Orphans) != 1 || c.Orphans[0] != "999999.sst" {
 		t.Fatalf("CheckBadgerDir: %+v %v", c, err)
 	}
-	if _, err := os.Stat(orphan); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the orphan is still in the store: %v", err)
+	named, _ := filepath.Glob(filepath.Join(dir, "0000*.sst"))
+	must(t, os.Remove(named[0]))
+	if _, err := CheckBadgerDir("ledger", dir); CodeOf(err) != CodeBadManifest || !strings.Contains(err.Error(), "not in the directory") {
+		t.Fatalf("a MANIFEST naming a missing table: %v", err)
 	}
-	moved, _ := filepath.Glob(filepath.Join(c.OrphanDir, "*-999999.sst"))
-	if len(moved) != 1 {
-		t.Fatalf("moved aside: %v", moved)
-	}
-	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	must(t, db.Close())
 }
 
 func TestPrivate(t *testing.T) {
