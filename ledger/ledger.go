@@ -78,14 +78,14 @@ func (l *Ledger) Start(ctx context.Context) error {
 	case stateClosed:
 		return ErrClosed
 	}
+	rec, err := l.precheck()
+	if err != nil {
+		return err
+	}
 	if l.cfg.ReadOnly {
 		if _, err := os.Stat(l.cfg.Dir); err != nil {
 			return fmt.Errorf("ledger: open read-only: %w", err)
 		}
-	}
-	rec, err := l.precheck()
-	if err != nil {
-		return err
 	}
 	db, err := badger.Open(l.badgerOptions())
 	if err != nil {

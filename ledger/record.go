@@ -66,6 +66,9 @@ func (l *Ledger) checkRecord(db *badger.DB, head Head, rec *storeguard.Record) e
 		return nil
 	}
 	found := fmt.Sprintf("%d entries, head %s", head.Seq, head.Hash)
+	if l.cfg.Owner == "" && rec != nil {
+		l.cfg.Owner = rec.Owner // a tool without the keys keeps the record's owner
+	}
 	if rec == nil {
 		if l.cfg.ReadOnly {
 			return nil
