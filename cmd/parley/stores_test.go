@@ -412,7 +412,9 @@ func TestNodeRunReportsDamageAtRest(t *testing.T) {
 	}{
 		{"entry in a table", func(t *testing.T, dir string) { flipInFiles(t, filepath.Join(dir, "ledger", "*.sst"), f.marker, 5) },
 			0, []ledger.Code{ledger.CodeHashMismatch}},
-		{"stored file", func(t *testing.T, dir string) { flipInFiles(t, filepath.Join(dir, "ledger", "*.sst"), f.small[5000:5032], 3) },
+		{"stored file", func(t *testing.T, dir string) {
+			flipInFiles(t, filepath.Join(dir, "ledger", "*.sst"), f.small[5000:5032], 3)
+		},
 			1, []ledger.Code{ledger.CodeObjectMismatch}},
 		{"value log cut in half", func(t *testing.T, dir string) {
 			for _, v := range glob(t, filepath.Join(dir, "ledger", "*.vlog")) {
