@@ -46,7 +46,7 @@ func TestDamagedKeyFileIsNotAWrongPassphrase(t *testing.T) {
 		{"a flipped hex digit in the IV", EVMFileName, flipHex("iv")},
 		{"another address", EVMFileName, sub(`"address":"[0-9a-f]{40}"`, `"address":"0000000000000000000000000000000000000000"`)},
 		{"a short derived key", EVMFileName, sub(`"dklen":32`, `"dklen":16`)}, // go-ethereum panics on it
-		{"no salt", EVMFileName, sub(`,"salt":"[0-9a-f]+"`, ``)},                  // go-ethereum panics on it
+		{"no salt", EVMFileName, sub(`,"salt":"[0-9a-f]+"`, ``)},              // go-ethereum panics on it
 		{"scrypt n not a power of two", EVMFileName, sub(`"n":256`, `"n":300`)},
 		{"another cipher", EVMFileName, sub(`aes-128-ctr`, `aes-128-cbc`)},
 		{"an unknown member", EVMFileName, sub(`"version":3`, `"version":3,"x":1`)},
