@@ -84,8 +84,7 @@ type Node struct {
 	rejq   chan p2p.Event
 	px     *pxpNode // the principal's intent cards
 
-	resets []storeReset // stores reset at Start (stores.go)
-	check  ledgerCheck  // the full verification of the ledger (damage.go)
+	check ledgerCheck // the full verification of the ledger (damage.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -199,9 +198,6 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err = n.startApprovals(); err != nil {
-		return err
-	}
-	if err = n.recordResets(ctx); err != nil {
 		return err
 	}
 	if n.sealer, err = identity.NewSealer(identity.DefaultSealerConfig(n.keys.Inbox(), n.keys.Link(), n.keys)); err != nil {

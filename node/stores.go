@@ -82,7 +82,7 @@ func refused(store string, err error) error {
 // openStore opens one store with open, and when it is refused and a reset
 // of it was asked, archives its directory and record and opens it again,
 // empty. A reset asked for a store that opened is an error.
-func (n *Node) openStore(store, dir string, open func() error) error {
+func (n *Node) openStore(ctx context.Context, store, dir string, open func() error) error {
 	err := open()
 	asked := slices.Contains(n.o.reset, store)
 	switch {
@@ -113,21 +113,14 @@ func (n *Node) openStore(store, dir string, open func() error) error {
 	if err := open(); err != nil {
 		return refused(store, err)
 	}
-	n.resets = append(n.resets, r)
-	return nil
-}
-
-// recordResets writes the audit entry of each reset made at Start into
-// the ledger.
-func (n *Node) recordResets(ctx context.Context) error {
-	for _, r := range n.resets {
-		body, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindStoreReset, Body: body, At: n.now()}); err != nil {
-			return failWrap(CodeStoreFailed, err, "the audit entry of the %s reset", r.Store)
-		}
+	// The audit entry goes in at once (the ledger opens first), so that a
+	// start failing later does not lose it.
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindStoreReset, Body: body, At: n.now()}); err != nil {
+		return failWrap(CodeStoreFailed, err, "the audit entry of the %s reset", store)
 	}
 	return nil
 }
@@ -135,7 +128,7 @@ func (n *Node) recordResets(ctx context.Context) error {
 // openLedger builds and starts the ledger of lcfg, with its record beside
 // it and the node as its owner.
 func (n *Node) openLedger(ctx context.Context, lcfg ledger.Config) error {
-	return n.openStore(StoreLedger, lcfg.Dir, func() error {
+	return n.openStore(ctx, StoreLedger, lcfg.Dir, func() error {
 		l, err := ledger.New(lcfg)
 		if err != nil {
 			return err
@@ -152,7 +145,7 @@ func (n *Node) openLedger(ctx context.Context, lcfg ledger.Config) error {
 // the node as its owner.
 func (n *Node) openApprovals() error {
 	dir := approvalsDir(n.cfg.DataDir)
-	return n.openStore(StoreApprovals, dir, func() error {
+	return n.openStore(n.ctx, StoreApprovals, dir, func() error {
 		s, err := openApprovalStore(dir, n.o.logger, withStoreRecord(storeguard.RecordFile(dir), n.keys.Inbox().PeerID().String(), n.now))
 		if err != nil {
 			return err
