@@ -190,17 +190,18 @@ func TestScanThrottles(t *testing.T) {
 	fillLedger(t, cfg, 400)
 	l := open(t, cfg)
 	var work, all time.Duration
-	for _, duty := range []float64{1, 0.25} {
+	for i, duty := range []float64{1, 1, 1, 0.25} {
 		start := time.Now()
 		rep, err := l.Scan(t.Context(), ScanConfig{Chunk: 20, Duty: duty})
 		must(t, err)
 		if rep.Count != 0 {
 			t.Fatalf("damage in an intact ledger: %+v", rep.Damage)
 		}
-		if duty == 1 {
-			work = time.Since(start)
-		} else {
-			all = time.Since(start)
+		switch took := time.Since(start); {
+		case duty < 1:
+			all = took
+		case i == 0 || took < work:
+			work = took // the fastest full-speed scan: the machine is shared
 		}
 	}
 	if all < 2*work {
