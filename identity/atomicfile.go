@@ -95,11 +95,11 @@ func ageDecrypt(name string, ciphertext []byte, id age.Identity) ([]byte, error)
 				return nil, fail(CodeWrongPassphrase, "%s: incorrect passphrase", name)
 			}
 		}
-		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
+		return nil, failWrap(CodeCorruptKeyFile, err, "%s is damaged", name)
 	}
 	out, err := io.ReadAll(r)
 	if err != nil {
-		return nil, failWrap(CodeCorruptKeyFile, err, "%s", name)
+		return nil, failWrap(CodeCorruptKeyFile, err, "%s is damaged", name)
 	}
 	return out, nil
 }

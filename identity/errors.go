@@ -52,9 +52,12 @@ const (
 // Sender are set on sealing errors where they are known, so a transport can
 // answer CodeUnknownSession with a re-key request naming the session.
 type Error struct {
-	Code      Code
-	Msg       string
-	Err       error
+	Code Code
+	Msg  string
+	Err  error
+	// File is the key file a key storage error is about (a damaged one),
+	// when one is.
+	File      string
 	KeyID     KeyID
 	SessionID SessionID
 	Sender    peer.ID

@@ -46,6 +46,11 @@ func (k *Keyring) readInbox(passphrase []byte, pub *PublicInfo) error {
 		return fmt.Errorf("identity: passphrase identity: %w", err)
 	}
 	plain, err := ageDecrypt(InboxFileName, ct, id)
+	if errIsWrongPassphrase(err) && k.evmOpens(passphrase, pub) {
+		// The passphrase opens evm.json, and both files were written
+		// with it: inbox.age itself changed.
+		return damaged(k.dir, InboxFileName, nil, "it does not open with the passphrase that opens %s", EVMFileName)
+	}
 	if err != nil {
 		return err
 	}
@@ -87,18 +92,25 @@ func (k *Keyring) readEVM(passphrase []byte, pub *PublicInfo) error {
 	if err != nil {
 		return err
 	}
+	if err := checkKeystore(k.dir, b, pub.EVMAddress); err != nil {
+		return err
+	}
 	key, err := keystore.DecryptKey(b, string(passphrase))
 	if errors.Is(err, keystore.ErrDecrypt) {
-		return fail(CodeWrongPassphrase, "%s: incorrect passphrase", EVMFileName)
+		// Open reads inbox.age first, with the same passphrase: it is
+		// right, so the keystore's ciphertext, MAC or parameters changed.
+		return damaged(k.dir, EVMFileName, err, "its MAC does not match with the passphrase that opens %s", InboxFileName)
 	}
 	if err != nil {
-		return failWrap(CodeCorruptKeyFile, err, "%s", EVMFileName)
+		return damaged(k.dir, EVMFileName, err, "it does not decrypt")
 	}
 	if k.evm, err = NewEVMKey(key.PrivateKey); err != nil {
-		return failWrap(CodeCorruptKeyFile, err, "%s", EVMFileName)
+		return damaged(k.dir, EVMFileName, err, "it does not hold a secp256k1 key")
 	}
 	if k.evm.Address().Hex() != pub.EVMAddress {
-		return fail(CodeCorruptKeyFile, "%s does not match %s", EVMFileName, PublicFileName)
+		// The MAC covers the ciphertext, not the IV: a changed IV
+		// decrypts to another key.
+		return damaged(k.dir, EVMFileName, nil, "it decrypts to another key than %s names", PublicFileName)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,9 @@ import (
 // benchConfig is DefaultConfig in dir (the node's defaults).
 func benchConfig(dir string) Config {
 	cfg := DefaultConfig()
-	cfg.Dir = dir
+	cfg.Dir = filepath.Join(dir, "ledger")
+	cfg.RecordFile = filepath.Join(dir, "ledger.record") // as the node keeps it
+	cfg.Owner = "12D3KooWbench"
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	return cfg
 }

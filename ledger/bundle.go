@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -36,17 +37,26 @@ func (l *Ledger) Export(ctx context.Context, negotiationID string, w io.Writer) 
 	}
 	defer release()
 	var head Head
+	var d *Damage
 	err = db.View(func(txn *badger.Txn) error {
 		var err error
 		if head, err = readHead(txn, keyHead); err != nil {
 			return err
 		}
-		return exportTxn(ctx, txn, negotiationID, head, w)
+		return exportTxn(ctx, txn, negotiationID, head, w, &d)
 	})
+	if d != nil {
+		l.damaged(*d)
+	}
 	return head, err
 }
 
-func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head Head, w io.Writer) error {
+// exportTxn writes the bundle and checks what it writes as VerifyBundle
+// will: each entry's hash and its link to the one before, the head, and
+// every object against its CID. A damaged entry or object stops the export
+// with a *VerifyError (and *damage set): a bundle of damaged history is
+// never completed.
+func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head Head, w io.Writer, damage **Damage) error {
 	from, err := firstOfNegotiation(txn, negotiationID)
 	if err != nil {
 		return err
@@ -54,6 +64,12 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var prev negotiation.Hash
 	var cids []cid.Cid
+	stored := map[cid.Cid]uint64{} // the entry that named each object
+	sum := sha256.New()
+	fail := func(d Damage) error {
+		*damage = &d
+		return d.Error()
+	}
 	n := uint64(0)
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
 	for it.Seek(entryKey(from)); it.Valid(); it.Next() {
@@ -66,31 +82,41 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 			return bad(from+n, CodeMissingEntry, "no entry %d", from+n)
 		}
 		err := it.Item().Value(func(v []byte) error {
-			if len(v) < 66 {
-				return bad(seq, CodeMalformedEntry, "value of %d bytes", len(v))
-			}
-			if n == 0 {
+			if n == 0 && len(v) >= 64 {
 				copy(prev[:], v[:32])
-				writeHeader(bw, negotiationID, head, from, prev)
+			}
+			h, _, p, d := scanStored(sum, seq, prev, true, v)
+			if d != nil {
+				ds := []Damage{*d}
+				resolveNegotiations(txn, ds)
+				if ds[0].NegotiationID == "" {
+					ds[0].NegotiationID = p.negotiationID
+				}
+				return fail(ds[0])
+			}
+			prev = h
+			if n == 0 {
+				writeHeader(bw, negotiationID, head, from, negotiation.Hash(v[:32]))
 			} else {
 				bw.WriteString(",\n")
 			}
 			bw.Write(v[64:])
-			p, err := parseEntry(v[64:])
-			if err != nil {
-				return bad(seq, CodeMalformedEntry, "%v", err)
-			}
 			if p.negotiationID == negotiationID && p.cid != nil {
 				c, err := parseCIDValue(p.cid)
 				if err != nil {
 					return bad(seq, CodeMalformedEntry, "body.cid: %v", err)
 				}
 				cids = append(cids, c)
+				stored[c] = seq
 			}
 			return nil
 		})
 		if err != nil {
 			it.Close()
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				return fail(Damage{Seq: seq, Code: CodeUnreadable, Msg: err.Error()})
+			}
 			return err
 		}
 		n++
@@ -103,7 +129,10 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 	}
 	it.Close()
 	if from+n-1 != head.Seq {
-		return bad(from+n, CodeMissingEntry, "the chain ends at %d, the head is %d", from+n-1, head.Seq)
+		return fail(Damage{Seq: from + n, Code: CodeMissingEntry, Msg: fmt.Sprintf("the chain ends at %d, the head is %d", from+n-1, head.Seq)})
+	}
+	if prev != head.Hash {
+		return fail(Damage{Seq: head.Seq, Code: CodeHeadMismatch, Msg: fmt.Sprintf("chain hash %s, recorded head %s", prev, head.Hash)})
 	}
 	bw.WriteString("\n],\n\"objects\":[")
 	var pruned []cid.Cid
@@ -111,11 +140,20 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 	for _, c := range cids {
 		obj, err := getValue(txn, cidKey(pObject, c))
 		if errors.Is(err, badger.ErrKeyNotFound) {
+			if _, perr := txn.Get(cidKey(pPruned, c)); perr != nil {
+				return fail(Damage{Seq: stored[c], Code: CodeObjectMissing, NegotiationID: negotiationID, Object: true,
+					Msg: fmt.Sprintf("object %s is not stored", c)})
+			}
 			pruned = append(pruned, c)
 			continue
 		}
 		if err != nil {
-			return err
+			return fail(Damage{Seq: stored[c], Code: CodeUnreadable, NegotiationID: negotiationID, Object: true,
+				Msg: fmt.Sprintf("object %s cannot be read: %v", c, err)})
+		}
+		if !objectMatches(c, obj) {
+			return fail(Damage{Seq: stored[c], Code: CodeObjectMismatch, NegotiationID: negotiationID, Object: true,
+				Msg: fmt.Sprintf("object %s does not hash to its CID", c)})
 		}
 		if !first {
 			bw.WriteString(",")

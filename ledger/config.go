@@ -22,6 +22,21 @@ type Config struct {
 	// Clock stamps entries appended without an explicit time.
 	Clock func() time.Time
 
+	// RecordFile is the file, outside Dir, where the ledger keeps its
+	// record of itself (storeguard.Record: head seq and hash, and Owner),
+	// rewritten atomically after group commits. Start refuses a ledger
+	// that holds less than, or other entries than, its record names. ""
+	// keeps no record.
+	RecordFile string
+	// Owner names the node the ledger belongs to (its peer id). The
+	// record carries it; a record naming another owner is refused. ""
+	// (tools that read a ledger without its keys) does not check it.
+	Owner string
+	// OnDamage, when set, is called with each damaged entry or object a
+	// read, an export or a scan finds (never while a lock of the ledger is
+	// held); the node reports them.
+	OnDamage func(Damage)
+
 	// MaxEntryBytes limits one entry: the JCS bytes that are hashed.
 	MaxEntryBytes int
 	// MaxObjectBytes limits one object (an envelope or a blob).

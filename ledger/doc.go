@@ -13,25 +13,33 @@
 //
 // Callers follow this contract:
 //
-//  1. Build with New (no I/O), then Start: it opens the store, verifies
-//     every entry after the last verified checkpoint, and starts the one
-//     writer goroutine. Close stops it and is safe to call twice.
+//  1. Build with New (no I/O), then Start: it checks the Badger directory
+//     and the ledger's record beside it (Config.RecordFile; a store emptier
+//     than or different from its record, or without its MANIFEST, is
+//     refused with a *storeguard.Error), opens the store, verifies every
+//     entry after the last verified checkpoint, and starts the one writer
+//     goroutine (and the one that rewrites the record after commits).
+//     Close stops them and is safe to call twice.
 //  2. Append records events; AppendEnvelope records an authentic envelope
 //     whole (with the refusal code when its effect was refused);
 //     AppendRejected records non-authentic input by hash and code only.
 //     Each returns after its entry is synced: concurrent appends share one
 //     synced transaction (group commit). Bad input is refused with an *Error
 //     carrying a Code and writes nothing.
-//  3. Read by seq, by CID, by negotiation or by kind; Verify the whole
-//     chain; Export a negotiation as a proof bundle that VerifyBundle checks
-//     offline.
+//  3. Read by seq, by CID, by negotiation or by kind (objects are checked
+//     against their CID: damaged bytes are a *VerifyError, never
+//     returned); Verify the whole chain, or Scan it throttled without
+//     stopping at damage, or VerifyNegotiation one negotiation; Export a
+//     negotiation as a proof bundle that VerifyBundle checks offline. Damage
+//     any of them finds goes to Config.OnDamage.
 //  4. The anchor hook yields (head, count) for the chain layer; RecordAnchor
 //     brings the anchored head back as an entry. Prune deletes the objects
 //     of a closed negotiation, never of an open or disputed one, and never
 //     an entry.
 //
 // It imports negotiation (hashes, canonical JSON, envelopes, the state
-// machine for replay), Badger and the CID libraries. It must never import
+// machine for replay), storeguard (the record and the check before open),
+// Badger and the CID libraries. It must never import
 // p2p, chain, approval or node: those wire the ledger behind their own
 // interfaces.
 package ledger

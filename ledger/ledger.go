@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/parleynet/parley/storeguard"
 )
 
 // Ledger is an append-only, hash-chained, content-addressed event log in one
@@ -40,6 +42,11 @@ type Ledger struct {
 	// stats, written by the writer goroutine only.
 	batches atomic.Uint64
 	written atomic.Uint64
+
+	// The record of the ledger (Config.RecordFile): recordC wakes the
+	// record goroutine after a commit; recorded is the seq last written.
+	recordC  chan struct{}
+	recorded atomic.Uint64
 }
 
 type lifecycle int
@@ -71,6 +78,10 @@ func (l *Ledger) Start(ctx context.Context) error {
 	case stateClosed:
 		return ErrClosed
 	}
+	rec, err := l.precheck()
+	if err != nil {
+		return err
+	}
 	if l.cfg.ReadOnly {
 		if _, err := os.Stat(l.cfg.Dir); err != nil {
 			return fmt.Errorf("ledger: open read-only: %w", err)
@@ -85,12 +96,16 @@ func (l *Ledger) Start(ctx context.Context) error {
 		return fmt.Errorf("ledger: open %s: %w", l.cfg.Dir, err)
 	}
 	head, err := l.open(ctx, db)
+	if err == nil {
+		err = l.checkRecord(db, head, rec)
+	}
 	if err != nil {
 		if cerr := db.Close(); cerr != nil {
 			l.log.Warn("close after failed open", "err", cerr)
 		}
 		return err
 	}
+	l.private()
 	l.db = db
 	l.head = head
 	l.reqs = make(chan *request, 2*l.cfg.MaxBatch)
@@ -110,6 +125,14 @@ func (l *Ledger) Start(ctx context.Context) error {
 			l.anchorLoop(runCtx, head.Seq)
 		}()
 	}
+	if l.cfg.RecordFile != "" && !l.cfg.ReadOnly {
+		l.recordC = make(chan struct{}, 1)
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.recordLoop(runCtx)
+		}()
+	}
 	l.log.Info("ledger open", "dir", l.cfg.Dir, "entries", head.Seq, "head", head.Hash.String())
 	return nil
 }
@@ -118,8 +141,7 @@ func (l *Ledger) badgerOptions() badger.Options {
 	return badger.DefaultOptions(l.cfg.Dir).
 		WithSyncWrites(true).
 		WithReadOnly(l.cfg.ReadOnly).
-		WithLogger(badgerLogger{l.log}).
-		WithLoggingLevel(badger.WARNING).
+		WithLogger(badgerLogger{l.log}). // it drops info and debug (WithLoggingLevel would replace it with Badger's stderr logger)
 		WithMetricsEnabled(false).
 		WithDetectConflicts(false).
 		WithMemTableSize(l.cfg.MemTableSize).
@@ -191,10 +213,27 @@ func (l *Ledger) Close() error {
 	l.cancel()
 	l.wg.Wait()
 	l.readers.Wait()
-	if err := l.db.Close(); err != nil {
-		return fmt.Errorf("ledger: close: %w", err)
+	var errs []error
+	if h := l.Head(); l.recordC != nil && h.Seq != l.recorded.Load() {
+		errs = append(errs, l.writeRecord(h))
 	}
-	return nil
+	if err := l.db.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("ledger: close: %w", err))
+	}
+	l.private()
+	return errors.Join(errs...)
+}
+
+// private makes the store's files readable by the node's user only
+// (storeguard.Private): at open and at close, for files that a process
+// without the parley binary's umask created.
+func (l *Ledger) private() {
+	if l.cfg.ReadOnly {
+		return
+	}
+	if err := storeguard.Private(l.cfg.Dir); err != nil {
+		l.log.Warn("ledger files not made private", "err", err)
+	}
 }
 
 // Head returns the last entry's seq and hash (zero for an empty ledger).

@@ -41,7 +41,10 @@ func (l *Ledger) Get(ctx context.Context, seq uint64) (Entry, error) {
 }
 
 // Object returns the bytes stored under c, or ErrNotFound (also for an
-// object deleted under the retention rule).
+// object deleted under the retention rule). The bytes are checked against
+// c first: stored bytes that do not hash to c, or that the store cannot
+// read, are a *VerifyError (object_mismatch, unreadable) naming the entry
+// that stored the object, reported to Config.OnDamage, and never returned.
 func (l *Ledger) Object(ctx context.Context, c cid.Cid) ([]byte, error) {
 	db, release, err := l.acquire()
 	if err != nil {
@@ -49,14 +52,42 @@ func (l *Ledger) Object(ctx context.Context, c cid.Cid) ([]byte, error) {
 	}
 	defer release()
 	var out []byte
+	var d *Damage
 	err = db.View(func(txn *badger.Txn) error {
 		out, err = getValue(txn, cidKey(pObject, c))
-		if errors.Is(err, badger.ErrKeyNotFound) {
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
 			return fmt.Errorf("object %s: %w", c, ErrNotFound)
+		case err != nil:
+			d = objectReadDamage(txn, c, CodeUnreadable, fmt.Sprintf("object %s cannot be read: %v", c, err))
+		case !objectMatches(c, out):
+			d = objectReadDamage(txn, c, CodeObjectMismatch, fmt.Sprintf("object %s does not hash to its CID", c))
 		}
-		return err
+		if d != nil {
+			out = nil
+			return d.Error()
+		}
+		return nil
 	})
+	if d != nil {
+		l.damaged(*d)
+	}
 	return out, err
+}
+
+// objectReadDamage is the damage of object c found by a read: at the entry
+// that stored it, in that entry's negotiation.
+func objectReadDamage(txn *badger.Txn, c cid.Cid, code Code, msg string) *Damage {
+	d := &Damage{Code: code, Object: true, Msg: msg}
+	v, err := getValue(txn, cidKey(pCID, c))
+	if err != nil || len(v) != 8 {
+		return d
+	}
+	d.Seq = seqFromBytes(v)
+	if e, err := getEntry(txn, d.Seq); err == nil {
+		d.NegotiationID = e.NegotiationID
+	}
+	return d
 }
 
 // ByCID returns the entry that stored object c, or ErrNotFound.

@@ -26,14 +26,30 @@ func (l *Ledger) Verify(ctx context.Context) (Head, error) {
 	}
 	defer release()
 	var head Head
+	var found Damage
 	err = db.View(func(txn *badger.Txn) error {
 		h, err := readHead(txn, keyHead)
 		if err != nil {
 			return err
 		}
 		head, err = verifyRange(ctx, txn, Head{}, h)
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			ds := []Damage{{Seq: ve.Seq, Code: ve.Code, Msg: ve.Msg, Object: ve.Code == CodeObjectMismatch || ve.Code == CodeObjectMissing}}
+			if ds[0].Object {
+				if e, gerr := getEntry(txn, ve.Seq); gerr == nil {
+					ds[0].NegotiationID = e.NegotiationID
+				}
+			} else {
+				resolveNegotiations(txn, ds)
+			}
+			found = ds[0]
+		}
 		return err
 	})
+	if found.Code != "" {
+		l.damaged(found)
+	}
 	if err != nil {
 		return Head{}, err
 	}

@@ -164,6 +164,7 @@ func (l *Ledger) commit(batch []*request) {
 		l.batches.Add(1)
 		l.written.Add(uint64(wrote))
 		l.notifyAnchor()
+		l.notifyRecord()
 	}
 	for i, r := range batch {
 		r.done <- results[i]

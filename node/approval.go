@@ -33,6 +33,9 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 		if err := n.pausedErr(nid); err != nil {
 			return approval.IntentRequest{}, err
 		}
+		if err := n.restsOnDamage(ctx, nid, true); err != nil {
+			return approval.IntentRequest{}, err
+		}
 	}
 	if p, w := args["poster"], args["worker"]; p != nil && w != nil && args["counterparty"] == nil {
 		// A settlement names both parties; the person sees which one
@@ -82,6 +85,13 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	}
 	if err != nil {
 		return req, err
+	}
+	if slices.Contains(GatedActs, act) {
+		// Damage the full check found while the approval was pending: the
+		// receipt is spent, the act is not performed.
+		if err := n.restsOnDamage(ctx, nid, false); err != nil {
+			return req, err
+		}
 	}
 	n.m.approvals.WithLabelValues(string(act), "approved").Inc()
 	n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventConsumed), Hash: req.IntentHash, At: n.now()})

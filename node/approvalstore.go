@@ -15,6 +15,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/parleynet/parley/approval"
+	"github.com/parleynet/parley/storeguard"
 )
 
 // ApprovalsDirName is the approval store's directory inside the data
@@ -47,6 +48,11 @@ const conflictRetries = 8
 type approvalStore struct {
 	mu sync.Mutex // guards db against Close
 	db *badger.DB
+
+	// umu serialises updates: each advances the store's generation and is
+	// followed by its record (rec, nil without one), in commit order.
+	umu sync.Mutex
+	rec *storeRecord
 }
 
 var _ approval.Store = (*approvalStore)(nil)
@@ -58,16 +64,26 @@ type storedCredential struct {
 	Credential approval.Credential `json:"credential"`
 }
 
-// openApprovalStore opens (or creates) the approval store in dir.
-func openApprovalStore(dir string, log *slog.Logger) (*approvalStore, error) {
+// openApprovalStore opens (or creates) the approval store in dir. With
+// withStoreRecord it checks the store against its record first
+// (approvalrecord.go) and refuses a store that holds less or other data
+// than the record names, or whose directory lost its MANIFEST.
+func openApprovalStore(dir string, log *slog.Logger, sopts ...storeOption) (*approvalStore, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	s := &approvalStore{}
+	for _, o := range sopts {
+		o(s)
+	}
+	rec, err := s.rec.precheck(dir)
+	if err != nil {
+		return nil, err
 	}
 	opts := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithDetectConflicts(true).
-		WithLogger(badgerLog{log.With("component", "approvals")}).
-		WithLoggingLevel(badger.WARNING).
+		WithLogger(badgerLog{log.With("component", "approvals")}). // it drops info and debug (WithLoggingLevel would replace it)
 		WithMetricsEnabled(false).
 		WithMemTableSize(4 << 20).
 		WithBlockCacheSize(1 << 20).
@@ -80,7 +96,7 @@ func openApprovalStore(dir string, log *slog.Logger) (*approvalStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
 	}
-	s := &approvalStore{db: db}
+	s.db = db
 	err = db.Update(func(txn *badger.Txn) error {
 		it, err := txn.Get([]byte(keyFormat))
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -101,6 +117,13 @@ func openApprovalStore(dir string, log *slog.Logger) (*approvalStore, error) {
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
+	}
+	if err := s.rec.check(db, dir, rec, log); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := storeguard.Private(dir); err != nil {
+		log.Warn("approval store files not made private", "err", err)
 	}
 	return s, nil
 }
@@ -139,15 +162,38 @@ func (s *approvalStore) view(f func(txn *badger.Txn) error) error {
 }
 
 // update runs f in a read-write transaction, again when it lost a
-// conflict to a concurrent one (f then reads what the winner wrote).
+// conflict to a concurrent one (f then reads what the winner wrote). The
+// transaction also advances the store's generation; once it is on disk the
+// store's record is rewritten (with withStoreRecord), before update
+// returns.
 func (s *approvalStore) update(f func(txn *badger.Txn) error) error {
 	db, err := s.handle()
 	if err != nil {
 		return err
 	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	var st approvalState
+	g := func(txn *badger.Txn) error {
+		if err := f(txn); err != nil {
+			return err
+		}
+		if err := bumpGeneration(txn); err != nil {
+			return err
+		}
+		if s.rec == nil {
+			return nil
+		}
+		var err error
+		st, err = readState(txn)
+		return err
+	}
 	for range conflictRetries {
-		err = db.Update(f)
+		err = db.Update(g)
 		if !errors.Is(err, badger.ErrConflict) {
+			if err == nil && s.rec != nil {
+				err = s.rec.write(st)
+			}
 			return err
 		}
 	}

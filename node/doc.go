@@ -11,17 +11,23 @@
 //
 //  1. Build a Node with New(cfg, opts...): it validates and does no I/O;
 //     options reject nil and conflicting values. WithPassphrase is required.
-//  2. Start opens the keys, the ledger (every thread is rebuilt from it
-//     through the state machine), the chain client and the transport, and
-//     resumes interrupted work. Close stops everything in reverse order and
-//     waits for every goroutine; it is safe to call twice.
+//  2. Start opens the keys, the ledger and the approval store (each
+//     checked against its record beside it: a store that reset silently
+//     refuses the start with CodeStoreRefused unless WithReset asks to
+//     archive it), rebuilds every thread from the ledger through the state
+//     machine, opens the chain client and the transport, starts the full
+//     verification of the ledger in the background, and resumes interrupted
+//     work. Close stops everything in reverse order and waits for every
+//     goroutine; it is safe to call twice.
 //  3. Acts (PostTask, ProposeTask, Counter, Accept, Fund, Deliver,
 //     AcceptDelivery, OpenDispute, ProposeArbitrator, SubmitEvidence, Rule,
 //     Withdraw...) check role and state, pass every gated act through the
 //     one Gate (recording request, decision and consumption in the ledger
 //     first), build envelopes with the inbox key, apply them to the thread,
 //     record them, and only then queue them in the durable outbox. A refused
-//     act returns an *Error with a stable Code and changes nothing.
+//     act returns an *Error with a stable Code and changes nothing; an act
+//     that rests on a damaged ledger entry is refused with
+//     CodeLedgerDamaged.
 //  4. Received envelopes and chain events are recorded before they take
 //     effect; every thread is always what the ledger replays to.
 //

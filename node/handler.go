@@ -140,8 +140,8 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	if t := n.threads[nid]; t != nil {
 		return t, false, ""
 	}
-	if n.joining[nid] {
-		return nil, false, negotiation.CodeMissingReference
+	if n.joining[nid] || n.quarantined(nid) {
+		return nil, false, negotiation.CodeMissingReference // the sender retries until the ledger is restored
 	}
 	var params negotiation.Params
 	role := negotiation.RoleNone

@@ -13,6 +13,9 @@ type metrics struct {
 	rejected  *prometheus.CounterVec // input rejected as not authentic, by code
 	files     *prometheus.CounterVec // files fetched, by result
 	threads   prometheus.Gauge
+
+	ledgerVerified prometheus.Gauge       // the last entry the full ledger check verified
+	ledgerDamage   *prometheus.CounterVec // damaged ledger entries and objects found, by code
 }
 
 func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, error) {
@@ -49,12 +52,20 @@ func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, erro
 			Namespace: "parley", Subsystem: "node", Name: "threads",
 			Help: "Negotiation threads the node holds.",
 		}),
+		ledgerVerified: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "parley", Subsystem: "node", Name: "ledger_verified_seq",
+			Help: "The last ledger entry the full verification after start has checked (every entry up to it verified).",
+		}),
+		ledgerDamage: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "ledger_damage_total",
+			Help: "Damaged ledger entries and objects found (by the full verification or a read), by code; anything above 0 needs a restore.",
+		}, []string{"code"}),
 	}
 	peerGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "parley", Subsystem: "node", Name: "peers",
 		Help: "Peers the node is connected to.",
 	}, peers)
-	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads, peerGauge} {
+	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads, peerGauge, m.ledgerVerified, m.ledgerDamage} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

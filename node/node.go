@@ -22,6 +22,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
+	"github.com/parleynet/parley/storeguard"
 )
 
 // LedgerDirName is the ledger's directory inside the data directory.
@@ -84,7 +85,9 @@ type Node struct {
 	px     *pxpNode // the principal's intent cards
 	cs     *consentBook
 	out    *refusals    // this node's envelopes its recipients refused
-	bl     *boardLimits // the task board's bounds and this node's own publishing rate
+	bl     *boardLimits // the task board's bounds
+
+	check ledgerCheck // the full verification of the ledger (damage.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -191,14 +194,14 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	lcfg.Dir = filepath.Join(n.cfg.DataDir, LedgerDirName)
 	lcfg.Logger = n.o.logger
 	lcfg.Clock = n.now
+	lcfg.RecordFile = storeguard.RecordFile(lcfg.Dir)
+	lcfg.Owner = n.keys.Inbox().PeerID().String()
+	lcfg.OnDamage = n.noteDamage
 	if n.o.ledgerTune != nil {
 		n.o.ledgerTune(&lcfg)
 	}
-	if n.led, err = ledger.New(lcfg); err != nil {
-		return fmt.Errorf("node: ledger: %w", err)
-	}
-	if err = n.led.Start(ctx); err != nil {
-		return fmt.Errorf("node: ledger: %w", err)
+	if err = n.openLedger(ctx, lcfg); err != nil {
+		return err
 	}
 	if err = n.startApprovals(); err != nil {
 		return err
@@ -229,6 +232,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		}
 	}
 	n.state = stateStarted
+	n.spawn(n.checkLedger)
 	n.resume()
 	n.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", len(n.threads), "ledger_head", n.led.Head().Seq)
@@ -436,10 +440,10 @@ func (n *Node) startApprovals() error {
 	if err := cfg.Validate(); err != nil {
 		return failWrap(CodeBadConfig, err, "web")
 	}
-	var err error
-	if n.apStore, err = openApprovalStore(approvalsDir(n.cfg.DataDir), n.o.logger); err != nil {
+	if err := n.openApprovals(); err != nil {
 		return err
 	}
+	var err error
 	if n.cer, err = approval.New(cfg, n.apStore, approval.AuditFunc(n.audit)); err != nil {
 		return failWrap(CodeBadConfig, err, "web")
 	}

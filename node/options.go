@@ -26,6 +26,7 @@ type options struct {
 	backend    chain.Backend
 	ledgerTune func(*ledger.Config)
 	p2pTune    func(*p2p.Config)
+	reset      []string // stores to reset when refused (WithReset, stores.go)
 }
 
 // WithPassphrase sets the passphrase that opens the node's keys. It is

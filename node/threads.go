@@ -73,6 +73,9 @@ func (n *Node) locked(nid string) (*thread, error) {
 	for {
 		t := n.lookup(nid)
 		if t == nil {
+			if err := n.quarantineErr(nid); err != nil {
+				return nil, err
+			}
 			return nil, fail(CodeUnknownNegotiation, "no negotiation %s", nid)
 		}
 		t.mu.Lock()
@@ -283,12 +286,18 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		if p.body.Announcement != "" {
 			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
+			if n.quarantine(nid, err) {
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("node: load %s: announcement: %w", nid, err)
 			}
 			params.Announcement = ann
 		}
 		th, err := n.led.ReplayThread(ctx, params, replayFact)
+		if n.quarantine(nid, err) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("node: load %s: %w", nid, err)
 		}
@@ -296,7 +305,9 @@ func (n *Node) load(ctx context.Context) error {
 			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
 			links: p.links, proofs: p.proofs, recorded: p.state, steps: p.steps,
 		}
-		if err := n.rebuildPXP(ctx, t); err != nil {
+		if err := n.rebuildPXP(ctx, t); n.quarantine(nid, err) {
+			continue
+		} else if err != nil {
 			return fmt.Errorf("node: load %s: %w", nid, err)
 		}
 		for _, k := range p.keys {

@@ -192,6 +192,9 @@ type Status struct {
 	ChainError   string              `json:"chainError,omitempty"`
 	Approvals    int                 `json:"pendingApprovals"`
 	Outbox       int                 `json:"outbox"`
+	// LedgerCheck is how far the full verification of the ledger has come
+	// since the start, and the damage found.
+	LedgerCheck LedgerCheck `json:"ledgerCheck"`
 }
 
 // Status returns the node's status.
@@ -204,6 +207,7 @@ func (n *Node) Status() (Status, error) {
 		LinkHash: negotiation.Hash(n.keys.Link().Hash()), LinkExpires: n.keys.Link().ExpiresAt,
 		Threads: n.threadCount(), Ledger: n.led.Head(), Chain: n.client != nil,
 		Approvals: len(n.PendingApprovals()), Outbox: n.host.OutboxLen(),
+		LedgerCheck: n.ledgerCheckView(),
 	}
 	for _, a := range n.host.Addrs() {
 		s.Addrs = append(s.Addrs, a.String())

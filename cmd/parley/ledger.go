@@ -11,9 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/storeguard"
 )
 
 // ledgerDir resolves <data-dir>/ledger: the flag, else $PARLEY_DATA_DIR,
@@ -51,11 +53,20 @@ func openLedgerMode(cmd *cobra.Command, dataDir string, readOnly bool) (*ledger.
 		return nil, &exitError{code: 2, err: err}
 	}
 	if _, err := os.Stat(dir); err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("no ledger at %s: %w", dir, err)}
+		if _, rerr := os.Stat(storeguard.RecordFile(dir)); rerr != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("no ledger at %s: %w", dir, err)}
+		} // a record without its ledger: the open below refuses it
 	}
 	cfg := ledger.DefaultConfig()
 	cfg.Dir = dir
 	cfg.ReadOnly = readOnly
+	// The ledger's record beside it: a ledger emptier than or different
+	// from it fails like a damaged one. The owner is the node's peer id
+	// when its public keys are there.
+	cfg.RecordFile = storeguard.RecordFile(dir)
+	if pub, _, err := identity.ReadPublic(filepath.Dir(dir)); err == nil {
+		cfg.Owner = pub.PeerID
+	}
 	cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	l, err := ledger.New(cfg)
 	if err != nil {
@@ -76,6 +87,13 @@ func verifyExit(cmd *cobra.Command, err error) error {
 	var ve *ledger.VerifyError
 	if errors.As(err, &ve) {
 		fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s at entry %d: %s\n", ve.Code, ve.Seq, ve.Msg)
+		return &exitError{code: 1, err: err}
+	}
+	var se *storeguard.Error
+	if errors.As(err, &se) {
+		// A directory without its MANIFEST, or emptier than its record:
+		// not intact, and never "ok, 0 entries".
+		fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s\n", se.Code, se.Msg)
 		return &exitError{code: 1, err: err}
 	}
 	return &exitError{code: 2, err: err}

@@ -68,6 +68,7 @@ func newVersionCmd() *cobra.Command {
 }
 
 func main() {
+	privateFiles()
 	err := newRootCmd().Execute()
 	if err == nil {
 		return

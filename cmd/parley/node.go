@@ -52,8 +52,14 @@ func newNodeRunCmd() *cobra.Command {
 			"chain.rpc is --chain-rpc and $PARLEY_CHAIN_RPC. With approval.mode passkey (the default) each gated act\n" +
 			"waits until the node's principal approves it with a passkey: on the pages served at web.listen\n" +
 			"(open http://localhost:<port>; register the first passkey with the token `parley init` printed),\n" +
-			"or with a registered software key (`parley approvals approve --software-key`).",
+			"or with a registered software key (`parley approvals approve --software-key`).\n\n" +
+			"The ledger and the approval store keep a record of what they hold beside their directories\n" +
+			"(<data-dir>/ledger.record, approvals.record); a store emptier than or different from its record, or\n" +
+			"a Badger directory without its MANIFEST, refuses the start and says how to restore it. Only then,\n" +
+			"--reset-ledger or --reset-approvals archives that store under a new name (never deleting it), starts\n" +
+			"it empty and writes an audit entry into the ledger; asked for a healthy store, they refuse to start.",
 		Example: "  parley node run --data-dir ~/.parley-worker\n" +
+			"  parley node run --data-dir ~/.parley-worker --reset-approvals   (after the start refused the approval store)\n" +
 			"  parley node run --config configs/worker.yaml --chain-rpc http://127.0.0.1:8545 --log-format json\n" +
 			"  PARLEY_P2P_BOOTSTRAP=/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... parley node run",
 		Args: cobra.NoArgs,
@@ -66,7 +72,25 @@ func newNodeRunCmd() *cobra.Command {
 		},
 	}
 	configFlags(cmd)
+	// Flags only, never config keys or environment variables: a reset is
+	// asked for one start, not kept.
+	cmd.Flags().Bool("reset-ledger", false, "when the start refuses the ledger (emptier than or different from its record, no MANIFEST, failed verification): archive it under a new name and start with an empty one")
+	cmd.Flags().Bool("reset-approvals", false, "when the start refuses the approval store: archive it under a new name and start with an empty one (the principal enrols a passkey again)")
 	return cmd
+}
+
+// resetOptions turns node run's --reset-* flags into node.WithReset.
+func resetOptions(cmd *cobra.Command) []node.Option {
+	var stores []string
+	for flag, store := range map[string]string{"reset-ledger": node.StoreLedger, "reset-approvals": node.StoreApprovals} {
+		if v, err := cmd.Flags().GetBool(flag); err == nil && v {
+			stores = append(stores, store)
+		}
+	}
+	if len(stores) == 0 {
+		return nil
+	}
+	return []node.Option{node.WithReset(stores...)}
 }
 
 // newLogger returns the daemon's logger on w.
@@ -100,6 +124,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := []node.Option{node.WithPassphrase(pass), node.WithLogger(log), node.WithRegisterer(reg)}
+	opts = append(opts, resetOptions(cmd)...)
 	if s.ApprovalMode == ApprovalAuto {
 		log.Warn("APPROVAL MODE AUTO: EVERY GATED ACT IS APPROVED WITHOUT A PERSON; dev chain and tests only, never with real money")
 		opts = append(opts, node.WithGate(node.AutoApprove("approval.mode auto ("+s.Node.Name+")")))

@@ -47,6 +47,18 @@ func newStatusCmd() *cobra.Command {
 				t.row("approvals", fmt.Sprintf("%d pending", st.Approvals))
 				t.row("outbox", fmt.Sprintf("%d envelopes not yet acknowledged", st.Outbox))
 				t.row("ledger", fmt.Sprintf("%d entries, head %s", st.Ledger.Seq, st.Ledger.Hash))
+				t.row("ledger check", ledgerCheckLine(st.LedgerCheck))
+				for _, d := range st.LedgerCheck.Damage {
+					where := "entry"
+					if d.Object {
+						where = "object of entry"
+					}
+					neg := d.NegotiationID
+					if neg == "" {
+						neg = "no negotiation"
+					}
+					t.row("DAMAGED", fmt.Sprintf("%s %d (%s, %s): %s", where, d.Seq, d.Code, neg, d.Msg))
+				}
 				chain := "none"
 				if st.Chain {
 					chain = "connected"
@@ -61,6 +73,26 @@ func newStatusCmd() *cobra.Command {
 	}
 	f.register(cmd.Flags())
 	return cmd
+}
+
+// ledgerCheckLine says how far the node's full verification of its ledger
+// has come and what it found.
+func ledgerCheckLine(c node.LedgerCheck) string {
+	var s string
+	switch {
+	case c.Complete:
+		s = fmt.Sprintf("complete: every entry up to %d verified", c.VerifiedTo)
+	case c.Error != "":
+		s = fmt.Sprintf("stopped at entry %d of %d: %s", c.VerifiedTo, c.Target, c.Error)
+	default:
+		s = fmt.Sprintf("running: %d of %d entries verified", c.VerifiedTo, c.Target)
+	}
+	if len(c.Damage) > 0 {
+		s += fmt.Sprintf("; %d damaged (acts and exports that rest on them are refused; restore the ledger from a backup)", len(c.Damage))
+	} else {
+		s += "; no damage found"
+	}
+	return s
 }
 
 func newEventsCmd() *cobra.Command {

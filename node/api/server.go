@@ -387,6 +387,7 @@ var statusOf = map[node.Code]int{
 	node.CodeNoCard:                               http.StatusConflict,
 	node.CodeBadBundle:                            http.StatusUnprocessableEntity,
 	node.CodeMissingLink:                          http.StatusUnprocessableEntity,
+	node.CodeLedgerDamaged:                        http.StatusConflict, // the act or export rests on a damaged ledger entry
 	// The node and what it depends on.
 	node.CodeNotStarted:  http.StatusServiceUnavailable,
 	node.CodeNoChain:     http.StatusServiceUnavailable,
@@ -412,7 +413,10 @@ func errorOf(err error) *httpError {
 		return &httpError{Status: st, Code: string(c), Message: err.Error(), RetryAfter: int(node.RetryAfter(err) / time.Second)}
 	}
 	var le *ledger.Error
+	var ve *ledger.VerifyError
 	switch {
+	case errors.As(err, &ve): // a read of a damaged entry or object: never its bytes
+		return &httpError{Status: http.StatusConflict, Code: string(node.CodeLedgerDamaged), Message: err.Error()}
 	case errors.Is(err, ledger.ErrNotFound):
 		return &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, ledger.ErrClosed):
@@ -666,13 +670,8 @@ func (s *Server) bundle(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, e)
 		return
 	}
-	led := s.n.Ledger()
-	if led == nil {
-		s.fail(w, r, node.ErrNotStarted)
-		return
-	}
 	lw := &lazyWriter{w: w}
-	if _, err := led.Export(r.Context(), nid, lw); err != nil {
+	if _, err := s.n.Export(r.Context(), nid, lw); err != nil {
 		if !lw.started {
 			if errors.Is(err, ledger.ErrNotFound) {
 				err = &httpError{Status: http.StatusNotFound, Code: string(node.CodeUnknownNegotiation), Message: "the ledger holds no entry of negotiation " + nid}

@@ -1,0 +1,213 @@
+package node
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/parleynet/parley/storeguard"
+)
+
+// The approval store's record of itself (storeguard): a random store id
+// set when the record is first written, and a generation that every
+// committed change advances. The record beside the store
+// (<data-dir>/approvals.record) names both, the owner's peer id and the
+// counts of credentials, approvals and consumptions.
+const (
+	keyStoreID    = "i" // 16 random bytes
+	keyGeneration = "g" // uint64, big-endian
+)
+
+// The counts the record names, by key prefix.
+var approvalCounts = []struct{ name, prefix string }{
+	{"credentials", keyCredential}, {"approvals", keyApproval}, {"consumptions", keyConsumption},
+}
+
+// storeRecord is where the approval store keeps its record and who owns it.
+type storeRecord struct {
+	file  string
+	owner string
+	now   func() time.Time
+}
+
+// storeOption configures openApprovalStore.
+type storeOption func(*approvalStore)
+
+// withStoreRecord keeps the store's record in file, owned by owner (the
+// node's peer id); the node passes it, a tool opening the store without
+// the keys does not.
+func withStoreRecord(file, owner string, now func() time.Time) storeOption {
+	return func(s *approvalStore) { s.rec = &storeRecord{file: file, owner: owner, now: now} }
+}
+
+// approvalState is what the store holds, as its record names it.
+type approvalState struct {
+	id     string
+	gen    uint64
+	counts map[string]uint64
+}
+
+func (st approvalState) empty() bool {
+	for _, n := range st.counts {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (st approvalState) String() string {
+	id := st.id
+	if id == "" {
+		id = "none"
+	}
+	return fmt.Sprintf("generation %d, store id %s, %d credentials, %d approvals, %d consumptions",
+		st.gen, id, st.counts["credentials"], st.counts["approvals"], st.counts["consumptions"])
+}
+
+// readState reads the store's id, generation and counts in txn.
+func readState(txn *badger.Txn) (approvalState, error) {
+	st := approvalState{counts: map[string]uint64{}}
+	if it, err := txn.Get([]byte(keyStoreID)); err == nil {
+		v, err := it.ValueCopy(nil)
+		if err != nil {
+			return st, err
+		}
+		st.id = "0x" + hex.EncodeToString(v)
+	} else if !errors.Is(err, badger.ErrKeyNotFound) {
+		return st, err
+	}
+	if it, err := txn.Get([]byte(keyGeneration)); err == nil {
+		v, err := it.ValueCopy(nil)
+		if err != nil {
+			return st, err
+		}
+		if len(v) != 8 {
+			return st, fmt.Errorf("generation of %d bytes", len(v))
+		}
+		st.gen = binary.BigEndian.Uint64(v)
+	} else if !errors.Is(err, badger.ErrKeyNotFound) {
+		return st, err
+	}
+	for _, c := range approvalCounts {
+		st.counts[c.name] = 0
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(c.prefix)})
+		for it.Rewind(); it.Valid(); it.Next() {
+			st.counts[c.name]++
+		}
+		it.Close()
+	}
+	return st, nil
+}
+
+// bumpGeneration advances the generation in txn; every update does, in
+// the transaction of its change.
+func bumpGeneration(txn *badger.Txn) error {
+	var gen uint64
+	if it, err := txn.Get([]byte(keyGeneration)); err == nil {
+		v, err := it.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if len(v) == 8 {
+			gen = binary.BigEndian.Uint64(v)
+		}
+	} else if !errors.Is(err, badger.ErrKeyNotFound) {
+		return err
+	}
+	return txn.Set([]byte(keyGeneration), binary.BigEndian.AppendUint64(nil, gen+1))
+}
+
+// precheckApprovals reads the record and checks the Badger directory
+// before it is opened (storeguard.CheckBadgerDir); a record that names a
+// store where the directory holds no data file is refused before anything
+// is created.
+func (r *storeRecord) precheck(dir string) (*storeguard.Record, error) {
+	var rec *storeguard.Record
+	if r != nil {
+		var err error
+		if rec, err = storeguard.Read(StoreApprovals, r.file); err != nil {
+			return nil, err
+		}
+	}
+	c, err := storeguard.CheckBadgerDir(StoreApprovals, dir)
+	if err != nil {
+		var se *storeguard.Error
+		if errors.As(err, &se) && r != nil {
+			se.RecordFile, se.Record = r.file, rec
+		}
+		return nil, err
+	}
+	if rec != nil && rec.StoreID != "" && !c.HasData() {
+		return nil, r.refuse(dir, storeguard.CodeEmptier, rec, c.String(), "the record names a store of generation %d, the directory holds no data file", rec.Seq)
+	}
+	return rec, nil
+}
+
+func (r *storeRecord) refuse(dir string, code storeguard.Code, rec *storeguard.Record, found, format string, args ...any) error {
+	return &storeguard.Error{Code: code, Store: StoreApprovals, Dir: dir, RecordFile: r.file, Record: rec, Found: found, Msg: fmt.Sprintf(format, args...)}
+}
+
+// check compares the opened store with its record, and writes the
+// record: a new store, or one from before records were kept, gets a store
+// id and its first record (with a log line); a store with another id, an
+// older generation or fewer approvals or consumptions than its record, or
+// a record of another node, is refused.
+func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, log *slog.Logger) error {
+	if r == nil {
+		return nil
+	}
+	var st approvalState
+	err := db.Update(func(txn *badger.Txn) error {
+		var err error
+		if st, err = readState(txn); err != nil || st.id != "" || rec != nil {
+			return err
+		}
+		id := make([]byte, 16)
+		if _, err := rand.Read(id); err != nil {
+			return err
+		}
+		st.id = "0x" + hex.EncodeToString(id)
+		return txn.Set([]byte(keyStoreID), id)
+	})
+	if err != nil {
+		return fmt.Errorf("node: approval store %s: %w", dir, err)
+	}
+	switch {
+	case rec == nil && st.empty():
+		log.Info("new approval store: writing its record", "record", r.file)
+	case rec == nil:
+		log.Warn("the approval store has no record yet (a data directory from before records were kept, or the record was removed): writing one",
+			"record", r.file, "store", st.String())
+	case r.owner != "" && rec.Owner != "" && rec.Owner != r.owner:
+		return r.refuse(dir, storeguard.CodeForeign, rec, st.String(), "the record names node %s, this node is %s", rec.Owner, r.owner)
+	case st.id == "" && st.empty():
+		return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is empty")
+	case st.id != rec.StoreID:
+		return r.refuse(dir, storeguard.CodeDifferent, rec, st.String(), "the store's id is not the one the record names: this is another store")
+	case st.gen < rec.Seq:
+		return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is at generation %d, the record at %d: it lost changes (an older copy)", st.gen, rec.Seq)
+	default:
+		for _, c := range []string{"approvals", "consumptions"} {
+			if st.counts[c] < rec.Counts[c] {
+				return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store holds %d %s, the record %d (they are never deleted)", st.counts[c], c, rec.Counts[c])
+			}
+		}
+	}
+	return r.write(st)
+}
+
+// write writes the record of st.
+func (r *storeRecord) write(st approvalState) error {
+	err := storeguard.Write(r.file, storeguard.Record{Store: StoreApprovals, Owner: r.owner, StoreID: st.id, Seq: st.gen, Counts: st.counts, At: r.now().UTC()})
+	if err != nil {
+		return fmt.Errorf("node: approval store record: %w", err)
+	}
+	return nil
+}

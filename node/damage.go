@@ -1,0 +1,249 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/parleynet/parley/ledger"
+)
+
+// CodeLedgerDamaged is the code of an act or an export refused because it
+// rests on a damaged ledger entry (docs/ledger.md, "What rests on a
+// damaged entry").
+const CodeLedgerDamaged Code = "ledger_damaged"
+
+// ErrLedgerDamaged matches an act or an export refused because it rests
+// on a damaged ledger entry.
+var ErrLedgerDamaged = &Error{Code: CodeLedgerDamaged}
+
+// maxDamage bounds the damage the node keeps; past it, every act that
+// signs or moves money and every export is refused (the node no longer
+// knows which negotiations are intact).
+const maxDamage = 1000
+
+// ledgerCheck is what the node knows of its ledger's integrity: how far
+// the full verification has come, and the damage it, or any read, found.
+type ledgerCheck struct {
+	mu       sync.Mutex
+	target   uint64
+	verified uint64
+	complete bool
+	err      string
+	damage   []ledger.Damage
+	overflow bool
+	seen     map[damageKey]bool
+	// quarantined are the negotiations whose thread could not be rebuilt
+	// at start because the ledger's record of it is damaged.
+	quarantined map[string]string // the damage that kept each out
+}
+
+type damageKey struct {
+	seq    uint64
+	object bool
+}
+
+// LedgerCheck is the state of the node's full verification of its
+// ledger, which runs in the background after every start (throttled), and
+// the damage found by it or by any read of a damaged entry or object.
+type LedgerCheck struct {
+	// VerifiedTo is the last entry the full verification has checked:
+	// every entry from 1 to here was read and verified since the start.
+	VerifiedTo uint64 `json:"verifiedTo"`
+	// Target is the head when the verification began (entries after it
+	// were appended by this run).
+	Target uint64 `json:"target"`
+	// Complete reports whether the verification has reached Target.
+	Complete bool `json:"complete"`
+	// Error says why the verification stopped early, if it did.
+	Error string `json:"error,omitempty"`
+	// Damage lists the damaged entries and objects found, in the order
+	// they were found (at most a thousand): seq, code, negotiation.
+	Damage []ledger.Damage `json:"damage"`
+}
+
+// noteDamage records damage found in the ledger (the ledger's OnDamage):
+// an error log line, the metric, and the status; acts and exports that
+// rest on it are refused from now on.
+func (n *Node) noteDamage(d ledger.Damage) {
+	c := &n.check
+	c.mu.Lock()
+	if c.seen == nil {
+		c.seen = map[damageKey]bool{}
+	}
+	k := damageKey{d.Seq, d.Object}
+	if c.seen[k] {
+		c.mu.Unlock()
+		return
+	}
+	c.seen[k] = true
+	if len(c.damage) < maxDamage {
+		c.damage = append(c.damage, d)
+	} else {
+		c.overflow = true
+	}
+	c.mu.Unlock()
+	n.m.ledgerDamage.WithLabelValues(string(d.Code)).Inc()
+	n.log.Error("ledger damage: acts and exports that rest on this entry are refused", "seq", d.Seq, "code", d.Code,
+		"negotiation", d.NegotiationID, "object", d.Object, "detail", d.Msg)
+}
+
+// checkLedger runs the full verification of the ledger in the background
+// (ledger.Scan, a quarter of the time at most), on a goroutine the node
+// owns; Close stops it.
+func (n *Node) checkLedger(ctx context.Context) {
+	c := &n.check
+	head := n.led.Head()
+	c.mu.Lock()
+	c.target = head.Seq
+	c.mu.Unlock()
+	rep, err := n.led.Scan(ctx, ledger.ScanConfig{Progress: func(seq uint64) {
+		c.mu.Lock()
+		c.verified = seq
+		c.mu.Unlock()
+		n.m.ledgerVerified.Set(float64(seq))
+	}})
+	if ctx.Err() != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.err = err.Error()
+		n.log.Error("ledger check stopped", "verified_to", c.verified, "err", err)
+		return
+	}
+	c.complete, c.verified = true, rep.Head.Seq
+	n.m.ledgerVerified.Set(float64(rep.Head.Seq))
+	if rep.Count > 0 {
+		n.log.Error("ledger check complete: the ledger is damaged", "entries", rep.Head.Seq, "damaged", rep.Count)
+	} else {
+		n.log.Info("ledger check complete: every entry verifies", "entries", rep.Head.Seq)
+	}
+}
+
+// ledgerCheckView returns the check's state for the status.
+func (n *Node) ledgerCheckView() LedgerCheck {
+	c := &n.check
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return LedgerCheck{VerifiedTo: c.verified, Target: c.target, Complete: c.complete, Error: c.err,
+		Damage: append([]ledger.Damage{}, c.damage...)}
+}
+
+// restsOnDamage returns a CodeLedgerDamaged error when an act that signs
+// or moves money for negotiation nid rests on a damaged entry: an entry of
+// nid, an object one of them names, or an entry of no negotiation (or of
+// one that cannot be told: the principal's cards and the node's own
+// records are among them). With verify it first checks nid's own entries
+// and objects (ledger.VerifyNegotiation), so an act never waits for the
+// full verification to reach them.
+func (n *Node) restsOnDamage(ctx context.Context, nid string, verify bool) error {
+	if verify && n.led != nil {
+		if _, err := n.led.VerifyNegotiation(ctx, nid); err != nil {
+			return failWrap(CodeStoreFailed, err, "checking negotiation %s in the ledger", nid)
+		}
+	}
+	return n.damageFor(nid, 0)
+}
+
+// damageFor returns a CodeLedgerDamaged error for the first known damage
+// that nid rests on: its own entries and objects, entries of no known
+// negotiation, and, when from > 0, every entry from seq from on (the chain
+// a proof bundle of nid carries).
+func (n *Node) damageFor(nid string, from uint64) error {
+	c := &n.check
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.overflow {
+		return fail(CodeLedgerDamaged, "the ledger holds more than %d damaged entries: nothing that rests on it is signed or exported", maxDamage)
+	}
+	for _, d := range c.damage {
+		switch {
+		case d.NegotiationID == nid:
+		case d.NegotiationID == "" && !d.Object:
+		case from > 0 && !d.Object && d.Seq >= from:
+		default:
+			continue
+		}
+		what := "entry"
+		if d.Object {
+			what = "the object of entry"
+		}
+		return fail(CodeLedgerDamaged, "negotiation %s rests on %s %d of the ledger, which is damaged (%s: %s); restore the ledger from a backup",
+			nid, what, d.Seq, d.Code, d.Msg)
+	}
+	return nil
+}
+
+// Export writes the proof bundle of negotiation nid to w (ledger.Export).
+// It refuses with CodeLedgerDamaged, before writing anything, a bundle
+// that rests on damage the node knows of (the negotiation's own entries
+// and objects, and every entry from its first to the head, which the
+// bundle's chain carries), and fails with CodeLedgerDamaged when the
+// export itself reads a damaged entry or object (the bundle is then never
+// completed).
+func (n *Node) Export(ctx context.Context, nid string, w io.Writer) (ledger.Head, error) {
+	if err := n.running(); err != nil {
+		return ledger.Head{}, err
+	}
+	var first uint64
+	for e, err := range n.led.ByNegotiation(ctx, nid) {
+		if err != nil {
+			return ledger.Head{}, err
+		}
+		first = e.Seq
+		break
+	}
+	if first > 0 {
+		if err := n.damageFor(nid, first); err != nil {
+			return ledger.Head{}, err
+		}
+	}
+	head, err := n.led.Export(ctx, nid, w)
+	var ve *ledger.VerifyError
+	if errors.As(err, &ve) {
+		return head, failWrap(CodeLedgerDamaged, err, "the proof bundle of %s", nid)
+	}
+	return head, err
+}
+
+// quarantine keeps negotiation nid out of the node when err says its
+// thread cannot be rebuilt from the ledger because an entry or object of
+// it is damaged (the damage was reported when it was read): the node runs
+// without the thread, acts on it are refused with CodeLedgerDamaged, and
+// its peers' envelopes are answered missing_reference, so that they retry
+// (and nothing is lost) until the ledger is restored. It returns false for
+// any other error.
+func (n *Node) quarantine(nid string, err error) bool {
+	var ve *ledger.VerifyError
+	if !errors.As(err, &ve) {
+		return false
+	}
+	c := &n.check
+	c.mu.Lock()
+	if c.quarantined == nil {
+		c.quarantined = map[string]string{}
+	}
+	c.quarantined[nid] = err.Error()
+	c.mu.Unlock()
+	n.log.Error("negotiation not loaded: its record in the ledger is damaged; restore the ledger from a backup", "negotiation", nid, "err", err)
+	return true
+}
+
+// quarantined reports whether negotiation nid was kept out at start.
+func (n *Node) quarantined(nid string) bool { return n.quarantineErr(nid) != nil }
+
+// quarantineErr returns the CodeLedgerDamaged refusal of an act on a
+// negotiation kept out at start, or nil.
+func (n *Node) quarantineErr(nid string) error {
+	c := &n.check
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	why, ok := c.quarantined[nid]
+	if !ok {
+		return nil
+	}
+	return fail(CodeLedgerDamaged, "negotiation %s was not loaded at start: its record in the ledger is damaged (%s); restore the ledger from a backup", nid, why)
+}
