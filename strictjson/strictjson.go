@@ -94,7 +94,16 @@ var options = json.JoinOptions(
 // Unmarshal decodes b, which must be exactly one JSON value with optional
 // white space around it, into v (a non-nil pointer). It returns nil or an
 // *Error.
+//
+// The text is checked as a whole before it is decoded, so a syntax error,
+// invalid UTF-8 or a duplicate member is reported (malformed_json,
+// duplicate_key) before any member the type does not know (unknown_field)
+// or any value that does not fit it (schema_invalid), whatever their order
+// in the text: the order the wire format's decoder reports them in.
 func Unmarshal(b []byte, v any) error {
+	if err := Check(b); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(b, v, options); err != nil {
 		return classify(err)
 	}

@@ -201,3 +201,19 @@ func dup(t *testing.T, d *stdjson.Decoder) bool {
 	}
 	return false
 }
+
+// TestSyntaxFirst: the text is judged before the type, so a duplicate
+// member is duplicate_key even when the type does not know the member.
+func TestSyntaxFirst(t *testing.T) {
+	var v task
+	for in, want := range map[string]strictjson.Code{
+		`{"zzz":1,"zzz":2}`:              strictjson.CodeDuplicateKey,
+		"{\"zzz\":1,\"title\":\"\xff\"}": strictjson.CodeMalformedJSON,
+		`{"title":1,"title":2}`:          strictjson.CodeDuplicateKey,
+		`{"zzz":1} x`:                    strictjson.CodeMalformedJSON,
+	} {
+		if got := strictjson.CodeOf(strictjson.Unmarshal([]byte(in), &v)); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

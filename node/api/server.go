@@ -24,6 +24,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // DefaultMaxBody is the default bound of a request body: 8 MiB, room for
@@ -459,43 +460,58 @@ func (s *Server) logFailure(r *http.Request, e *httpError) {
 	}
 }
 
-// decode reads body into v strictly: one JSON value (an empty body reads
-// as {}), no unknown members, nothing after it, and every member named in
-// required present and not null.
+// decode reads body into v with the project's strict decoder
+// (strictjson): one JSON value (an empty body reads as {}), no member
+// named twice, names matched exactly, no unknown members, valid UTF-8,
+// nothing after it, and every member named in required present and not
+// null. A refusal is 400 with the decoder's code (malformed_json,
+// duplicate_key, unknown_field, schema_invalid), or the code of the value
+// that refused itself (bad_address, bad_integer, ...), naming the member.
 func decode(body []byte, v any, required ...string) *httpError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return badRequest("body: malformed JSON at byte %d: %v", se.Offset, err)
-		case errors.As(err, &te) && te.Field != "":
-			return badRequest("body: member %q: %v", te.Field, err)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return badRequest("body: malformed JSON: truncated")
-		}
-		return badRequest("body: %v", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("body: data after the JSON value")
+	if err := strictjson.Unmarshal(body, v); err != nil {
+		return decodeError(err)
 	}
 	if len(required) > 0 {
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(body, &m); err != nil {
-			return badRequest("body: want a JSON object: %v", err)
+		if err := strictjson.Unmarshal(body, &m); err != nil {
+			return decodeError(err)
 		}
 		for _, k := range required {
 			if raw, ok := m[k]; !ok || string(raw) == "null" {
-				return badRequest("body: member %q is required", k)
+				return &httpError{Status: http.StatusBadRequest, Code: CodeSchemaInvalid, Message: fmt.Sprintf("body: member %q is required", k)}
 			}
 		}
 	}
 	return nil
+}
+
+// decodeError is the answer to a body the strict decoder refused.
+func decodeError(err error) *httpError {
+	code := string(strictjson.CodeOf(err))
+	if c := negotiation.CodeOf(err); c != "" {
+		code = string(c) // a value's own refusal: bad_address, bad_integer, ...
+	}
+	if code == "" {
+		code = CodeMalformedJSON
+	}
+	msg := "body: " + err.Error()
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		msg = "body: " + se.Msg
+		if m := se.Member(); m != "" && !strings.Contains(se.Msg, strconv.Quote(m)) {
+			msg = fmt.Sprintf("body: member %q: %s", m, se.Msg)
+		} else if m == "" && se.Pointer != "" {
+			msg = "body: " + se.Pointer + ": " + se.Msg
+		}
+	}
+	st := http.StatusBadRequest
+	if code == CodeBodyTooLarge {
+		st = http.StatusRequestEntityTooLarge
+	}
+	return &httpError{Status: st, Code: code, Message: msg}
 }
 
 // Path values.
