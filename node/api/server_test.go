@@ -256,7 +256,7 @@ func checkPost(t *testing.T, s *served, rc routeCase, oversize []byte) {
 	want400("a bad Idempotency-Key", post("two words", rc.path, body), CodeBadRequest, HeaderIdempotencyKey)
 	want400("an unknown member", post(freshKey(), rc.path, []byte(withMember(rc.body))), CodeUnknownField, "zzz_unknown")
 	want400("malformed JSON", post(freshKey(), rc.path, []byte(rc.body[:len(rc.body)-1])), CodeMalformedJSON, "body")
-	want400("trailing data", post(freshKey(), rc.path, []byte(rc.body+" {}")), CodeMalformedJSON, "after top-level value")
+	want400("trailing data", post(freshKey(), rc.path, []byte(rc.body+" {}")), CodeMalformedJSON, "after the JSON value")
 	want400("not an object", post(freshKey(), rc.path, []byte(`[1,2]`)), CodeSchemaInvalid, "body")
 	want400("a member named twice", post(freshKey(), rc.path, []byte(`{"zzz_twice":1,"zzz_twice":2}`)), CodeDuplicateKey, "zzz_twice")
 	want400("invalid UTF-8", post(freshKey(), rc.path, []byte("{\"zzz\":\"\xff\"}")), CodeMalformedJSON, "UTF-8")
