@@ -9,6 +9,7 @@ import (
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Code is a stable, machine-readable refusal code, spelled as the wire
@@ -83,8 +84,19 @@ func CodeOf(err error) Code {
 }
 
 // options are the decoder's settings on top of JSON v2's defaults
-// (duplicate names and invalid UTF-8 refused, names matched exactly).
+// (duplicate names and invalid UTF-8 refused, names matched exactly). The
+// node writes JSON with encoding/json, so values keep encoding/json's
+// representations where JSON v2 has other defaults: a [N]byte is an array
+// of numbers, a slice of a named byte type is base64, a time.Duration is
+// a number of nanoseconds, and methods are called as encoding/json calls
+// them (map keys through UnmarshalText only). Every other leniency of
+// encoding/json (duplicates, any letter case, invalid UTF-8, unknown
+// members, loose base64 and RFC 3339, arrays of any length) stays off.
 var options = json.JoinOptions(
+	jsonv1.FormatByteArrayAsArray(true),
+	jsonv1.FormatBytesWithLegacySemantics(true),
+	jsonv1.FormatDurationAsNano(true),
+	jsonv1.CallMethodsWithLegacySemantics(true),
 	json.RejectUnknownMembers(true),
 	jsontext.AllowDuplicateNames(false),
 	jsontext.AllowInvalidUTF8(false),

@@ -4,8 +4,10 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"math/big"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parleynet/parley/strictjson"
@@ -215,5 +217,32 @@ func TestSyntaxFirst(t *testing.T) {
 		if got := strictjson.CodeOf(strictjson.Unmarshal([]byte(in), &v)); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestEncodingJSONForms: what encoding/json writes decodes to the same
+// value (the node writes its JSON with it): byte arrays as arrays, named
+// byte slices as base64, durations as nanoseconds.
+func TestEncodingJSONForms(t *testing.T) {
+	type blob []byte
+	type forms struct {
+		ID    [4]byte        `json:"id"`
+		Blob  blob           `json:"blob"`
+		Bytes []byte         `json:"bytes"`
+		Wait  time.Duration  `json:"wait"`
+		When  time.Time      `json:"when"`
+		Map   map[string]int `json:"map"`
+	}
+	in := forms{ID: [4]byte{1, 2, 3, 4}, Blob: blob("hi"), Bytes: []byte{0, 255}, Wait: 1500 * time.Millisecond, When: time.Date(2026, 6, 13, 12, 0, 0, 5, time.UTC), Map: map[string]int{"a": 1}}
+	b, err := stdjson.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out forms
+	if err := strictjson.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("%s decoded to %+v", b, out)
 	}
 }
