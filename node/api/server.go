@@ -328,6 +328,7 @@ var statusOf = map[node.Code]int{
 	node.Code(negotiation.CodeBadTimestamp):     http.StatusBadRequest,
 	node.Code(negotiation.CodeBadInteger):       http.StatusBadRequest,
 	node.Code(negotiation.CodeBadCID):           http.StatusBadRequest,
+	node.Code(negotiation.CodeBadFileName):      http.StatusBadRequest,
 	node.Code(negotiation.CodeTooLarge):         http.StatusRequestEntityTooLarge,
 	node.Code(negotiation.CodeMilestoneInvalid): http.StatusBadRequest,
 	node.CodeUnknownNegotiation:                 http.StatusNotFound,

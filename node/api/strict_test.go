@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleynet/parley/negotiation"
 )
 
 // TestStrictBodies: the holes the API's decoder had (issue 12, section 5)
@@ -51,5 +53,31 @@ func TestStrictBodies(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.body, &ann); err != nil || len(ann.Terms.Milestones) != 1 || ann.Terms.Milestones[0].Amount != "1" {
 		t.Fatalf("posted %s (%v)", r.body, err)
+	}
+}
+
+// TestFileNamesRefused: a delivery or evidence file whose name has a path
+// separator, a control or bidi character, or is only dots is refused with
+// bad_file_name before the node looks at the negotiation (or the chain).
+// The same file with a plain name reaches the node,
+// which does not know the negotiation.
+func TestFileNamesRefused(t *testing.T) {
+	n := startNode(t, nodeSpec{name: "names"})
+	s := serve(t, n, Options{})
+	neg := "/v1/negotiations/" + unknownNID
+	for _, name := range []string{"../../.ssh/authorized_keys", `..\\x`, "..", "report\\u0000.pdf", "invoice\\u202efdp.exe", "a\\u001b[8mb", "x\\u2028y"} {
+		for _, route := range []struct{ path, body string }{
+			{neg + "/deliver", `{"milestone":0,"name":"` + name + `","data":` + fileData + `}`},
+			{neg + "/evidence", `{"name":"` + name + `","data":` + fileData + `,"description":"d"}`},
+		} {
+			r := s.do(call{method: http.MethodPost, path: route.path, idem: freshKey(), body: []byte(route.body)})
+			if r.status != http.StatusBadRequest || r.errCode() != string(negotiation.CodeBadFileName) {
+				t.Errorf("%s with %q: %d %s, want 400 bad_file_name", route.path, name, r.status, r.body)
+			}
+		}
+	}
+	r := s.do(call{method: http.MethodPost, path: neg + "/evidence", idem: freshKey(), body: []byte(`{"name":"notes.md","data":` + fileData + `,"description":"d"}`)})
+	if r.status != http.StatusNotFound {
+		t.Fatalf("a plain name: %d %s", r.status, r.body)
 	}
 }
