@@ -140,6 +140,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 	var (
 		apiLn   net.Listener
 		apiSrv  *http.Server
+		apiActs *api.Server // its Close waits for the acts it runs
 		apiURL  = "off"
 		apiBase string
 		apiKey  []byte
@@ -165,6 +166,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		apiSrv.RegisterOnShutdown(h.Close)
+		apiActs = h
 		apiURL, apiBase = base+"/v1", base
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -207,7 +209,10 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if apiSrv != nil {
 		// Deferred after n.Close, so it runs first: the API stops before
 		// the node closes.
-		stopAPI = sync.OnceFunc(func() { shutdownAPI(apiSrv, log) })
+		stopAPI = sync.OnceFunc(func() {
+			shutdownAPI(apiSrv, log)
+			apiActs.Close() // the acts of clients that went away end before the node closes
+		})
 		defer stopAPI()
 		go func() {
 			if err := apiSrv.Serve(apiLn); err != nil && !errors.Is(err, http.ErrServerClosed) {

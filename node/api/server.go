@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
@@ -76,6 +77,9 @@ type Options struct {
 	// Heartbeat is the interval of the event stream's comment lines that
 	// keep idle connections open. Default 15 s.
 	Heartbeat time.Duration
+	// ActGrace is how long Close lets the acts still running end by
+	// themselves before it cancels them. Default 5 s.
+	ActGrace time.Duration
 	// WebURL is where the node's pages are served, such as
 	// "http://localhost:7480": an enrolment token's answer names the page
 	// that registers a passkey with it. Empty: the node serves no pages.
@@ -97,6 +101,15 @@ type Server struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// The acts the server runs for POSTs (idempotent): they outlive a
+	// client that went away and end by themselves, or when Close cancels
+	// actCtx.
+	actCtx     context.Context
+	cancelActs context.CancelFunc
+	amu        sync.Mutex
+	closing    bool
+	acts       sync.WaitGroup
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -146,6 +159,12 @@ func New(n *node.Node, opts Options) (*Server, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
+	if opts.ActGrace == 0 {
+		opts.ActGrace = 5 * time.Second
+	}
+	if opts.ActGrace < 0 {
+		return nil, errors.New("api: ActGrace must not be negative")
+	}
 	if opts.Heartbeat < 0 {
 		return nil, errors.New("api: Heartbeat must not be negative")
 	}
@@ -156,15 +175,39 @@ func New(n *node.Node, opts Options) (*Server, error) {
 		idem: newIdemStore(opts.IdempotencyTTL, opts.IdempotencyMax, opts.Now),
 		done: make(chan struct{}),
 	}
+	s.actCtx, s.cancelActs = context.WithCancel(context.Background())
 	s.register()
 	return s, nil
 }
 
-// Close ends the server's open event streams; later streams end at once.
-// It does not stop acts in flight (their requests' contexts do). It is
-// safe to call twice.
+// Close ends the server's open event streams (later streams end at once),
+// refuses new acts with 503, gives the acts still running ActGrace to end
+// by themselves, then cancels them (an act waiting for its approval is
+// cancelled and recorded as such) and waits for them. A client that went
+// away does not stop its act: Close does. It is safe to call twice (and
+// from http.Server.RegisterOnShutdown, which runs it in a goroutine of its
+// own); a second call returns once the first has.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.amu.Lock()
+		s.closing = true
+		s.amu.Unlock()
+		ended := make(chan struct{})
+		go func() {
+			s.acts.Wait()
+			close(ended)
+		}()
+		t := time.NewTimer(s.o.ActGrace)
+		defer t.Stop()
+		select {
+		case <-ended:
+		case <-t.C:
+			s.cancelActs()
+			<-ended
+		}
+		s.cancelActs()
+	})
 }
 
 // register puts every route of the table on the mux.
