@@ -22,6 +22,7 @@ import (
 
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/node/mcp"
 	"github.com/parleynet/parley/strictjson"
 )
 
@@ -52,6 +53,10 @@ type settings struct {
 	// MCPEnabled serves the MCP endpoint for AI agents at /mcp on the
 	// API's listener (docs/mcp.md); it needs api.listen.
 	MCPEnabled bool
+	// MCPMaxSessions bounds the MCP sessions kept at once; MCPSessionIdle
+	// closes a session idle that long (docs/mcp.md).
+	MCPMaxSessions int
+	MCPSessionIdle time.Duration
 	// File is the configuration file read, if any.
 	File string
 }
@@ -77,6 +82,7 @@ func defaultSettings() settings {
 		MetricsListen: "127.0.0.1:9464", ApprovalMode: ApprovalPasskey,
 		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
 		WebListen: node.DefaultWebListen, MCPEnabled: true,
+		MCPMaxSessions: mcp.DefaultMaxSessions, MCPSessionIdle: mcp.DefaultSessionTimeout,
 	}
 	s.Node.WebAuthn.Origins = nil // derived from web.listen unless set
 	return s
@@ -349,6 +355,22 @@ var settingsTable = []setting{
 	{key: "api.allow_remote", help: "let api.listen be an address beyond loopback", set: boolean(func(s *settings) *bool { return &s.APIAllowRemote })},
 	{key: "api.offers", list: true, help: "capabilities the node offers (the discovery document lists the others as taken)", set: list(func(s *settings) *[]string { return &s.APIOffers })},
 	{key: "mcp.enabled", help: "serve the MCP endpoint for AI agents at /mcp on the API's listener (needs api.listen)", set: boolean(func(s *settings) *bool { return &s.MCPEnabled })},
+	{key: "mcp.max_sessions", help: "MCP sessions kept at once (1..100000); over it the one idle the longest is closed", set: func(s *settings, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			return fmt.Errorf("%q is not an integer in 1..100000", v)
+		}
+		s.MCPMaxSessions = n
+		return nil
+	}},
+	{key: "mcp.session_idle", help: "an MCP session idle this long is closed (30s..24h)", set: func(s *settings, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 30*time.Second || d > 24*time.Hour {
+			return fmt.Errorf("%q is not a duration in 30s..24h such as 5m", v)
+		}
+		s.MCPSessionIdle = d
+		return nil
+	}},
 	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/parleynet/parley/node/mcp"
 	"github.com/parleynet/parley/strictjson"
 )
 
@@ -56,4 +58,28 @@ func TestConfigFileStrict(t *testing.T) {
 		})
 	}
 	// The example files stay valid (TestConfigExamples loads them all).
+}
+
+// TestConfigMCPSessions: mcp.max_sessions and mcp.session_idle reach the
+// settings, with defaults, and out-of-range values are refused naming
+// their key.
+func TestConfigMCPSessions(t *testing.T) {
+	dir := t.TempDir()
+	s, err := loadSettings(flagsWith(t), envOf(map[string]string{"PARLEY_DATA_DIR": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MCPMaxSessions != mcp.DefaultMaxSessions || s.MCPSessionIdle != mcp.DefaultSessionTimeout {
+		t.Fatalf("defaults %d %s", s.MCPMaxSessions, s.MCPSessionIdle)
+	}
+	s, err = loadSettings(flagsWith(t, "mcp-max-sessions", "8"), envOf(map[string]string{"PARLEY_DATA_DIR": dir, "PARLEY_MCP_SESSION_IDLE": "90s"}))
+	if err != nil || s.MCPMaxSessions != 8 || s.MCPSessionIdle != 90*time.Second {
+		t.Fatalf("%d %s %v", s.MCPMaxSessions, s.MCPSessionIdle, err)
+	}
+	for _, kv := range [][2]string{{"PARLEY_MCP_MAX_SESSIONS", "0"}, {"PARLEY_MCP_SESSION_IDLE", "1s"}, {"PARLEY_MCP_SESSION_IDLE", "48h"}} {
+		_, err := loadSettings(flagsWith(t), envOf(map[string]string{"PARLEY_DATA_DIR": dir, kv[0]: kv[1]}))
+		if err == nil || !strings.Contains(err.Error(), strings.ToLower(strings.Replace(strings.TrimPrefix(kv[0], "PARLEY_"), "_", ".", 1))) {
+			t.Errorf("%s=%s: %v", kv[0], kv[1], err)
+		}
+	}
 }

@@ -194,6 +194,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 			Key: apiKey, PeerID: n.PeerID().String(), Address: n.Address(),
 			SeatFile: filepath.Join(s.Node.DataDir, mcp.SeatFileName), Logger: log,
 			MaxBody: s.APIMaxBody, Version: version,
+			MaxSessions: s.MCPMaxSessions, SessionTimeout: s.MCPSessionIdle,
 		})
 		if err != nil {
 			return &exitError{code: 2, err: err}
