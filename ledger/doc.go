@@ -31,7 +31,8 @@
 //     an entry.
 //
 // It imports negotiation (hashes, canonical JSON, envelopes, the state
-// machine for replay), Badger and the CID libraries. It must never import
+// machine for replay), strictjson (proof bundles are read with it), Badger
+// and the CID libraries. It must never import
 // p2p, chain, approval or node: those wire the ledger behind their own
 // interfaces.
 package ledger

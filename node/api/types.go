@@ -7,7 +7,11 @@
 //
 // Request and answer bodies reuse the node's own types (node.TaskSpec,
 // node.ActResult, node.ThreadView, ...); this file holds the few the API
-// adds and the route table, the one place both sides read it from.
+// adds and the route table, the one place both sides read it from. Both
+// sides decode them with the project's strict decoder (package
+// strictjson) and its codes. A POST's act, once its body is read, runs to
+// its end on the server's context and its answer is kept under its
+// Idempotency-Key even when the client went away: one key, one act.
 package api
 
 import (
