@@ -430,6 +430,10 @@ func TestClientCommandUsage(t *testing.T) {
 		return f
 	}
 	backslash, bidi, tab := badName(`..\report.md`), badName("invoice\u202efdp.exe"), badName("a\tb.md")
+	dupCard := filepath.Join(t.TempDir(), "card.json")
+	if err := os.WriteFile(dupCard, []byte(`{"pxp":"0","goal":"a","goal":"b","principal":{"name":"P"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -437,6 +441,7 @@ func TestClientCommandUsage(t *testing.T) {
 		{with(c, "deliver", nid, "--milestone", "0", "--file", backslash), "bad_file_name"},
 		{with(c, "deliver", nid, "--milestone", "0", "--file", bidi), "bidirectional control"},
 		{with(c, "dispute", "evidence", nid, "--file", tab, "--description", "d"), "control character"},
+		{with(c, "card", "seal", dupCard), "duplicate_key"},
 		{with(c, "task", "post", "--title", "T", "--milestone", "abc:x"), `--milestone "abc:x"`},
 		{with(c, "task", "post", "--title", "T", "--milestone", "0.5btc:x"), `unknown unit "btc"`},
 		{with(c, "task", "post", "--title", "T", "--milestone", "1.5gwei5:x"), `--milestone`},
