@@ -199,8 +199,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
 	if id != "" {
-		s.sessions.using(id, +1)
-		defer s.sessions.using(id, -1)
+		if r.Method == http.MethodPost { // a request in flight keeps its session; a GET stream does not (the SDK's idle timer agrees)
+			s.sessions.using(id, +1)
+			defer s.sessions.using(id, -1)
+		}
 		s.h.ServeHTTP(w, r)
 		return
 	}
