@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
-	"github.com/gowebpki/jcs"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Decision is a receipt's decision.
@@ -182,11 +183,8 @@ func ParseReceipt(b []byte) (*IntentReceipt, error) {
 	if len(b) > MaxReceiptBytes {
 		return nil, fail(CodeInvalidReceipt, "receipt is %d bytes, more than %d", len(b), MaxReceiptBytes)
 	}
-	if _, err := jcs.Transform(b); err != nil {
-		return nil, failWrap(CodeInvalidReceipt, err, "receipt JSON")
-	}
 	var r IntentReceipt
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return nil, failWrap(CodeInvalidReceipt, err, "receipt JSON")
 	}
 	if err := r.checkStructure(); err != nil {

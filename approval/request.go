@@ -1,12 +1,10 @@
 package approval
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -15,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Protocol constants (seed sections 2, 3 and 10).
@@ -449,11 +449,8 @@ func ParseRequest(b []byte) (IntentRequest, error) {
 	if len(b) > MaxRequestBytes {
 		return IntentRequest{}, fail(CodeInvalidRequest, "request is %d bytes, more than %d", len(b), MaxRequestBytes)
 	}
-	if _, err := jcs.Transform(b); err != nil {
-		return IntentRequest{}, failWrap(CodeInvalidRequest, err, "request JSON")
-	}
 	var r IntentRequest
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return IntentRequest{}, failWrap(CodeInvalidRequest, err, "request JSON")
 	}
 	if err := r.Validate(); err != nil {
@@ -462,19 +459,10 @@ func ParseRequest(b []byte) (IntentRequest, error) {
 	return r, nil
 }
 
-// decodeStrict decodes one JSON value into v, refusing unknown members and
-// trailing data.
-func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+// decodeStrict decodes one JSON value into v with the project's strict
+// decoder (strictjson): no member named twice, names matched exactly, no
+// unknown members, valid UTF-8, nothing after the value.
+func decodeStrict(b []byte, v any) error { return strictjson.Unmarshal(b, v) }
 
 func formatTime(t time.Time) string { return t.UTC().Truncate(time.Millisecond).Format(TimeLayout) }
 

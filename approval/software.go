@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
@@ -153,15 +154,53 @@ func (k *SoftwareKey) MarshalJSON() ([]byte, error) {
 	return json.Marshal(softwareKeyState{RP: k.rp, UserHandle: k.auth.Options.UserHandle, AAGUID: k.auth.Aaguid, Credential: k.cred})
 }
 
-// UnmarshalJSON restores a key MarshalJSON wrote.
+// softwareKeyWire is softwareKeyState as the strict decoder reads it: the
+// library's Key embeds an unexported interface, so its two members are
+// spelled out here.
+type softwareKeyWire struct {
+	RP         virtualwebauthn.RelyingParty `json:"rp"`
+	UserHandle []byte                       `json:"userHandle"`
+	AAGUID     [16]byte                     `json:"aaguid"`
+	Credential struct {
+		ID  []byte `json:"id"`
+		Key *struct {
+			Type virtualwebauthn.KeyType `json:"type"`
+			Data []byte                  `json:"data"`
+		} `json:"key"`
+		Counter uint32 `json:"counter,omitempty"`
+	} `json:"credential"`
+}
+
+// UnmarshalJSON restores a key MarshalJSON wrote, strictly (strictjson),
+// and checks that the private key parses as its type says: the library
+// panics on a key it cannot import, so a damaged file is refused here.
 func (k *SoftwareKey) UnmarshalJSON(b []byte) error {
-	var s softwareKeyState
-	if err := decodeStrict(b, &s); err != nil {
+	var w softwareKeyWire
+	if err := decodeStrict(b, &w); err != nil {
 		return err
 	}
-	if s.Credential.Key == nil || len(s.Credential.ID) == 0 || s.RP.ID == "" || s.RP.Origin == "" {
+	if w.Credential.Key == nil || len(w.Credential.ID) == 0 || w.RP.ID == "" || w.RP.Origin == "" {
 		return fmt.Errorf("approval: software key: incomplete state")
 	}
+	priv, err := x509.ParsePKCS8PrivateKey(w.Credential.Key.Data)
+	if err != nil {
+		return fmt.Errorf("approval: software key: private key: %w", err)
+	}
+	switch priv.(type) {
+	case *ecdsa.PrivateKey:
+		if w.Credential.Key.Type != virtualwebauthn.KeyTypeEC2 {
+			return fmt.Errorf("approval: software key: an EC2 key typed %q", w.Credential.Key.Type)
+		}
+	case *rsa.PrivateKey:
+		if w.Credential.Key.Type != virtualwebauthn.KeyTypeRSA {
+			return fmt.Errorf("approval: software key: an RSA key typed %q", w.Credential.Key.Type)
+		}
+	default:
+		return fmt.Errorf("approval: software key: a %T private key", priv)
+	}
+	s := softwareKeyState{RP: w.RP, UserHandle: w.UserHandle, AAGUID: w.AAGUID, Credential: virtualwebauthn.Credential{
+		ID: w.Credential.ID, Key: &virtualwebauthn.Key{Type: w.Credential.Key.Type, Data: w.Credential.Key.Data}, Counter: w.Credential.Counter,
+	}}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.rp = s.RP

@@ -27,6 +27,8 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 // DevchainConfig configures the embedded development chain.
@@ -279,7 +281,7 @@ func (d *Devchain) deploy(ctx context.Context, cfg DevchainConfig, log *slog.Log
 		path = filepath.Join(cfg.DataDir, devchainFile)
 		if b, err := os.ReadFile(path); err == nil {
 			var rec devchainRecord
-			if err := json.Unmarshal(b, &rec); err != nil {
+			if err := strictjson.Unmarshal(b, &rec); err != nil {
 				return fmt.Errorf("chain: devchain: %s: %w", path, err)
 			}
 			if rec.ChainID == d.ChainID.String() && CheckDeployed(ctx, d.rpc, rec.Contracts) == nil {

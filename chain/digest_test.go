@@ -222,6 +222,8 @@ func TestParseSettlementInput(t *testing.T) {
 		{"missing domain", `"domain":{"chainId":"1337","verifyingContract":"0x5FbDB2315678afecb367f032d93F642f64180aa3"},`, ``, negotiation.CodeSchemaInvalid},
 		{"zero chain id", `"chainId":"1337"`, `"chainId":"0"`, negotiation.CodeBadInteger},
 		{"not json", `{"domain"`, `{domain`, negotiation.CodeMalformedJSON},
+		{"member in another case", `"nonce":"7"`, `"Nonce":"7"`, negotiation.CodeUnknownField},
+		{"nested member in another case", `"chainId":"1337"`, `"ChainId":"1337"`, negotiation.CodeUnknownField},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,7 @@
 //     directory, JSON-RPC on 127.0.0.1, funded dev accounts and the contracts
 //     deployed on first start.
 //
-// chain may import negotiation, identity and contracts/bindings. It must not
-// import ledger, p2p, approval or node.
+// chain may import negotiation, identity, contracts/bindings and the leaf
+// strictjson (settlement input and its own files are read with it). It must
+// not import ledger, p2p, approval or node.
 package chain

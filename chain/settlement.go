@@ -1,9 +1,7 @@
 package chain
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -12,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // SettlementInput is the JSON a settlement is read from: the domain it is
@@ -75,10 +74,8 @@ func ParseSettlementInput(b []byte, override *negotiation.Domain) (negotiation.D
 	if _, err := negotiation.Canonicalize(b); err != nil {
 		return negotiation.Domain{}, negotiation.Settlement{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var in SettlementInput
-	if err := dec.Decode(&in); err != nil {
+	if err := strictjson.Unmarshal(b, &in); err != nil {
 		return negotiation.Domain{}, negotiation.Settlement{}, jsonErr(err)
 	}
 	s, err := in.Settlement.settlement()
@@ -106,8 +103,8 @@ func jsonErr(err error) error {
 	if errors.As(err, &ne) {
 		return ne
 	}
-	if strings.Contains(err.Error(), "unknown field") {
-		return &negotiation.Error{Code: negotiation.CodeUnknownField, Msg: err.Error(), Err: err}
+	if c := strictjson.CodeOf(err); c != "" {
+		return &negotiation.Error{Code: negotiation.Code(c), Msg: err.Error(), Err: err}
 	}
 	return &negotiation.Error{Code: negotiation.CodeSchemaInvalid, Msg: err.Error(), Err: err}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Cursor records the next block a Watcher will scan, so it resumes there
@@ -199,7 +201,7 @@ func (f *FileCursor) Load(context.Context) (uint64, bool, error) {
 		return 0, false, err
 	}
 	var c cursorFile
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := strictjson.Unmarshal(b, &c); err != nil {
 		return 0, false, fmt.Errorf("chain: cursor %s: %w", f.path, err)
 	}
 	return c.Next, true, nil

@@ -20,9 +20,11 @@
 //  1. Create a Keyring once with Create (it refuses to overwrite existing
 //     keys), then Open it with the passphrase at every start. ReadPublic
 //     reads the public parts without the passphrase.
-//  2. Publish the Link the keyring issued; verify every peer's link with
-//     VerifyLink (or DecodeLink, which also verifies) before trusting any
-//     key in it. Time is always an argument: the package reads no clock.
+//  2. Publish the Link the keyring issued (its JCS bytes); verify every
+//     peer's link with VerifyLink (or DecodeLink, which also verifies)
+//     before trusting any key in it. Only a link's canonical bytes parse
+//     (CodeNotCanonical otherwise). Time is always an argument: the package
+//     reads no clock.
 //  3. Seal outgoing envelopes with a Sealer built from the keyring; open
 //     incoming frames with the same Sealer. An error with CodeUnknownSession
 //     asks the transport to request a re-key from the sender, never to drop
@@ -35,5 +37,6 @@
 // import negotiation, ledger, p2p, chain, approval or node; it uses
 // go-ethereum's crypto, keystore and EIP-712 packages, go-libp2p's
 // core/crypto and core/peer packages, filippo.io/age, gowebpki/jcs,
-// golang.org/x/crypto and the standard library's crypto/hpke.
+// golang.org/x/crypto, the standard library's crypto/hpke and the
+// project's leaf strictjson.
 package identity

@@ -26,6 +26,7 @@ const (
 	CodeMalformed          Code = "malformed"           // not JSON, or a field has the wrong type or format
 	CodeDuplicateKey       Code = "duplicate_key"       // a JSON object names a member twice
 	CodeUnknownField       Code = "unknown_field"       // a JSON member the format does not name
+	CodeNotCanonical       Code = "not_canonical"       // a link whose bytes are not exactly its JCS form (white space, member order, escapes)
 	CodeBadSignature       Code = "bad_signature"       // an ed25519 signature does not verify
 	CodeBadEVMSignature    Code = "bad_evm_signature"   // an EIP-712 signature is malformed, high-s, or not by the address
 	CodeLinkExpired        Code = "link_expired"        // now is at or after the link's expiresAt

@@ -101,7 +101,12 @@ func CreateLink(evm *EVMKey, inbox *InboxKey, keys []*PublicEncryptionKey, issue
 
 // ParseLink decodes a link strictly (duplicate keys, unknown or missing
 // members, non-canonical values and malformed fields are rejected) and
-// checks its form. It does not check signatures or times: call Verify.
+// checks its form. Only the link's canonical bytes are accepted: b must be
+// exactly JCS of the link (no white space around or inside it, members in
+// JCS order, minimal escapes), else CodeNotCanonical, so a link has one
+// spelling wherever it arrives (the identity handshake, session inits, DHT
+// records, topics, bundles, files) and its hash is the hash of what was
+// received. It does not check signatures or times: call Verify.
 func ParseLink(b []byte) (*Link, error) {
 	var w linkJSON
 	canon, err := decodeStrict(b, &w)
@@ -155,6 +160,9 @@ func ParseLink(b []byte) (*Link, error) {
 	}
 	if err := l.checkForm(); err != nil {
 		return nil, err
+	}
+	if !bytes.Equal(b, canon) {
+		return nil, fail(CodeNotCanonical, "the link is not in its canonical (JCS) form: %d bytes, canonical %d", len(b), len(canon))
 	}
 	return l, nil
 }

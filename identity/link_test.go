@@ -199,6 +199,16 @@ func editLink(t *testing.T, b []byte, edit func(m map[string]any)) []byte {
 	return out
 }
 
+// indent returns b pretty-printed: the same link, not its canonical bytes.
+func indent(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
 func TestLinkRejects(t *testing.T) {
 	a := newParty(t, "alice", KEMX25519)
 	b := newParty(t, "bob", KEMX25519)
@@ -217,7 +227,13 @@ func TestLinkRejects(t *testing.T) {
 		{"unknown nested field", editLink(t, good, func(m map[string]any) { keys(m)["id"] = "x" }), CodeUnknownField},
 		{"missing field", editLink(t, good, func(m map[string]any) { delete(m, "peerId") }), CodeMalformed},
 		{"missing signatures", editLink(t, good, func(m map[string]any) { delete(m, "signatures") }), CodeMalformed},
-		{"member in other case", []byte(strings.Replace(string(good), `"peerId"`, `"PeerId"`, 1)), CodeMalformed},
+		{"member in other case", []byte(strings.Replace(string(good), `"peerId"`, `"PeerId"`, 1)), CodeUnknownField},
+		{"leading white space", append([]byte(" "), good...), CodeNotCanonical},
+		{"trailing newline", append(bytes.Clone(good), '\n'), CodeNotCanonical},
+		{"indented", indent(t, good), CodeNotCanonical},
+		{"an escape JCS does not use", []byte(strings.Replace(string(good), `"peerId"`, `"peer\u0049d"`, 1)), CodeNotCanonical},
+		{"invalid UTF-8", []byte(strings.Replace(string(good), `"peerId"`, "\"peer\xffId\"", 1)), CodeMalformed},
+		{"lone surrogate", []byte(strings.Replace(string(good), `"peerId"`, `"peer\ud800"`, 1)), CodeMalformed},
 		{"float time", editLink(t, good, func(m map[string]any) { m["issuedAt"] = json.Number("1781352000.5") }), CodeMalformed},
 		{"exponent time", editLink(t, good, func(m map[string]any) { m["issuedAt"] = json.Number("1.781352e9") }), CodeMalformed},
 		{"time over 2^53", editLink(t, good, func(m map[string]any) { m["expiresAt"] = json.Number("9007199254740993") }), CodeMalformed},

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // DefaultMaxBundleBytes is the default size limit of a proof bundle.
@@ -93,11 +94,21 @@ func VerifyBundle(r io.Reader, opts BundleOptions) (*BundleReport, error) {
 }
 
 func decodeBundle(r io.Reader) (*bundleFile, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
 	fail := func(format string, args ...any) (*bundleFile, error) {
 		return nil, bad(0, CodeBadBundle, format, args...)
 	}
+	// The project's strict decoder judges the whole text first: a member
+	// named twice at any depth, invalid UTF-8 or a lone surrogate anywhere
+	// refuses the bundle; each member is then decoded with it too (names
+	// matched exactly, no unknown members).
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := strictjson.Check(b); err != nil {
+		return fail("%v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return fail("not a JSON object")
 	}
@@ -134,7 +145,11 @@ func decodeBundle(r io.Reader) (*bundleFile, error) {
 		default:
 			return fail("unknown member %q", key)
 		}
-		if err := dec.Decode(dst); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fail("%s: %v", key, err)
+		}
+		if err := strictjson.Unmarshal(raw, dst); err != nil {
 			return fail("%s: %v", key, err)
 		}
 	}

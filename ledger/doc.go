@@ -39,7 +39,8 @@
 //
 // It imports negotiation (hashes, canonical JSON, envelopes, the state
 // machine for replay), storeguard (the record and the check before open),
-// Badger and the CID libraries. It must never import
+// strictjson (proof bundles are read with it), Badger and the CID
+// libraries. It must never import
 // p2p, chain, approval or node: those wire the ledger behind their own
 // interfaces.
 package ledger

@@ -71,6 +71,9 @@ func checkFiles(fs []FileRef) error {
 		if err := checkCID(f.CID, fmt.Sprintf("/payload/files/%d/cid", i)); err != nil {
 			return err
 		}
+		if err := CheckFileName(f.Name); err != nil {
+			return withPointer(err, fmt.Sprintf("/payload/files/%d/name", i))
+		}
 	}
 	return nil
 }

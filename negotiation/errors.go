@@ -25,6 +25,7 @@ const (
 	CodeBadTimestamp         Code = "bad_timestamp"          // not RFC 3339 UTC with 3 fractional digits and Z
 	CodeBadInteger           Code = "bad_integer"            // a decimal string that is not a canonical uint256
 	CodeBadCID               Code = "bad_cid"                // not a CIDv1 string
+	CodeBadFileName          Code = "bad_file_name"          // a file name with a path separator, a control or bidi character, only dots, empty or too long
 	CodeBadSignature         Code = "bad_signature"          // ed25519 signature does not verify
 	CodeBadEVMSignature      Code = "bad_evm_signature"      // EVM signature malformed, high s, or v not 27/28
 	CodeNotAddressed         Code = "not_addressed"          // a direct envelope that does not name this node

@@ -720,6 +720,16 @@ func (w *fixtureWorld) invalidFixtures(t testing.TB) []fixture {
 		{"bad_cid--uppercase-base32", w.resigned(t, delivery, nil, setMember(t, "/payload/proofCid", "B"+strings.ToUpper(string(realCID.String()[1:]))))},
 		{"bad_cid--truncated-digest", w.resigned(t, delivery, nil, setMember(t, "/payload/proofCid", truncatedCID))},
 
+		// bad_file_name: a name the other party's screens would show as
+		// something else, or a path.
+		{"bad_file_name--path-with-dot-dot", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", "../../.ssh/authorized_keys"))},
+		{"bad_file_name--only-dots", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", ".."))},
+		{"bad_file_name--backslash", w.resigned(t, "12-DisputeEvidence", nil, setMember(t, "/payload/files/0/name", `..\evidence.txt`))},
+		{"bad_file_name--nul", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", "report.pdf\x00.exe"))},
+		{"bad_file_name--control-character", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", "report\x1b[8m.pdf"))},
+		{"bad_file_name--bidi-override", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", "invoice\u202efdp.exe"))},
+		{"bad_file_name--256-characters", w.resigned(t, delivery, nil, setMember(t, "/payload/files/0/name", strings.Repeat("n", 256)))},
+
 		{"bad_signature--tampered-payload", w.unsigned(t, prop, setMember(t, "/payload/terms/title", "Translate the user guide into French"))},
 		{"bad_signature--signed-by-another-key", w.resigned(t, prop, w.worker, func(map[string]any) {})},
 		{"bad_signature--readdressed", w.unsigned(t, prop, setMember(t, "/recipients/0", w.worker2.addr.String()))},

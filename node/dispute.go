@@ -138,6 +138,9 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 	if len(spec.Data) == 0 || strings.TrimSpace(spec.Name) == "" {
 		return ActResult{}, n.actDone("evidence", fail(CodeBadArgument, "evidence needs a named, non-empty file"))
 	}
+	if err := negotiation.CheckFileName(spec.Name); err != nil {
+		return ActResult{}, n.actDone("evidence", failWrap(Code(negotiation.CodeBadFileName), err, "the file's name"))
+	}
 	t, err := n.locked(nid)
 	if err != nil {
 		return ActResult{}, n.actDone("evidence", err)

@@ -109,6 +109,9 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
+	if err := negotiation.CheckFileName(spec.Name); spec.Name != "" && err != nil {
+		return ActResult{}, n.actDone("deliver", failWrap(Code(negotiation.CodeBadFileName), err, "the file's name"))
+	}
 	if err := n.needChain(); err != nil {
 		return ActResult{}, n.actDone("deliver", err)
 	}

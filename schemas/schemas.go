@@ -225,6 +225,7 @@ const (
 	CodeBadTimestamp     = "bad_timestamp"
 	CodeBadInteger       = "bad_integer"
 	CodeBadCID           = "bad_cid"
+	CodeBadFileName      = "bad_file_name"
 )
 
 // commonDefs is the location prefix of the named definitions in
@@ -243,6 +244,7 @@ var codeByDef = map[string]string{
 	"timestamp":     CodeBadTimestamp,
 	"uint256":       CodeBadInteger,
 	"cid":           CodeBadCID,
+	"fileName":      CodeBadFileName,
 	"schemaVersion": CodeBadSchemaVersion,
 	"messageType":   CodeUnknownType,
 }
@@ -261,6 +263,7 @@ var codeRank = map[string]int{
 	CodeBadTimestamp:     2,
 	CodeBadInteger:       2,
 	CodeBadCID:           2,
+	CodeBadFileName:      2,
 	CodeUnknownField:     3,
 	CodeSchemaInvalid:    4,
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 func newApprovalsCmd() *cobra.Command {
@@ -195,7 +196,7 @@ func newApprovalsHashCmd() *cobra.Command {
 // a pending approval's "request" or a receipt's "intent".
 func requestOf(b []byte) (approval.IntentRequest, error) {
 	var outer map[string]json.RawMessage
-	if err := json.Unmarshal(b, &outer); err != nil {
+	if err := strictjson.Unmarshal(b, &outer); err != nil {
 		return approval.IntentRequest{}, err
 	}
 	for _, k := range []string{"request", "intent"} {
@@ -205,7 +206,7 @@ func requestOf(b []byte) (approval.IntentRequest, error) {
 		}
 	}
 	var r approval.IntentRequest
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("not an approval request: %w", err)
 	}
 	return r, nil

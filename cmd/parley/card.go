@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 func newCardCmd() *cobra.Command {
@@ -132,6 +133,9 @@ func readCardFile(cmd *cobra.Command, path string) ([]byte, error) {
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, usageErr(errors.New("the card file is empty"))
+	}
+	if err := strictjson.Check(raw); err != nil {
+		return nil, usageErr(fmt.Errorf("the card file: %w", err))
 	}
 	return raw, nil
 }

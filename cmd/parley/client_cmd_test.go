@@ -420,10 +420,28 @@ func TestClientCommandUsage(t *testing.T) {
 	url := "http://" + closedPort(t)
 	c := []string{"--api", url, "--api-key-file", keyFile}
 	nid := "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+	// Files whose names the other party's screens would show otherwise
+	// than they are: refused before anything is read or sent.
+	badName := func(name string) string {
+		f := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	backslash, bidi, tab := badName(`..\report.md`), badName("invoice\u202efdp.exe"), badName("a\tb.md")
+	dupCard := filepath.Join(t.TempDir(), "card.json")
+	if err := os.WriteFile(dupCard, []byte(`{"pxp":"0","goal":"a","goal":"b","principal":{"name":"P"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{with(c, "deliver", nid, "--milestone", "0", "--file", backslash), "bad_file_name"},
+		{with(c, "deliver", nid, "--milestone", "0", "--file", bidi), "bidirectional control"},
+		{with(c, "dispute", "evidence", nid, "--file", tab, "--description", "d"), "control character"},
+		{with(c, "card", "seal", dupCard), "duplicate_key"},
 		{with(c, "task", "post", "--title", "T", "--milestone", "abc:x"), `--milestone "abc:x"`},
 		{with(c, "task", "post", "--title", "T", "--milestone", "0.5btc:x"), `unknown unit "btc"`},
 		{with(c, "task", "post", "--title", "T", "--milestone", "1.5gwei5:x"), `--milestone`},

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
@@ -20,6 +22,8 @@ import (
 
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/node/mcp"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // ConfigFileName is the node's configuration file in its data directory.
@@ -49,6 +53,10 @@ type settings struct {
 	// MCPEnabled serves the MCP endpoint for AI agents at /mcp on the
 	// API's listener (docs/mcp.md); it needs api.listen.
 	MCPEnabled bool
+	// MCPMaxSessions bounds the MCP sessions kept at once; MCPSessionIdle
+	// closes a session idle that long (docs/mcp.md).
+	MCPMaxSessions int
+	MCPSessionIdle time.Duration
 	// File is the configuration file read, if any.
 	File string
 }
@@ -74,6 +82,7 @@ func defaultSettings() settings {
 		MetricsListen: "127.0.0.1:9464", ApprovalMode: ApprovalPasskey,
 		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
 		WebListen: node.DefaultWebListen, MCPEnabled: true,
+		MCPMaxSessions: mcp.DefaultMaxSessions, MCPSessionIdle: mcp.DefaultSessionTimeout,
 	}
 	s.Node.WebAuthn.Origins = nil // derived from web.listen unless set
 	return s
@@ -368,6 +377,22 @@ var settingsTable = []setting{
 	{key: "api.allow_remote", help: "let api.listen be an address beyond loopback", set: boolean(func(s *settings) *bool { return &s.APIAllowRemote })},
 	{key: "api.offers", list: true, help: "capabilities the node offers (the discovery document lists the others as taken)", set: list(func(s *settings) *[]string { return &s.APIOffers })},
 	{key: "mcp.enabled", help: "serve the MCP endpoint for AI agents at /mcp on the API's listener (needs api.listen)", set: boolean(func(s *settings) *bool { return &s.MCPEnabled })},
+	{key: "mcp.max_sessions", help: "MCP sessions kept at once (1..100000); over it the one idle the longest is closed", set: func(s *settings, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			return fmt.Errorf("%q is not an integer in 1..100000", v)
+		}
+		s.MCPMaxSessions = n
+		return nil
+	}},
+	{key: "mcp.session_idle", help: "an MCP session idle this long is closed (30s..24h)", set: func(s *settings, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 30*time.Second || d > 24*time.Hour {
+			return fmt.Errorf("%q is not a duration in 30s..24h such as 5m", v)
+		}
+		s.MCPSessionIdle = d
+		return nil
+	}},
 	{key: "approval.mode", help: "passkey (the principal approves each gated act with a passkey) or auto (approve everything: dev chain only)", set: approvalMode},
 	{key: "approval.ttl", help: "window of one approval request (5s..10m)", set: duration(func(s *settings) *time.Duration { return &s.Node.ApprovalTTL })},
 	{key: "consent.unknown_per_counterparty", help: "open negotiations one counterparty the principal has not allowed may open with this node", set: intv(func(s *settings) *int { return &s.Node.Consent.PerCounterparty })},
@@ -501,17 +526,30 @@ func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, erro
 }
 
 // applyYAML applies a YAML configuration file: nested maps name dotted
-// keys, sequences are lists, scalars are parsed by the key's setter. An
-// unknown key, a duplicate key or a value of the wrong shape is refused
-// with its key and line.
+// keys, sequences are lists, scalars are parsed by the key's setter. The
+// text is read as strictly as the project reads JSON (strictjson's codes):
+// not UTF-8, more than one document, a control or bidirectional-format
+// character in a key or value (YAML's escapes can spell them), an anchor,
+// alias or merge key, or a tag that is not YAML's core schema is
+// malformed_json; a key given twice, in any spelling (api: {listen} and
+// api.listen), is duplicate_key; an unknown key (names match exactly:
+// API is not api) is unknown_field; a value of the wrong shape is
+// schema_invalid. Each refusal names its key and line.
 func applyYAML(s *settings, b []byte, file string) error {
+	if !utf8.Valid(b) {
+		return &fileError{file, strictjson.CodeMalformedJSON, "not UTF-8"}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		return fmt.Errorf("config: %s: %w", file, err)
+		return &fileError{file, strictjson.CodeMalformedJSON, strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return &fileError{file, strictjson.CodeMalformedJSON, "more than one YAML document (a second ---)"}
 	}
 	if len(doc.Content) == 0 {
 		return nil
@@ -520,20 +558,32 @@ func applyYAML(s *settings, b []byte, file string) error {
 	for _, k := range settingsTable {
 		byKey[k.key] = k
 	}
+	given := map[string]int{} // every key set, in any spelling, and its line
 	var walk func(prefix string, n *yaml.Node) error
 	walk = func(prefix string, n *yaml.Node) error {
-		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("config: %s:%d: %s must be a map", file, n.Line, strings.TrimSuffix(prefix, "."))
+		if err := plainNode(n, file); err != nil {
+			return err
 		}
-		seen := map[string]bool{}
+		if n.Kind != yaml.MappingNode {
+			return &fileError{fmt.Sprintf("%s:%d", file, n.Line), strictjson.CodeSchemaInvalid, strings.TrimSuffix(prefix, ".") + " must be a map"}
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn, vn := n.Content[i], n.Content[i+1]
-			key := prefix + kn.Value
-			if seen[kn.Value] {
-				return fmt.Errorf("config: %s:%d: %s is given twice", file, kn.Line, key)
-			}
-			seen[kn.Value] = true
 			src := fmt.Sprintf("%s:%d", file, kn.Line)
+			if kn.Kind != yaml.ScalarNode || kn.Tag == "!!merge" {
+				return &fileError{src, strictjson.CodeMalformedJSON, "a key must be a plain name (no merge keys, lists or maps as keys)"}
+			}
+			if err := plainNode(kn, file); err != nil {
+				return err
+			}
+			if err := plainNode(vn, file); err != nil {
+				return err
+			}
+			key := prefix + kn.Value
+			if line, ok := given[key]; ok {
+				return &fileError{src, strictjson.CodeDuplicateKey, fmt.Sprintf("%s is given twice (first on line %d)", key, line)}
+			}
+			given[key] = kn.Line
 			k, known := byKey[key]
 			switch {
 			case known && vn.Kind == yaml.ScalarNode && vn.Tag == "!!null":
@@ -542,12 +592,15 @@ func applyYAML(s *settings, b []byte, file string) error {
 				}
 			case known && k.list:
 				if vn.Kind != yaml.SequenceNode {
-					return &configError{key, src, errors.New("must be a list")}
+					return &configError{key, src, &strictjson.Error{Code: strictjson.CodeSchemaInvalid, Msg: "must be a list"}}
 				}
 				var vals []string
 				for _, it := range vn.Content {
+					if err := plainNode(it, file); err != nil {
+						return err
+					}
 					if it.Kind != yaml.ScalarNode {
-						return &configError{key, src, errors.New("list items must be strings")}
+						return &configError{key, src, &strictjson.Error{Code: strictjson.CodeSchemaInvalid, Msg: "list items must be strings"}}
 					}
 					vals = append(vals, it.Value)
 				}
@@ -556,7 +609,7 @@ func applyYAML(s *settings, b []byte, file string) error {
 				}
 			case known:
 				if vn.Kind != yaml.ScalarNode {
-					return &configError{key, src, errors.New("must be a single value")}
+					return &configError{key, src, &strictjson.Error{Code: strictjson.CodeSchemaInvalid, Msg: "must be a single value"}}
 				}
 				if err := k.set(s, vn.Value); err != nil {
 					return &configError{key, src, err}
@@ -566,13 +619,51 @@ func applyYAML(s *settings, b []byte, file string) error {
 					return err
 				}
 			default:
-				return fmt.Errorf("config: %s: unknown key %s", src, key)
+				return &fileError{src, strictjson.CodeUnknownField, "unknown key " + key}
 			}
 		}
 		return nil
 	}
 	return walk("", doc.Content[0])
 }
+
+// plainNode refuses what YAML allows and a configuration has no use for:
+// anchors and aliases, tags beyond YAML's core schema (!!binary, custom
+// tags), and control or bidirectional-format characters in a scalar (a
+// double-quoted "\x00" or "\u202e").
+func plainNode(n *yaml.Node, file string) error {
+	src := fmt.Sprintf("%s:%d", file, n.Line)
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return &fileError{src, strictjson.CodeMalformedJSON, "anchors and aliases are not allowed"}
+	}
+	switch n.Tag {
+	case "", "!!str", "!!int", "!!bool", "!!float", "!!null", "!!seq", "!!map":
+	default:
+		return &fileError{src, strictjson.CodeMalformedJSON, fmt.Sprintf("tag %s is not allowed", n.Tag)}
+	}
+	if n.Kind == yaml.ScalarNode {
+		for _, r := range n.Value {
+			if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+				return &fileError{src, strictjson.CodeMalformedJSON, fmt.Sprintf("the value holds the control character %U", r)}
+			}
+		}
+	}
+	return nil
+}
+
+// fileError refuses the configuration file's text: where (file:line) and
+// the strict decoder's code (strictjson.CodeOf finds it).
+type fileError struct {
+	src  string
+	code strictjson.Code
+	msg  string
+}
+
+func (e *fileError) Error() string {
+	return "config: " + e.src + ": " + string(e.code) + ": " + e.msg
+}
+
+func (e *fileError) Unwrap() error { return &strictjson.Error{Code: e.code, Msg: e.msg} }
 
 func hasPrefix(m map[string]setting, p string) bool {
 	for k := range m {

@@ -81,6 +81,8 @@ func renderConfig(s settings, header string) []byte {
 	seq("  ", "offers", s.APIOffers)
 	p("mcp:")
 	p("  enabled: %t", s.MCPEnabled)
+	p("  max_sessions: %d", s.MCPMaxSessions)
+	p("  session_idle: %s", dur(s.MCPSessionIdle))
 	p("approval:")
 	p("  mode: %s", s.ApprovalMode)
 	p("  ttl: %s", dur(n.ApprovalTTL))

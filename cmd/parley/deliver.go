@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
 )
@@ -120,6 +121,9 @@ func newDeliverCmd() *cobra.Command {
 		check: func([]string) (err error) {
 			if milestone < 0 {
 				return flagErr("milestone", fmt.Sprint(milestone), fmt.Errorf("milestones count from 0"))
+			}
+			if err := negotiation.CheckFileName(filepath.Base(file)); file != "" && err != nil {
+				return flagErr("file", file, fmt.Errorf("the file's name is what the poster sees: %w", err))
 			}
 			data, err = readFileArg("file", file)
 			return err

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/node/demo"
+	"github.com/parleynet/parley/strictjson"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -162,7 +162,7 @@ func demoParties(ctx context.Context, dir string, exited <-chan error, limit tim
 			continue
 		}
 		var st devnetState
-		if err := json.Unmarshal(b, &st); err != nil {
+		if err := strictjson.Unmarshal(b, &st); err != nil {
 			continue // being written
 		}
 		for _, role := range devnetRoles {

@@ -29,6 +29,7 @@ import (
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // devnetRoles are the devnet's nodes, in start order.
@@ -391,7 +392,7 @@ func devnetLoadState(dir string) (devnetState, error) {
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(b, &st); err != nil {
+		if err := strictjson.Unmarshal(b, &st); err != nil {
 			return st, fmt.Errorf("%s: %w", path, err)
 		}
 	case !errors.Is(err, os.ErrNotExist):

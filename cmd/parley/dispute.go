@@ -54,6 +54,9 @@ func newDisputeCmd() *cobra.Command {
 			if description == "" {
 				return usageErr(fmt.Errorf("--description is required"))
 			}
+			if err := negotiation.CheckFileName(filepath.Base(file)); file != "" && err != nil {
+				return flagErr("file", file, fmt.Errorf("the file's name is what the other party and the arbitrator see: %w", err))
+			}
 			data, err = readFileArg("file", file)
 			return err
 		},

@@ -165,6 +165,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 	var (
 		apiLn   net.Listener
 		apiSrv  *http.Server
+		apiActs *api.Server // its Close waits for the acts it runs
 		apiURL  = "off"
 		apiBase string
 		apiKey  []byte
@@ -190,6 +191,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		apiSrv.RegisterOnShutdown(h.Close)
+		apiActs = h
 		apiURL, apiBase = base+"/v1", base
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -217,6 +219,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 			Key: apiKey, PeerID: n.PeerID().String(), Address: n.Address(),
 			SeatFile: filepath.Join(s.Node.DataDir, mcp.SeatFileName), Logger: log,
 			MaxBody: s.APIMaxBody, Version: version,
+			MaxSessions: s.MCPMaxSessions, SessionTimeout: s.MCPSessionIdle,
 		})
 		if err != nil {
 			return &exitError{code: 2, err: err}
@@ -232,7 +235,10 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if apiSrv != nil {
 		// Deferred after n.Close, so it runs first: the API stops before
 		// the node closes.
-		stopAPI = sync.OnceFunc(func() { shutdownAPI(apiSrv, log) })
+		stopAPI = sync.OnceFunc(func() {
+			shutdownAPI(apiSrv, log)
+			apiActs.Close() // the acts of clients that went away end before the node closes
+		})
 		defer stopAPI()
 		go func() {
 			if err := apiSrv.Serve(apiLn); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -12,6 +12,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // A software key file holds an approval.SoftwareKey's state, its private
@@ -27,7 +28,7 @@ func loadSoftwareKey(path string) (*approval.SoftwareKey, error) {
 		return nil, fmt.Errorf("software key: %w", err)
 	}
 	var k approval.SoftwareKey
-	if err := json.Unmarshal(b, &k); err != nil {
+	if err := strictjson.Unmarshal(b, &k); err != nil {
 		return nil, fmt.Errorf("software key %s: %w", path, err)
 	}
 	return &k, nil

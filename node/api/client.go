@@ -21,6 +21,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // CodeBadAnswer is the code of an *Error the client makes itself when an
@@ -286,7 +287,7 @@ func (c *Client) call(ctx context.Context, route string, vals []string, query ur
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := strictjson.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("api: decode the answer of %s %s: %w", method, path, err)
 	}
 	return nil
@@ -339,8 +340,7 @@ func (c *Client) send(ctx context.Context, method, target, key string, body []by
 // answerError decodes an error answer.
 func answerError(status int, raw []byte) error {
 	var eb ErrorBody
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&eb); err != nil || eb.Error.Code == "" {
+	if err := strictjson.Unmarshal(raw, &eb); err != nil || eb.Error.Code == "" {
 		msg := strings.TrimSpace(string(raw))
 		if len(msg) > 200 {
 			msg = msg[:200] + "..."
@@ -772,7 +772,7 @@ func (c *Client) Events(ctx context.Context, id string) (<-chan node.Event, erro
 		defer stop()
 		readSSE(resp.Body, func(data []byte) bool {
 			var ev node.Event
-			if json.Unmarshal(data, &ev) != nil {
+			if strictjson.Unmarshal(data, &ev) != nil {
 				return true
 			}
 			select {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/node"
@@ -90,6 +91,9 @@ func serve(t testing.TB, n *node.Node, opts Options) *served {
 	}
 	if opts.Logger == nil {
 		opts.Logger = harnessLogger(t, "api")
+	}
+	if opts.ActGrace == 0 {
+		opts.ActGrace = 200 * time.Millisecond
 	}
 	s, err := New(n, opts)
 	if err != nil {

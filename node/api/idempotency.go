@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/parleynet/parley/node"
 )
 
 // MaxIdempotencyKey is the longest Idempotency-Key the server accepts.
@@ -21,12 +23,22 @@ type actFunc func(r *http.Request, body []byte) answer
 
 // idempotent wraps a POST route in VXP's Idempotency-Key rules. The key is
 // required (400 idempotency_key_required); the body is read under the size
-// limit (413 body_too_large) before anything else. A key seen before with
-// the same method, path and body gets the first answer again, exactly;
-// with another request it gets 409 idempotency_key_reused. A request whose
+// limit (413 too_large) before anything else. A key seen before with the
+// same method, path and body gets the first answer again, exactly; with
+// another request it gets 409 idempotency_key_reused. A request whose
 // key's first request is still running waits for it and then answers the
-// same. Answers with a 5xx status, and answers to a client that went away
-// before the act ended, are not kept: a retry runs the act again.
+// same.
+//
+// One key, one act: once its body is read, a request's act runs to its
+// end whatever the client does, on a context of the server's (the
+// request's values, not its cancellation), and its answer is kept under
+// the key even when the client went away before it; a retry with the key
+// waits for the first and answers with its result. A client that leaves
+// before its body is read leaves no record and no act. Answers with a 5xx
+// status are not kept: a retry runs the act again (acts are written to
+// complete what a failed attempt left undone). An act waiting for the
+// principal's approval waits within the approval's window after its
+// client left; Close cancels the acts still running and waits for them.
 func (s *Server) idempotent(h actFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get(HeaderIdempotencyKey)
@@ -57,7 +69,7 @@ func (s *Server) idempotent(h actFunc) http.HandlerFunc {
 				return
 			case idemWait:
 				if !s.idem.wait(r.Context(), rec) {
-					return // the client went away
+					return // the client went away; the first request's act goes on
 				}
 				continue // answered, or dropped to be run again
 			case idemReplay:
@@ -65,18 +77,55 @@ func (s *Server) idempotent(h actFunc) http.HandlerFunc {
 				rec.ans.write(w)
 				return
 			}
-			ans := h(r, body)
-			// A 429 is not kept either: after its Retry-After the same
-			// key runs the act.
-			keep := ans.status < 500 && ans.status != http.StatusTooManyRequests && r.Context().Err() == nil
-			s.idem.finish(key, rec, ans, keep)
-			if ans.status >= 500 {
-				s.log.Warn("act failed", "method", r.Method, "path", r.URL.Path, "status", ans.status, "body", string(ans.body))
+			done, ok := s.runAct(r, key, rec, h, body)
+			if !ok {
+				s.idem.finish(key, rec, answer{}, false)
+				s.reject(w, r, &httpError{Status: http.StatusServiceUnavailable, Code: string(node.CodeNotStarted), Message: "the API is shutting down"})
+				return
 			}
-			ans.write(w)
+			select {
+			case ans := <-done:
+				ans.write(w)
+			case <-r.Context().Done():
+				// The client went away: the act goes on and its answer
+				// is kept under the key for the retry.
+			}
 			return
 		}
 	}
+}
+
+// runAct runs the act of rec's request in a goroutine of the server's,
+// on a context that keeps r's values but not its cancellation and ends
+// when the server closes, finishes rec with the answer (kept unless 5xx or 429)
+// and sends the answer on the returned channel. ok is false when the
+// server is closing and ran nothing.
+func (s *Server) runAct(r *http.Request, key string, rec *idemRecord, h actFunc, body []byte) (<-chan answer, bool) {
+	s.amu.Lock()
+	if s.closing {
+		s.amu.Unlock()
+		return nil, false
+	}
+	s.acts.Add(1)
+	s.amu.Unlock()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(s.actCtx, cancel)
+	ar := r.WithContext(ctx)
+	done := make(chan answer, 1)
+	go func() {
+		defer s.acts.Done()
+		defer cancel()
+		defer stop()
+		ans := h(ar, body)
+		// A 429 is not kept either: after its Retry-After the same key
+		// runs the act.
+		s.idem.finish(key, rec, ans, ans.status < 500 && ans.status != http.StatusTooManyRequests)
+		if ans.status >= 500 {
+			s.log.Warn("act failed", "method", r.Method, "path", r.URL.Path, "status", ans.status, "body", string(ans.body))
+		}
+		done <- ans
+	}()
+	return done, true
 }
 
 // reject writes an answer made before any record was taken (it is not

@@ -330,9 +330,9 @@ func buildOpenAPI(t testing.TB) []byte {
 		if method == "POST" {
 			params = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
 			op["requestBody"] = map[string]any{"required": false, "description": "JSON; an empty body reads as {}; an unknown member is refused (400)", "content": map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(rd.req))}}}
-			responses["400"] = errResp("bad_request (malformed JSON, an unknown or missing member, a bad path value) or idempotency_key_required")
+			responses["400"] = errResp("the strict decoder's malformed_json, duplicate_key, unknown_field or schema_invalid (a wrong type, a missing member), bad_request (a bad path value or Idempotency-Key), or idempotency_key_required")
 			responses["409"] = errResp("idempotency_key_reused, or the node refused the act in the thread's state")
-			responses["413"] = errResp("body_too_large")
+			responses["413"] = errResp("too_large: the body exceeds api.max_body")
 		}
 		if rd.limited {
 			r := errResp("rate_limited: over the task board's rate; Retry-After says when to try again")

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
@@ -24,6 +25,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // DefaultMaxBody is the default bound of a request body: 8 MiB, room for
@@ -75,6 +77,9 @@ type Options struct {
 	// Heartbeat is the interval of the event stream's comment lines that
 	// keep idle connections open. Default 15 s.
 	Heartbeat time.Duration
+	// ActGrace is how long Close lets the acts still running end by
+	// themselves before it cancels them. Default 5 s.
+	ActGrace time.Duration
 	// WebURL is where the node's pages are served, such as
 	// "http://localhost:7480": an enrolment token's answer names the page
 	// that registers a passkey with it. Empty: the node serves no pages.
@@ -96,6 +101,15 @@ type Server struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// The acts the server runs for POSTs (idempotent): they outlive a
+	// client that went away and end by themselves, or when Close cancels
+	// actCtx.
+	actCtx     context.Context
+	cancelActs context.CancelFunc
+	amu        sync.Mutex
+	closing    bool
+	acts       sync.WaitGroup
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -145,6 +159,12 @@ func New(n *node.Node, opts Options) (*Server, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
+	if opts.ActGrace == 0 {
+		opts.ActGrace = 5 * time.Second
+	}
+	if opts.ActGrace < 0 {
+		return nil, errors.New("api: ActGrace must not be negative")
+	}
 	if opts.Heartbeat < 0 {
 		return nil, errors.New("api: Heartbeat must not be negative")
 	}
@@ -155,15 +175,39 @@ func New(n *node.Node, opts Options) (*Server, error) {
 		idem: newIdemStore(opts.IdempotencyTTL, opts.IdempotencyMax, opts.Now),
 		done: make(chan struct{}),
 	}
+	s.actCtx, s.cancelActs = context.WithCancel(context.Background())
 	s.register()
 	return s, nil
 }
 
-// Close ends the server's open event streams; later streams end at once.
-// It does not stop acts in flight (their requests' contexts do). It is
-// safe to call twice.
+// Close ends the server's open event streams (later streams end at once),
+// refuses new acts with 503, gives the acts still running ActGrace to end
+// by themselves, then cancels them (an act waiting for its approval is
+// cancelled and recorded as such) and waits for them. A client that went
+// away does not stop its act: Close does. It is safe to call twice (and
+// from http.Server.RegisterOnShutdown, which runs it in a goroutine of its
+// own); a second call returns once the first has.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.amu.Lock()
+		s.closing = true
+		s.amu.Unlock()
+		ended := make(chan struct{})
+		go func() {
+			s.acts.Wait()
+			close(ended)
+		}()
+		t := time.NewTimer(s.o.ActGrace)
+		defer t.Stop()
+		select {
+		case <-ended:
+		case <-t.C:
+			s.cancelActs()
+			<-ended
+		}
+		s.cancelActs()
+	})
 }
 
 // register puts every route of the table on the mux.
@@ -333,6 +377,7 @@ var statusOf = map[node.Code]int{
 	node.Code(negotiation.CodeBadTimestamp):     http.StatusBadRequest,
 	node.Code(negotiation.CodeBadInteger):       http.StatusBadRequest,
 	node.Code(negotiation.CodeBadCID):           http.StatusBadRequest,
+	node.Code(negotiation.CodeBadFileName):      http.StatusBadRequest,
 	node.Code(negotiation.CodeTooLarge):         http.StatusRequestEntityTooLarge,
 	node.Code(negotiation.CodeMilestoneInvalid): http.StatusBadRequest,
 	node.CodeUnknownNegotiation:                 http.StatusNotFound,
@@ -477,43 +522,58 @@ func (s *Server) logFailure(r *http.Request, e *httpError) {
 	}
 }
 
-// decode reads body into v strictly: one JSON value (an empty body reads
-// as {}), no unknown members, nothing after it, and every member named in
-// required present and not null.
+// decode reads body into v with the project's strict decoder
+// (strictjson): one JSON value (an empty body reads as {}), no member
+// named twice, names matched exactly, no unknown members, valid UTF-8,
+// nothing after it, and every member named in required present and not
+// null. A refusal is 400 with the decoder's code (malformed_json,
+// duplicate_key, unknown_field, schema_invalid), or the code of the value
+// that refused itself (bad_address, bad_integer, ...), naming the member.
 func decode(body []byte, v any, required ...string) *httpError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return badRequest("body: malformed JSON at byte %d: %v", se.Offset, err)
-		case errors.As(err, &te) && te.Field != "":
-			return badRequest("body: member %q: %v", te.Field, err)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return badRequest("body: malformed JSON: truncated")
-		}
-		return badRequest("body: %v", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("body: data after the JSON value")
+	if err := strictjson.Unmarshal(body, v); err != nil {
+		return decodeError(err)
 	}
 	if len(required) > 0 {
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(body, &m); err != nil {
-			return badRequest("body: want a JSON object: %v", err)
+		if err := strictjson.Unmarshal(body, &m); err != nil {
+			return decodeError(err)
 		}
 		for _, k := range required {
 			if raw, ok := m[k]; !ok || string(raw) == "null" {
-				return badRequest("body: member %q is required", k)
+				return &httpError{Status: http.StatusBadRequest, Code: CodeSchemaInvalid, Message: fmt.Sprintf("body: member %q is required", k)}
 			}
 		}
 	}
 	return nil
+}
+
+// decodeError is the answer to a body the strict decoder refused.
+func decodeError(err error) *httpError {
+	code := string(strictjson.CodeOf(err))
+	if c := negotiation.CodeOf(err); c != "" {
+		code = string(c) // a value's own refusal: bad_address, bad_integer, ...
+	}
+	if code == "" {
+		code = CodeMalformedJSON
+	}
+	msg := "body: " + err.Error()
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		msg = "body: " + se.Msg
+		if m := se.Member(); m != "" && !strings.Contains(se.Msg, strconv.Quote(m)) {
+			msg = fmt.Sprintf("body: member %q: %s", m, se.Msg)
+		} else if m == "" && se.Pointer != "" {
+			msg = "body: " + se.Pointer + ": " + se.Msg
+		}
+	}
+	st := http.StatusBadRequest
+	if code == CodeBodyTooLarge {
+		st = http.StatusRequestEntityTooLarge
+	}
+	return &httpError{Status: st, Code: code, Message: msg}
 }
 
 // Path values.

@@ -257,10 +257,13 @@ func checkPost(t *testing.T, s *served, rc routeCase, oversize []byte) {
 	body := []byte(rc.body)
 	want400("no Idempotency-Key", s.do(call{method: http.MethodPost, path: rc.path, body: body}), CodeIdempotencyMissing, HeaderIdempotencyKey)
 	want400("a bad Idempotency-Key", post("two words", rc.path, body), CodeBadRequest, HeaderIdempotencyKey)
-	want400("an unknown member", post(freshKey(), rc.path, []byte(withMember(rc.body))), CodeBadRequest, "zzz_unknown")
-	want400("malformed JSON", post(freshKey(), rc.path, []byte(rc.body[:len(rc.body)-1])), CodeBadRequest, "malformed")
-	want400("trailing data", post(freshKey(), rc.path, []byte(rc.body+" {}")), CodeBadRequest, "after the JSON value")
-	want400("not an object", post(freshKey(), rc.path, []byte(`[1,2]`)), CodeBadRequest, "body")
+	want400("an unknown member", post(freshKey(), rc.path, []byte(withMember(rc.body))), CodeUnknownField, "zzz_unknown")
+	want400("malformed JSON", post(freshKey(), rc.path, []byte(rc.body[:len(rc.body)-1])), CodeMalformedJSON, "body")
+	want400("trailing data", post(freshKey(), rc.path, []byte(rc.body+" {}")), CodeMalformedJSON, "after the JSON value")
+	want400("not an object", post(freshKey(), rc.path, []byte(`[1,2]`)), CodeSchemaInvalid, "body")
+	want400("a member named twice", post(freshKey(), rc.path, []byte(`{"zzz_twice":1,"zzz_twice":2}`)), CodeDuplicateKey, "zzz_twice")
+	want400("invalid UTF-8", post(freshKey(), rc.path, []byte("{\"zzz\":\"\xff\"}")), CodeMalformedJSON, "UTF-8")
+	want400("a lone surrogate", post(freshKey(), rc.path, []byte(`{"zzz":"\ud800"}`)), CodeMalformedJSON, "surrogate")
 	if r := post(freshKey(), rc.path, oversize); r.status != http.StatusRequestEntityTooLarge || r.errCode() != CodeBodyTooLarge {
 		t.Fatalf("oversize body: %d %s", r.status, r.body)
 	}
@@ -344,7 +347,7 @@ func TestRequiredMembers(t *testing.T) {
 		{neg + "/replace", `{"summary":"x"}`, "newWorker"},
 	} {
 		r := s.do(call{method: http.MethodPost, path: tc.path, idem: freshKey(), body: []byte(tc.body)})
-		if r.status != http.StatusBadRequest || r.errCode() != CodeBadRequest || !strings.Contains(string(r.body), `\"`+tc.member+`\"`) {
+		if r.status != http.StatusBadRequest || r.errCode() != CodeSchemaInvalid || !strings.Contains(string(r.body), `\"`+tc.member+`\"`) {
 			t.Errorf("POST %s %s: %d %s, want 400 naming %s", tc.path, tc.body, r.status, r.body, tc.member)
 		}
 	}

@@ -7,7 +7,11 @@
 //
 // Request and answer bodies reuse the node's own types (node.TaskSpec,
 // node.ActResult, node.ThreadView, ...); this file holds the few the API
-// adds and the route table, the one place both sides read it from.
+// adds and the route table, the one place both sides read it from. Both
+// sides decode them with the project's strict decoder (package
+// strictjson) and its codes. A POST's act, once its body is read, runs to
+// its end on the server's context and its answer is kept under its
+// Idempotency-Key even when the client went away: one key, one act.
 package api
 
 import (
@@ -18,6 +22,7 @@ import (
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Routes, as net/http.ServeMux patterns. Every /v1 route needs the bearer
@@ -96,15 +101,24 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 
 // Error codes the API adds to node.Code's vocabulary.
 const (
-	CodeUnauthorized       = "unauthorized"             // 401: no or wrong bearer key
-	CodeBadRequest         = "bad_request"              // 400: malformed JSON, unknown field, bad path value
-	CodeBodyTooLarge       = "body_too_large"           // 413
-	CodeIdempotencyReused  = "idempotency_key_reused"   // 409: same key, another request
-	CodeIdempotencyMissing = "idempotency_key_required" // 400: a POST without the key
-	CodeNotFound           = "not_found"                // 404: no such route or object
-	CodeInternal           = "internal"                 // 500
-	CodeMethodNotAllowed   = "method_not_allowed"       // 405: the path exists for other methods (Allow names them)
-	CodeNotImplemented     = "not_implemented"          // 501: the route exists, the node cannot do it yet
+	CodeUnauthorized       = "unauthorized"                  // 401: no or wrong bearer key
+	CodeBadRequest         = "bad_request"                   // 400: a bad path or query value, a bad Idempotency-Key
+	CodeBodyTooLarge       = string(strictjson.CodeTooLarge) // 413: the body exceeds api.max_body (the wire format's too_large)
+	CodeIdempotencyReused  = "idempotency_key_reused"        // 409: same key, another request
+	CodeIdempotencyMissing = "idempotency_key_required"      // 400: a POST without the key
+	CodeNotFound           = "not_found"                     // 404: no such route or object
+	CodeInternal           = "internal"                      // 500
+	CodeMethodNotAllowed   = "method_not_allowed"            // 405: the path exists for other methods (Allow names them)
+	CodeNotImplemented     = "not_implemented"               // 501: the route exists, the node cannot do it yet
+)
+
+// The strict decoder's codes (package strictjson), spelled as the wire
+// format's: a body is refused with the same code an envelope would be.
+const (
+	CodeMalformedJSON = string(strictjson.CodeMalformedJSON) // 400: not one JSON value, invalid UTF-8, a lone surrogate, data after the value
+	CodeDuplicateKey  = string(strictjson.CodeDuplicateKey)  // 400: an object names a member twice
+	CodeUnknownField  = string(strictjson.CodeUnknownField)  // 400: a member the body does not have (names match exactly: TITLE is not title)
+	CodeSchemaInvalid = string(strictjson.CodeSchemaInvalid) // 400: a value of the wrong type, or a required member missing
 )
 
 // ErrorBody is every error answer: {"error": {"code", "message"}}.

@@ -5,7 +5,11 @@
 // link is the credential for everything in that seat, and tools that act
 // without a seat (create_room, taking a seat on a negotiation the node
 // already has, posting and listing tasks) need the principal's agent key
-// as an Authorization: Bearer header, never as an argument.
+// as an Authorization: Bearer header, never as an argument. A session
+// opens only with that key or a current seat link (the Parley-Seat
+// header); sessions are bounded in number (Options.MaxSessions) and idle
+// time (Options.SessionTimeout), and request bodies must be strict JSON
+// (package strictjson).
 //
 // The server talks to its node only through Backend (the rooms) and Acts
 // (Parley's own acts); NodeBackend adapts a *node.Node. Envelopes an agent
@@ -14,5 +18,5 @@
 //
 // Callers build the handler with New and serve it, typically under /mcp
 // on the node's API listener (docs/mcp.md). The package imports node,
-// negotiation and the MCP SDK; node never imports it.
+// negotiation, strictjson and the MCP SDK; node never imports it.
 package mcp

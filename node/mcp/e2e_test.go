@@ -63,10 +63,10 @@ func TestNegotiationThroughMCP(t *testing.T) {
 	a := connect(t, alice.url, alice.key)
 	b := connect(t, bob.url, bob.key)
 
-	// Without Alice's key, or with Bob's, no room is made on her node.
-	args := map[string]any{"topic": "t", "your_principal": "Alice", "counterpart": bob.Address().String()}
-	refused(t, connect(t, alice.url, ""), ToolCreateRoom, args, SignInRequired)
-	refused(t, connect(t, alice.url, bob.key), ToolCreateRoom, args, SignInRequired)
+	// Without Alice's key, or with Bob's, no session opens on her node,
+	// so no room is made there.
+	wantNoSession(t, alice.url, "")
+	wantNoSession(t, alice.url, bob.key)
 	if n := len(alice.Threads()); n != 0 {
 		t.Fatalf("refused sign-ins left %d negotiations", n)
 	}
@@ -105,7 +105,7 @@ func TestNegotiationThroughMCP(t *testing.T) {
 		_, err := bob.Room(t.Context(), made.RoomID)
 		return err == nil
 	})
-	refused(t, connect(t, bob.url, alice.key), ToolJoinRoom, map[string]any{"link": made.InviteLink}, SignInRequired)
+	wantNoSession(t, bob.url, alice.key)
 	bj := ok[roomOut](t, b, ToolJoinRoom, map[string]any{"link": made.InviteLink, "agent_name": "Agent B"})
 	bLink := bj.YourLink
 	if bLink == "" || bj.You.Role != "worker" {
@@ -214,14 +214,12 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	alice, bob := livePair(t)
 	a := connect(t, alice.url, alice.key)
 	b := connect(t, bob.url, bob.key)
-	anon := connect(t, alice.url, "")
-	refused(t, anon, ToolListTasks, map[string]any{}, SignInRequired)
+	wantNoSession(t, alice.url, "")
 	post := map[string]any{
 		"title": "Translate the user guide", "category": "translation",
 		"milestones": []any{map[string]any{"amount": "0.4 ETH", "description": "the guide"}},
 		"deadline":   time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339),
 	}
-	refused(t, anon, ToolPostTask, post, SignInRequired)
 	if n := len(alice.Board()); n != 0 {
 		t.Fatalf("a refused post put %d tasks on the board", n)
 	}
@@ -241,6 +239,15 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	if opened.YourLink == "" || opened.Type != "TaskCounterOffer" || opened.State != "countered" {
 		t.Fatalf("counter on the announcement: %+v", opened)
 	}
+	// A session opened with the seat link alone drives the seat and
+	// nothing that needs the key.
+	seat := connectSeat(t, bob.url, opened.YourLink)
+	refused(t, seat, ToolListTasks, map[string]any{}, SignInRequired)
+	refused(t, seat, ToolPostTask, post, SignInRequired)
+	if n := len(bob.Board()); n != 1 {
+		t.Fatalf("a refused post left %d tasks on bob's board, want alice's one", n)
+	}
+	ok[roomOut](t, seat, ToolGetRoom, map[string]any{"link": opened.YourLink})
 	r := ok[roomOut](t, b, ToolGetRoom, map[string]any{"link": opened.YourLink})
 	if r.RoomID != opened.RoomID || r.CurrentOffer == nil || r.CurrentOffer.Terms.Total != "0.45 ETH" {
 		t.Fatalf("bob's room: %+v", r)

@@ -44,6 +44,8 @@ func TestNpmClient(t *testing.T) {
 		ReadOnly          []string            `json:"readOnly"`
 		Arguments         map[string][]string `json:"arguments"`
 		SignInRefusal     string              `json:"signInRefusal"`
+		AnonSession       string              `json:"anonSession"`
+		SeatRoom          string              `json:"seatRoom"`
 		RoomID            string              `json:"roomId"`
 		BobReviews        []string            `json:"bobReviews"`
 		EscalationRefusal string              `json:"escalationRefusal"`
@@ -75,6 +77,12 @@ func TestNpmClient(t *testing.T) {
 	}
 	if out.SignInRefusal != SignInRequired {
 		t.Errorf("sign-in refusal %q, want the fixed sentence", out.SignInRefusal)
+	}
+	if !strings.HasPrefix(out.AnonSession, "401 ") || !strings.Contains(out.AnonSession, "Sign-in required: an MCP session opens only") {
+		t.Errorf("a session without credentials: %q, want it refused (401)", out.AnonSession)
+	}
+	if out.SeatRoom != out.RoomID {
+		t.Errorf("the seat-only session saw room %q, want %q", out.SeatRoom, out.RoomID)
 	}
 	if !slices.Equal(out.BobReviews, []string{"p1"}) {
 		t.Errorf("claims bob had to review: %v", out.BobReviews)

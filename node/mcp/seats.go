@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 // LinkScheme is the scheme of seat links:
@@ -123,7 +125,7 @@ func (s *seats) load() error {
 			return fmt.Errorf("mcp: seats: %w", err)
 		default:
 			var f seatFile
-			if err := json.Unmarshal(b, &f); err != nil {
+			if err := strictjson.Unmarshal(b, &f); err != nil {
 				return fmt.Errorf("mcp: seats: %s: %w", s.path, err)
 			}
 			if f.Version != 1 {

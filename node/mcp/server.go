@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Path is where the node serves the MCP endpoint on its API listener.
@@ -29,8 +32,10 @@ const SeatFileName = "mcp/seats.json"
 // MinKeyBytes is the shortest agent key New accepts.
 const MinKeyBytes = 16
 
-// DefaultSessionTimeout is how long an idle MCP session is kept.
-const DefaultSessionTimeout = 30 * time.Minute
+// DefaultSessionTimeout is how long an idle MCP session is kept: long
+// enough for an agent between two calls (wait_for_turn returns within 25
+// s), short enough that abandoned sessions do not pile up.
+const DefaultSessionTimeout = 5 * time.Minute
 
 // DefaultMaxBody bounds a request body: room for a delivered file
 // (base64) in a deliver call.
@@ -67,6 +72,10 @@ type Options struct {
 	// SessionTimeout closes MCP sessions idle this long. Default
 	// DefaultSessionTimeout.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions kept at once: a new session over it
+	// closes the one idle the longest, or is refused (503) when every one
+	// is in use. Default DefaultMaxSessions.
+	MaxSessions int
 	// MaxBody bounds a request body in bytes. Default DefaultMaxBody.
 	MaxBody int64
 	// Version is the server version reported to clients ("" reports
@@ -86,6 +95,8 @@ type Server struct {
 	seats *seats
 	srv   *sdk.Server
 	h     *sdk.StreamableHTTPHandler
+
+	sessions *sessions
 
 	ctx       context.Context // ended by Close
 	cancel    context.CancelFunc
@@ -119,8 +130,11 @@ func New(b Backend, acts Acts, opts Options) (*Server, error) {
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	if opts.SessionTimeout < 0 || opts.MaxBody < 0 {
-		return nil, errors.New("mcp: SessionTimeout and MaxBody must not be negative")
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionTimeout < 0 || opts.MaxBody < 0 || opts.MaxSessions < 0 {
+		return nil, errors.New("mcp: SessionTimeout, MaxBody and MaxSessions must not be negative")
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -132,9 +146,10 @@ func New(b Backend, acts Acts, opts Options) (*Server, error) {
 		seats: newSeats(opts.SeatFile, opts.Now),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	sdkLog := slog.New(quiet{s.log.Handler()})
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "parley", Title: "Parley (PXP v0 over MCP)", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       s.log,
+		Logger:       sdkLog,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	if err := s.register(); err != nil {
@@ -144,16 +159,75 @@ func New(b Backend, acts Acts, opts Options) (*Server, error) {
 		JSONResponse:        true,
 		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: opts.MaxBody,
-		Logger:              s.log,
+		Logger:              sdkLog,
 	})
+	s.sessions = newSessions(s.srv, opts.MaxSessions, opts.Now)
 	return s, nil
 }
 
-// ServeHTTP serves the Streamable HTTP transport.
+// ServeHTTP serves the Streamable HTTP transport. A POST's body must be
+// strict JSON (strictjson: no member named twice, valid UTF-8, no lone
+// surrogates), else it is a JSON-RPC parse error and reaches no tool. A
+// request that would open a session (no Mcp-Session-Id) must carry the
+// agent key or a seat link (HeaderSeat), else it is 401 and opens
+// nothing; over MaxSessions the session idle the longest is closed, or
+// the request is refused with 503 when every session is in use.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	id := r.Header.Get(headerSessionID)
+	if id == "" && r.Method == http.MethodPost && !s.admitSession(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
+		rpcError(w, http.StatusUnauthorized, -32001, NoCredentials)
+		return
+	}
+	if r.Method == http.MethodPost && r.Body != nil {
+		b, err := strictjson.ReadAll(http.MaxBytesReader(w, r.Body, s.o.MaxBody), 0)
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			rpcError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("the request body is over %d bytes (api.max_body)", s.o.MaxBody))
+			return
+		case err != nil:
+			rpcError(w, http.StatusBadRequest, -32700, "parse error: reading the body: "+err.Error())
+			return
+		}
+		if err := strictjson.Check(b); err != nil {
+			rpcError(w, http.StatusBadRequest, -32700, "parse error: the body is not strict JSON: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	if id != "" {
+		if r.Method == http.MethodPost { // a request in flight keeps its session; a GET stream does not (the SDK's idle timer agrees)
+			s.sessions.using(id, +1)
+			defer s.sessions.using(id, -1)
+		}
+		s.h.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		s.h.ServeHTTP(w, r) // the transport refuses it: no session to use
+		return
+	}
+	if !s.sessions.admit() {
+		rpcError(w, http.StatusServiceUnavailable, -32000, fmt.Sprintf(TooManySessions, s.o.MaxSessions))
+		return
+	}
 	s.h.ServeHTTP(w, r)
+	s.sessions.opened(w.Header().Get(headerSessionID))
+}
+
+// rpcError answers a request the transport never saw with a JSON-RPC
+// error (id null) and status.
+func rpcError(w http.ResponseWriter, status, code int, msg string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
 }
 
 // Close ends every session and every wait_for_turn in flight. It is safe
@@ -174,13 +248,7 @@ func (s *Server) signedIn(req *sdk.CallToolRequest) bool {
 	if req == nil || req.Extra == nil || req.Extra.Header == nil {
 		return false
 	}
-	a := req.Extra.Header.Get("Authorization")
-	const scheme = "Bearer "
-	if len(a) < len(scheme) || !strings.EqualFold(a[:len(scheme)], scheme) {
-		return false
-	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(a[len(scheme):])))
-	return subtle.ConstantTimeCompare(got[:], s.key[:]) == 1
+	return s.keyMatches(req.Extra.Header.Get("Authorization"))
 }
 
 // signInError is the refusal of a tool that needs the agent key: its text

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -81,6 +82,69 @@ func connect(t testing.TB, url, key string) *sdk.ClientSession {
 	return cs
 }
 
+// seatHeader adds the seat link header to every request.
+type seatHeader struct {
+	link string
+	base http.RoundTripper
+}
+
+func (h seatHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(HeaderSeat, h.link)
+	return h.base.RoundTrip(r)
+}
+
+// connectSeat opens a client session as an agent that holds a seat link
+// and not the agent key: the link in the Parley-Seat header.
+func connectSeat(t testing.TB, url, link string) *sdk.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: seatHeader{link: link, base: http.DefaultTransport}}
+	c := sdk.NewClient(&sdk.Implementation{Name: "parley-test-agent", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// initialize sends an MCP initialize request with the given headers and
+// returns the answer's status, session id and body.
+func initialize(t testing.TB, url string, header map[string]string) (int, string, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+}
+
+// wantNoSession wants a session opened with key ("" for none) refused
+// with 401 and the sign-in sentence.
+func wantNoSession(t testing.TB, url, key string) {
+	t.Helper()
+	h := map[string]string{}
+	if key != "" {
+		h["Authorization"] = "Bearer " + key
+	}
+	st, id, body := initialize(t, url, h)
+	if st != http.StatusUnauthorized || id != "" || !strings.Contains(body, "Sign-in required") {
+		t.Fatalf("a session without credentials: %d %q %s", st, id, body)
+	}
+}
+
 // call calls a tool and returns its result (a tool error included).
 func call(t testing.TB, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
 	t.Helper()
@@ -143,7 +207,7 @@ func countCalls(f *fakeRooms, prefix string) int {
 // read-only ones annotated so, and no argument for a key.
 func TestToolsListed(t *testing.T) {
 	sv := serveFake(t, Options{})
-	cs := connect(t, sv.url, "")
+	cs := connect(t, sv.url, testKey)
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -257,16 +321,16 @@ func TestSignIn(t *testing.T) {
 		args      map[string]any
 		want      string
 	}{
-		{"no key", "", createArgs(), SignInRequired},
-		{"wrong key", "0000000000000000ffffffffffffffff", createArgs(), SignInRequired},
-		{"key one byte short", testKey[:len(testKey)-1], createArgs(), SignInRequired},
-		{"key as an argument", "", func() map[string]any { a := createArgs(); a["key"] = testKey; return a }(), "validating"},
+		{"no key", "", createArgs(), NoCredentials},
+		{"wrong key", "0000000000000000ffffffffffffffff", createArgs(), NoCredentials},
+		{"key one byte short", testKey[:len(testKey)-1], createArgs(), NoCredentials},
+		{"key as an argument", testKey, func() map[string]any { a := createArgs(); a["key"] = testKey; return a }(), "validating"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := connect(t, sv.url, tc.key)
-			msg := refused(t, cs, ToolCreateRoom, tc.args, tc.want)
-			if tc.want == SignInRequired && msg != SignInRequired {
-				t.Errorf("refusal %q, want exactly the fixed sentence", msg)
+			if tc.want == NoCredentials {
+				wantNoSession(t, sv.url, tc.key) // no session, so no tool either
+			} else {
+				refused(t, connect(t, sv.url, tc.key), ToolCreateRoom, tc.args, tc.want)
 			}
 			if n := countCalls(sv.f, "CreateRoom"); n != 0 {
 				t.Fatalf("%d rooms created", n)
@@ -290,11 +354,18 @@ func TestSignIn(t *testing.T) {
 	if out.Role != "poster" || out.NextAction == "" {
 		t.Errorf("answer %+v", out)
 	}
-	// The seat link works without the key.
-	anon := connect(t, sv.url, "")
+	// The seat link works without the key; a session opened with it
+	// alone gets the fixed sentence from a tool that needs the key.
+	anon := connectSeat(t, sv.url, out.YourLink)
 	room := ok[roomOut](t, anon, ToolGetRoom, map[string]any{"link": out.YourLink})
 	if room.RoomID != out.RoomID || room.Status != "drafting" || room.You.Principal != "Alice" {
 		t.Errorf("room %+v", room)
+	}
+	if msg := refused(t, anon, ToolCreateRoom, createArgs(), SignInRequired); msg != SignInRequired {
+		t.Errorf("refusal %q, want exactly the fixed sentence", msg)
+	}
+	if n := countCalls(sv.f, "CreateRoom"); n != 1 {
+		t.Fatalf("%d rooms created, want 1", n)
 	}
 }
 
@@ -352,7 +423,7 @@ func TestSeatLink(t *testing.T) {
 	seatFile := filepath.Join(dir, "mcp", "seats.json")
 	sv := serveFake(t, Options{SeatFile: seatFile})
 	link, made := newRoom(t, sv)
-	anon := connect(t, sv.url, "")
+	anon := connectSeat(t, sv.url, link)
 	l, err := parseLink(link)
 	if err != nil {
 		t.Fatal(err)
@@ -419,7 +490,7 @@ func TestSeatLink(t *testing.T) {
 	// the link and remembers the agent.
 	sv2 := serveFake(t, Options{SeatFile: seatFile})
 	sv2.f.rooms = sv.f.rooms
-	cs2 := connect(t, sv2.url, "")
+	cs2 := connectSeat(t, sv2.url, joined.YourLink)
 	ok[roomOut](t, cs2, ToolGetRoom, map[string]any{"link": joined.YourLink})
 	refused(t, cs2, ToolGetRoom, map[string]any{"link": link}, "does not open a seat")
 	ok[sendOut](t, cs2, ToolSendEnvelope, map[string]any{"link": joined.YourLink, "message": "hello", "status": "continue"})
@@ -434,7 +505,7 @@ func TestSeatLink(t *testing.T) {
 func TestSendEnvelopeArguments(t *testing.T) {
 	sv := serveFake(t, Options{})
 	link, _ := newRoom(t, sv)
-	cs := connect(t, sv.url, "")
+	cs := connectSeat(t, sv.url, link)
 	base := func(kv ...any) map[string]any {
 		a := map[string]any{"link": link, "message": "Here is my offer.", "status": "continue"}
 		for i := 0; i < len(kv); i += 2 {
@@ -527,7 +598,7 @@ func TestSendEnvelopeArguments(t *testing.T) {
 func TestEscalationAndBrief(t *testing.T) {
 	sv := serveFake(t, Options{})
 	link, made := newRoom(t, sv)
-	cs := connect(t, sv.url, "")
+	cs := connectSeat(t, sv.url, link)
 	refused(t, cs, ToolAnswerEscalation, map[string]any{"link": link, "answer": "Yes"}, "no question is waiting")
 	out := ok[sendOut](t, cs, ToolSendEnvelope, map[string]any{
 		"link": link, "message": "I need to ask Alice.", "status": "escalate",
@@ -570,7 +641,7 @@ func TestEscalationAndBrief(t *testing.T) {
 func TestWaitForTurn(t *testing.T) {
 	sv := serveFake(t, Options{})
 	link, made := newRoom(t, sv)
-	cs := connect(t, sv.url, "")
+	cs := connectSeat(t, sv.url, link)
 	// Not sealed: actionable at once.
 	r := ok[roomOut](t, cs, ToolWaitForTurn, map[string]any{"link": link})
 	if *r.TimedOut || r.Status != "drafting" {
@@ -621,7 +692,7 @@ func TestWaitForTurn(t *testing.T) {
 func TestSealCard(t *testing.T) {
 	sv := serveFake(t, Options{})
 	link, made := newRoom(t, sv)
-	cs := connect(t, sv.url, "")
+	cs := connectSeat(t, sv.url, link)
 	refused(t, cs, ToolSealIntentCard, map[string]any{"link": link, "card": "not an object"}, "validating")
 	refused(t, cs, ToolSealIntentCard, map[string]any{"link": link, "card": map[string]any{"goal": "x"}}, "validating")
 	r := ok[roomOut](t, cs, ToolSealIntentCard, map[string]any{"link": link, "card": map[string]any{
@@ -703,6 +774,7 @@ func TestJSONResponses(t *testing.T) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Bounds of what an agent may state, the same as the wire's.
@@ -55,15 +56,13 @@ func parseTerms(raw json.RawMessage) (TermsSpec, error) {
 		return TermsSpec{}, errors.New("proposal.terms is missing")
 	case raw[0] == '[':
 		var lines []string
-		if err := json.Unmarshal(raw, &lines); err != nil {
+		if err := strictjson.Unmarshal(raw, &lines); err != nil {
 			return TermsSpec{}, fmt.Errorf("proposal.terms: a list of strings or an object: %v", err)
 		}
 		return parseTermLines(lines)
 	case raw[0] == '{':
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.DisallowUnknownFields()
 		var o termsObject
-		if err := d.Decode(&o); err != nil {
+		if err := strictjson.Unmarshal(raw, &o); err != nil {
 			return TermsSpec{}, fmt.Errorf("proposal.terms: %v (%s)", err, termLineForm)
 		}
 		return o.spec("proposal.terms")

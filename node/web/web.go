@@ -22,6 +22,7 @@ import (
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/strictjson"
 )
 
 // Defaults of Options.
@@ -544,16 +545,13 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, status int, cod
 	h.writeJSON(w, status, apiError{Code: code, Message: msg})
 }
 
-// decode reads a strict JSON body into v: unknown members and trailing
-// data are refused.
+// decode reads a strict JSON body into v with the project's strict
+// decoder (strictjson): a member named twice, a name in another case,
+// unknown members, invalid UTF-8 and trailing data are refused.
 func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	b, err := io.ReadAll(r.Body)
 	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = errors.New("trailing data after the JSON value")
-		}
+		err = strictjson.Unmarshal(b, v)
 	}
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -580,7 +578,7 @@ func (h *handler) rawJSON(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		return nil, false
 	}
 	b = bytes.TrimSpace(b)
-	if !json.Valid(b) || len(b) == 0 || b[0] != '{' {
+	if strictjson.Check(b) != nil || len(b) == 0 || b[0] != '{' {
 		h.refuse(w, r, http.StatusBadRequest, "bad_json", "the body is not a JSON object")
 		return nil, false
 	}

@@ -17,8 +17,11 @@ function env(k) {
   return v;
 }
 
-async function connect(url, key, name) {
+// connect opens a session with the agent key, or with a seat link alone
+// (the Parley-Seat header), or with neither (which the node refuses).
+async function connect(url, key, name, seat) {
   const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  if (seat) headers['Parley-Seat'] = seat;
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
@@ -68,7 +71,13 @@ const bobCard = {
 const out = {};
 const a = await connect(env('PARLEY_A_URL'), env('PARLEY_A_KEY'), 'npm-agent-a');
 const b = await connect(env('PARLEY_B_URL'), env('PARLEY_B_KEY'), 'npm-agent-b');
-const anon = await connect(env('PARLEY_A_URL'), '', 'npm-agent-anonymous');
+// Without the key or a seat link no session opens.
+try {
+  await connect(env('PARLEY_A_URL'), '', 'npm-agent-anonymous');
+  out.anonSession = 'opened';
+} catch (err) {
+  out.anonSession = `${err && err.code !== undefined ? err.code : ''} ${err && err.message ? err.message : err}`;
+}
 
 // The tools, their annotations and arguments.
 const { tools } = await a.listTools();
@@ -76,15 +85,18 @@ out.tools = tools.map((t) => t.name).sort();
 out.readOnly = tools.filter((t) => t.annotations && t.annotations.readOnlyHint).map((t) => t.name).sort();
 out.arguments = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties || {}).sort()]));
 
-// Sign-in: without the key no room is created.
-out.signInRefusal = await refusal(anon, 'create_room', { topic: 'x', your_principal: 'Alice', counterpart: env('PARLEY_B_ADDRESS') });
-
 // Alice's agent opens the room, seals her card and proposes 0.5 ETH.
 const made = await call(a, 'create_room', {
   topic: 'Translate the user guide', your_principal: 'Alice', counterpart: env('PARLEY_B_ADDRESS'), counterpart_proxy: 'external',
 });
 out.roomId = made.room_id;
 const aLink = made.your_link;
+
+// A session opened with Alice's seat link alone drives her seat, and a
+// tool that needs the key is refused with the sign-in sentence.
+const seatOnly = await connect(env('PARLEY_A_URL'), '', 'npm-agent-seat', aLink);
+out.signInRefusal = await refusal(seatOnly, 'create_room', { topic: 'x', your_principal: 'Alice', counterpart: env('PARLEY_B_ADDRESS') });
+out.seatRoom = (await call(seatOnly, 'get_room', { link: aLink })).room_id;
 await call(a, 'join_room', { link: aLink, agent_name: 'npm agent A' });
 await call(a, 'seal_intent_card', { link: aLink, card: aliceCard });
 const deadline = new Date(Date.now() + 72 * 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -144,5 +156,5 @@ out.briefStatus = brief.status;
 out.briefMarkdown = brief.markdown;
 out.briefEscalations = brief.brief.escalations.map((e) => ({ answer: e.answer, via: e.via }));
 
-await Promise.all([a.close(), b.close(), anon.close()]);
+await Promise.all([a.close(), b.close(), seatOnly.close()]);
 process.stdout.write(JSON.stringify(out) + '\n');
