@@ -59,13 +59,28 @@ func newDamageLedger(t *testing.T) *damageLedger {
 	return d
 }
 
-// letters maps each byte of b to one of 16 lowercase letters.
+// letters maps b to upper-case letters from J to Z (none of the hex
+// digits nor the I of negotiationId), drawing again until no run of four
+// occurs twice: Badger's tables are Snappy-compressed, and a run of four
+// bytes seen before in the block would be stored as a back-reference
+// instead of the marker's bytes.
 func letters(b []byte) []byte {
 	out := make([]byte, len(b))
-	for i, c := range b {
-		out[i] = 'a' + c%16
+	for {
+		for i, c := range b {
+			out[i] = 'J' + c%17
+		}
+		seen := map[string]bool{}
+		unique := true
+		for i := 0; i+4 <= len(out) && unique; i++ {
+			unique = !seen[string(out[i:i+4])]
+			seen[string(out[i:i+4])] = true
+		}
+		if unique {
+			return out
+		}
+		_, _ = rand.Read(b)
 	}
-	return out
 }
 
 func random(t *testing.T, n int) []byte {

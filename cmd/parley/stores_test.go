@@ -166,10 +166,12 @@ func newStoresFixture(t *testing.T) *storesFixture {
 		_, _ = rand.Read(b[:])
 		f.nids[i] = negotiation.NewNegotiationID(b)
 	}
-	f.marker = random(t, 32) // letters only: a flipped case keeps the entry JSON, its hash changes
-	for i, c := range f.marker {
-		f.marker[i] = 'a' + c%16
-	}
+	// Upper-case letters that appear nowhere else in the entries, with no
+	// four of them repeated: Badger's tables are Snappy-compressed, and a
+	// run of four bytes seen before in the block would be stored as a
+	// back-reference instead of the marker's bytes. A flipped case keeps
+	// the entry JSON; its hash changes.
+	f.marker = uniqueRun(t, 32)
 	f.small = random(t, 8<<10)
 	for i := range 40 {
 		if _, _, err := l.Append(t.Context(), ledger.Record{Kind: "test.filler", NegotiationID: f.nids[i%3], Body: []byte(`{"i":1}`)}); err != nil {
@@ -262,6 +264,28 @@ func copyDataDir(t *testing.T, dir string) string {
 
 // flipInFiles flips one byte of the first occurrence of needle in the
 // files matching pattern.
+// uniqueRun returns n random upper-case letters from J to Z (none of the
+// hex digits, nor the I of negotiationId) in which no four-letter run
+// occurs twice.
+func uniqueRun(t *testing.T, n int) []byte {
+	t.Helper()
+	for {
+		b := random(t, n)
+		for i, c := range b {
+			b[i] = 'J' + c%17
+		}
+		seen := map[string]bool{}
+		ok := true
+		for i := 0; i+4 <= len(b) && ok; i++ {
+			ok = !seen[string(b[i:i+4])]
+			seen[string(b[i:i+4])] = true
+		}
+		if ok {
+			return b
+		}
+	}
+}
+
 func flipInFiles(t *testing.T, pattern string, needle []byte, at int) {
 	t.Helper()
 	for _, f := range glob(t, pattern) {
@@ -276,6 +300,11 @@ func flipInFiles(t *testing.T, pattern string, needle []byte, at int) {
 			}
 			return
 		}
+	}
+	all, _ := filepath.Glob(filepath.Join(filepath.Dir(pattern), "*"))
+	for _, f := range all {
+		b, _ := os.ReadFile(f)
+		t.Logf("%s %d bytes, found %v", f, len(b), bytes.Contains(b, needle))
 	}
 	t.Fatalf("the bytes are in no %s", pattern)
 }
