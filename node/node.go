@@ -67,6 +67,7 @@ type Node struct {
 	cursor  *ledgerCursor
 	gate    Gate // an explicit gate (WithGate), or nil: the principal's passkeys decide
 	apStore *approvalStore
+	tokens  *dirTokens // the data directory's enrolment and revocation tokens
 	cer     *approval.Ceremonies
 	wacfg   approval.Config
 	pk      *passkeys
@@ -409,7 +410,8 @@ func (n *Node) startApprovals() error {
 	if n.apStore, err = openApprovalStore(approvalsDir(n.cfg.DataDir), n.o.logger); err != nil {
 		return err
 	}
-	if n.cer, err = approval.New(cfg, n.apStore, approval.AuditFunc(n.audit)); err != nil {
+	n.tokens = newDirTokens(n.cfg.DataDir)
+	if n.cer, err = approval.New(cfg, tokenStore{n.apStore, n.tokens}, approval.AuditFunc(n.audit)); err != nil {
 		return failWrap(CodeBadConfig, err, "web")
 	}
 	n.wacfg = cfg

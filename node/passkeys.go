@@ -354,8 +354,10 @@ type PasskeyOptions struct {
 // BeginPasskey starts registering a passkey of the principal and returns
 // the WebAuthn creation options (the argument of
 // navigator.credentials.create) and the session to finish it with. The
-// first passkey needs the one-time token `parley init` printed (or
-// IssueEnrollToken issued), and only while none is registered. A further
+// first passkey needs the one-time token only the data directory holds
+// (the one `parley init` printed and wrote to <data-dir>/enrol-token, or
+// one `parley approvals enroll` made there: IssueEnrolToken), and only
+// while none is registered; no API issues one. A further
 // one, with token "", needs an approval by an existing passkey: the node
 // makes a pending register_passkey request and BeginPasskey fails with
 // CodeApprovalPending, whose *PendingRegistration names the session and
@@ -384,7 +386,7 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	case token != "" && len(creds) > 0:
 		return nil, "", fail(Code(approval.CodeNotAuthorized), "%d passkeys are registered: a further one needs an approval by an existing passkey (register without a token)", len(creds))
 	case token == "" && len(creds) == 0:
-		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token `parley init` printed (or `parley approvals enroll` issues)")
+		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token in the data directory (<data-dir>/%s, which `parley init` printed, or a new one from `parley approvals enroll`)", EnrolTokenFileName)
 	case token != "":
 		if err := n.checkToken(ctx, token); err != nil {
 			return nil, "", err
@@ -466,9 +468,9 @@ func (n *Node) resumeRegistration(id string) (*protocol.CredentialCreation, stri
 // issued or another one (token_invalid), redeemed (token_used), expired
 // (token_expired). It spends nothing.
 func (n *Node) checkToken(ctx context.Context, token string) error {
-	rec, err := n.apStore.EnrolToken(ctx)
+	rec, err := n.tokens.EnrolToken(ctx)
 	if errors.Is(err, approval.ErrNotFound) {
-		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enroll` issues one)")
+		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enroll` makes one in the data directory)")
 	}
 	if err != nil {
 		return failWrap(CodeStoreFailed, err, "enrolment token")
@@ -532,23 +534,6 @@ func (n *Node) Passkeys(ctx context.Context) ([]approval.Credential, error) {
 		return nil, failWrap(CodeStoreFailed, err, "credentials")
 	}
 	return creds, nil
-}
-
-// IssueEnrollToken issues a new one-time enrolment token for the first
-// passkey (valid 24 hours; it replaces an earlier one) and returns its
-// text. It refuses with CodeStateForbidden once a passkey is registered:
-// a further one needs an approval by an existing passkey.
-func (n *Node) IssueEnrollToken(ctx context.Context) (string, time.Time, error) {
-	if err := n.running(); err != nil {
-		return "", time.Time{}, err
-	}
-	now := n.now()
-	token, err := issueEnrolToken(ctx, n.apStore, now, 0)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	n.log.Info("passkey enrolment token issued")
-	return token, now.Add(approval.DefaultEnrolTokenTTL).UTC(), nil
 }
 
 // newID returns prefix and 32 random lowercase hex digits.

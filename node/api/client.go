@@ -689,13 +689,6 @@ func (c *Client) Deny(ctx context.Context, id, reason string) (*approval.IntentR
 	return &r, nil
 }
 
-// EnrollToken issues a one-time enrolment token for the first passkey; the
-// node refuses once a passkey is registered.
-func (c *Client) EnrollToken(ctx context.Context) (EnrollToken, error) {
-	var t EnrollToken
-	return t, c.call(ctx, RouteEnrollToken, nil, nil, nil, &t)
-}
-
 // PasskeyOptions begins a passkey registration. For a further passkey
 // the answer has no creation options but the PendingRequest an existing
 // passkey must approve; ask again with the session as the token once it

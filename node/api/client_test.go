@@ -59,7 +59,7 @@ var allRoutes = []string{
 	api.RouteDeliver, api.RouteAcceptDelivery, api.RouteCancel, api.RouteAmend, api.RouteReplace, api.RouteDispute,
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
 	api.RouteVerify, api.RouteApprovals, api.RouteApproval, api.RouteApprovalOptions, api.RouteApprovalAssertion, api.RouteDeny,
-	api.RouteEnrollToken, api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
+	api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
 	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
 	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
 }
@@ -237,7 +237,6 @@ func TestClientRoutes(t *testing.T) {
 			func() error { _, err := c.ApprovalAssertion(ctx, "req_1", []byte(`{"id":"x"}`)); return err }},
 		{api.RouteDeny, "/v1/approvals/req_2/deny", "", `{"reason":"too much"}`,
 			func() (err error) { denied, err = c.Deny(ctx, "req_2", "too much"); return err }},
-		{api.RouteEnrollToken, "/v1/approvals/enroll-token", "", `{}`, func() error { _, err := c.EnrollToken(ctx); return err }},
 		{api.RoutePasskeyOptions, "/v1/passkeys/options", "", `{"label":"bot","software":true}`,
 			func() (err error) {
 				popts, err = c.PasskeyOptions(ctx, api.PasskeyRequest{Label: "bot", Software: true})

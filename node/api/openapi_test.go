@@ -91,7 +91,6 @@ var routeDocs = []routeDoc{
 	{pattern: RouteApprovalOptions, id: "approvalOptions", summary: "WebAuthn request options of a pending request (challenge = its intentHash): pass publicKey to navigator.credentials.get", req: Empty{}, resp: protocol.CredentialAssertion{}},
 	{pattern: RouteApprovalAssertion, id: "approvalAssertion", summary: "Approve a pending request with the principal's WebAuthn assertion; answers the approved receipt, which the waiting act consumes", req: AssertionRequest{}, resp: approval.IntentReceipt{}},
 	{pattern: RouteDeny, id: "deny", summary: "Deny a pending request: the act fails and performs nothing; answers the denied receipt", req: DenyRequest{}, resp: approval.IntentReceipt{}},
-	{pattern: RouteEnrollToken, id: "enrollToken", summary: "Issue a one-time token that enrols the first passkey (only while none is registered)", req: Empty{}, resp: EnrollToken{}, status: 201},
 	{pattern: RoutePasskeyOptions, id: "passkeyOptions", summary: "Begin a passkey registration: creation options (200), or for a further passkey the register_passkey request an existing passkey must approve first (202)", req: PasskeyRequest{}, resp: PasskeyOptions{}},
 	{pattern: RoutePasskeyCredential, id: "passkeyCredential", summary: "Finish a passkey registration with the authenticator's attestation", req: PasskeyCredentialRequest{}, resp: Passkey{}, status: 201},
 	{pattern: RoutePasskeys, id: "passkeys", summary: "The principal's registered passkeys (hashed references, no ids or keys)", resp: []Passkey{}},

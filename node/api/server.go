@@ -76,8 +76,9 @@ type Options struct {
 	// keep idle connections open. Default 15 s.
 	Heartbeat time.Duration
 	// WebURL is where the node's pages are served, such as
-	// "http://localhost:7480": an enrolment token's answer names the page
-	// that registers a passkey with it. Empty: the node serves no pages.
+	// "http://localhost:7480": a refusal of via web names the page where
+	// the principal gives their own words. Empty: the node serves no
+	// pages.
 	WebURL string
 }
 
@@ -226,7 +227,6 @@ func (s *Server) register() {
 	post(RouteApprovalOptions, s.approvalOptions)
 	post(RouteApprovalAssertion, s.approvalAssertion)
 	post(RouteDeny, s.deny)
-	post(RouteEnrollToken, s.enrollToken)
 	post(RoutePasskeyOptions, s.passkeyOptions)
 	post(RoutePasskeyCredential, s.passkeyCredential)
 	get(RoutePasskeys, s.passkeys)
@@ -1025,25 +1025,6 @@ func (s *Server) deny(r *http.Request, body []byte) answer {
 		}
 		rc, err := s.n.DenyApproval(r.Context(), id, req.Reason)
 		return rc, err
-	})
-}
-
-// enrollToken issues a one-time enrolment token, only while no passkey is
-// registered.
-func (s *Server) enrollToken(r *http.Request, body []byte) answer {
-	if e := decode(body, &Empty{}); e != nil {
-		return errAnswer(e)
-	}
-	return act(http.StatusCreated, func() (any, error) {
-		tok, exp, err := s.n.IssueEnrollToken(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		out := EnrollToken{Token: tok, ExpiresAt: exp}
-		if s.o.WebURL != "" {
-			out.URL = s.o.WebURL + "/passkeys"
-		}
-		return out, nil
 	})
 }
 

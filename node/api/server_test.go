@@ -124,7 +124,6 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteApprovalOptions, path: "/v1/approvals/" + unknownReq + "/options", body: `{}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ/options", "/v1/approvals/00112233445566778899aabbccddeeff/options"}},
 		{pattern: RouteApprovalAssertion, path: "/v1/approvals/" + unknownReq + "/assertion", body: `{"response":{"id":"x"}}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_1/assertion"}},
 		{pattern: RouteDeny, path: "/v1/approvals/" + unknownReq + "/deny", body: `{"reason":"no"}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_/deny"}},
-		{pattern: RouteEnrollToken, path: "/v1/approvals/enroll-token", body: `{}`, want: 201, schema: "EnrollToken"},
 		{pattern: RoutePasskeyOptions, path: "/v1/passkeys/options", body: `{"label":"laptop"}`, want: 403, code: string(approval.CodeNotAuthorized)},
 		{pattern: RoutePasskeyCredential, path: "/v1/passkeys/credential", body: `{"session":"reg_00","response":{"id":"x"}}`, want: 400, code: string(node.CodeBadArgument)},
 		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},

@@ -78,7 +78,6 @@ const (
 	RouteApprovalOptions   = "POST /v1/approvals/{id}/options"   // Empty -> protocol.CredentialAssertion
 	RouteApprovalAssertion = "POST /v1/approvals/{id}/assertion" // AssertionRequest -> approval.IntentReceipt
 	RouteDeny              = "POST /v1/approvals/{id}/deny"      // DenyRequest -> approval.IntentReceipt
-	RouteEnrollToken       = "POST /v1/approvals/enroll-token"   // Empty -> EnrollToken (201), only while no passkey exists
 	RoutePasskeyOptions    = "POST /v1/passkeys/options"         // PasskeyRequest -> PasskeyOptions (202 while an existing passkey's approval is pending)
 	RoutePasskeyCredential = "POST /v1/passkeys/credential"      // PasskeyCredentialRequest -> Passkey (201)
 	RoutePasskeys          = "GET /v1/passkeys"                  // []Passkey
@@ -177,17 +176,9 @@ type DenyRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// EnrollToken is a one-time token that enrols the first passkey.
-type EnrollToken struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expiresAt"`
-	// URL is the page where the person registers the passkey with it,
-	// when the node serves its pages.
-	URL string `json:"url,omitempty"`
-}
-
 // PasskeyRequest begins a passkey registration: with the enrolment token
-// for the first passkey; without one for a further passkey, which an
+// for the first passkey (only the data directory holds one: no route
+// issues it); without one for a further passkey, which an
 // existing one must approve; or with the session of such a registration to
 // go on once it is approved.
 type PasskeyRequest struct {

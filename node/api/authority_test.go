@@ -1,0 +1,55 @@
+package api
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleynet/parley/approval"
+	"github.com/parleynet/parley/node"
+)
+
+// TestAPIKeyCannotEnrol: the bearer key (which is also the MCP agent
+// key) obtains no enrolment token: POST /v1/approvals/enroll-token is no
+// route, a registration without a token or with a guessed one is refused,
+// and nothing the API answered holds a token. Only the token the data
+// directory holds enrols the first passkey, while the node runs.
+func TestAPIKeyCannotEnrol(t *testing.T) {
+	s := serve(t, startNode(t, nodeSpec{name: "principal"}), Options{})
+	for _, path := range []string{"/v1/approvals/enroll-token", "/v1/approvals/enrol-token", "/v1/passkeys/token"} {
+		r := s.do(call{method: http.MethodPost, path: path, idem: freshKey(), body: []byte(`{}`)})
+		if r.status != http.StatusNotFound && r.status != http.StatusMethodNotAllowed {
+			t.Fatalf("POST %s: %d %s, want no such route", path, r.status, r.body)
+		}
+		if strings.Contains(string(r.body), approval.EnrolTokenPrefix) {
+			t.Fatalf("POST %s answered a token: %s", path, r.body)
+		}
+	}
+	if r := s.do(call{method: http.MethodPost, path: "/v1/passkeys/options", idem: freshKey(), body: []byte(`{"label":"agent","software":true}`)}); r.status != http.StatusForbidden || r.errCode() != string(approval.CodeNotAuthorized) {
+		t.Fatalf("a first passkey without a token: %d %s", r.status, r.body)
+	}
+	guess := approval.EnrolTokenPrefix + strings.Repeat("0", 64)
+	if r := s.do(call{method: http.MethodPost, path: "/v1/passkeys/options", idem: freshKey(), body: []byte(`{"token":"` + guess + `","label":"agent","software":true}`)}); r.status != http.StatusForbidden || r.errCode() != string(approval.CodeTokenInvalid) {
+		t.Fatalf("a guessed token: %d %s", r.status, r.body)
+	}
+	var pks []Passkey
+	if s.get("/v1/passkeys", &pks); len(pks) != 0 {
+		t.Fatalf("passkeys registered: %+v", pks)
+	}
+	if _, err := os.Stat(filepath.Join(s.Config().DataDir, node.TokensFileName)); err == nil {
+		t.Fatal("a call through the API wrote a token record")
+	}
+	// The data directory's token enrols, through the API, while the node
+	// runs; spent once, it enrols nothing again.
+	tok, err := node.IssueEnrolToken(t.Context(), s.Config().DataDir, time.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.enrol("principal's automation") // with a fresh data-directory token
+	if r := s.do(call{method: http.MethodPost, path: "/v1/passkeys/options", idem: freshKey(), body: []byte(`{"token":"` + tok + `","label":"again","software":true}`)}); r.status != http.StatusForbidden {
+		t.Fatalf("an older token once a passkey exists: %d %s", r.status, r.body)
+	}
+}
