@@ -558,7 +558,7 @@ func (b *Brief) Markdown() string {
 		switch {
 		case e.Answer != "":
 			how := "on their own page"
-			if e.Via == ViaMCP {
+			if e.Via.Relayed() {
 				how = "relayed by their agent, "
 				if e.Confirmed {
 					how += "confirmed with a passkey"

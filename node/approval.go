@@ -29,6 +29,13 @@ import (
 // Protocol, section 9). Every gated act calls it; nothing signs, funds,
 // releases, disputes or rules without it.
 func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string) (approval.IntentRequest, error) {
+	return n.authorizeNotify(ctx, act, nid, args, reason, risk, nil)
+}
+
+// authorizeNotify is authorize that calls notify with the request once
+// it waits for its decision (before the decision), for callers that hand
+// the request to someone else while they wait.
+func (n *Node) authorizeNotify(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string, notify func(approval.IntentRequest)) (approval.IntentRequest, error) {
 	if slices.Contains(GatedActs, act) {
 		if err := n.pausedErr(nid); err != nil {
 			return approval.IntentRequest{}, err
@@ -64,6 +71,9 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	// The event says the request is waiting: it is published once a
 	// client listing the pending requests sees it.
 	created := func() {
+		if notify != nil {
+			notify(req)
+		}
 		n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
 	}
 	// The window is measured on the node's clock; the wait on the

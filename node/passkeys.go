@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -549,7 +550,19 @@ func (n *Node) pendingFor(act Act, req approval.IntentRequest, action approval.A
 	var args map[string]any
 	_ = json.Unmarshal(action.Arguments, &args)
 	title := n.taskTitle(action.Target, args)
-	return PendingApproval{Request: req, Act: act, Title: actTitle(act, title, args), Lines: plainLines(act, title, req, args)}
+	p := PendingApproval{Request: req, Act: act, Title: actTitle(act, title, args)}
+	if c := n.draftOf(str(args["cardHash"])); act == ActConfirmCard && c != nil {
+		// The whole card is shown: every clause, not only its hash and
+		// goal. The hash among the arguments binds exactly this card.
+		shown := maps.Clone(args)
+		delete(shown, "principal")
+		delete(shown, "goal")
+		delete(shown, "cardHash")
+		p.Lines = append(CardLines(c), plainLines(act, title, req, shown)...)
+		return p
+	}
+	p.Lines = plainLines(act, title, req, args)
+	return p
 }
 
 // taskTitle returns the title of the task negotiation nid is about, from
@@ -605,8 +618,20 @@ func actTitle(act Act, title string, args map[string]any) string {
 	case ActRule:
 		return "Rule on the dispute about " + task
 	case ActConfirmCard:
+		switch negotiation.Via(str(args["via"])) {
+		case negotiation.ViaWeb:
+			return fmt.Sprintf("Seal your intent card for «%s»", str(args["principal"]))
+		case negotiation.ViaAPI:
+			return fmt.Sprintf("Seal the intent card sent through the node's API for «%s»", str(args["principal"]))
+		}
 		return fmt.Sprintf("Seal the intent card your agent drafted for «%s»", str(args["principal"]))
 	case ActConfirmAnswer:
+		switch negotiation.Via(str(args["via"])) {
+		case negotiation.ViaWeb:
+			return fmt.Sprintf("Seal your answer: «%s»", str(args["answer"]))
+		case negotiation.ViaAPI:
+			return fmt.Sprintf("Confirm the answer sent through the node's API: «%s»", str(args["answer"]))
+		}
 		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
 	case ActRegisterPasskey:
 		if b, _ := args["software"].(bool); b {
@@ -625,6 +650,8 @@ var lineLabels = []struct{ key, label string }{
 	{"bond", "Bond"}, {"refund", "Refund to the poster"}, {"topUp", "Top-up"}, {"escrow", "Escrow"},
 	{"arbitrator", "Arbitrator"}, {"newWorker", "New worker"}, {"ruling", "Ruling"},
 	{"label", "Label"}, {"software", "Software key"},
+	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
+	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
 }
 
 // plainLines returns the task, the act's values in plain words, what
@@ -670,6 +697,10 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 			if b, _ := v.(bool); b {
 				s = "yes: it approves without a person"
 			}
+		case "via":
+			s = viaWords(str(v))
+		case "answerIndex":
+			s = "amendments[" + str(v) + "] of the card"
 		default:
 			s = str(v)
 		}
@@ -693,6 +724,19 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 	}
 	out = append(out, PlainLine{"Intent hash", req.IntentHash})
 	return out
+}
+
+// viaWords says how an answer or a card arrived.
+func viaWords(v string) string {
+	switch negotiation.Via(v) {
+	case negotiation.ViaWeb:
+		return "typed on your pages (web): your passkey seals these exact words"
+	case negotiation.ViaAPI:
+		return "through the node's API (api): an agent or a script holding its key sent it, not you"
+	case negotiation.ViaMCP:
+		return "relayed by an agent over MCP (mcp), not typed by you"
+	}
+	return v
 }
 
 // str writes an argument value: a string as it is, a list joined by

@@ -53,3 +53,36 @@ func TestAPIKeyCannotEnrol(t *testing.T) {
 		t.Fatalf("an older token once a passkey exists: %d %s", r.status, r.body)
 	}
 }
+
+// TestCardThroughAPIWaitsForPasskey: a card posted without via is an
+// agent's (via api), not the principal's: the call waits until a
+// confirm_card request, which shows every clause of the card, is approved
+// with a passkey, and only then is the card sealed.
+func TestCardThroughAPIWaitsForPasskey(t *testing.T) {
+	s := serve(t, startNode(t, nodeSpec{name: "principal"}), Options{})
+	key := s.enrol("laptop")
+	done := make(chan reply, 1)
+	go func() {
+		done <- s.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":` + cardJSON + `}`)})
+	}()
+	p := approveWhenAsked(s, key, node.ActConfirmCard)
+	var lines []string
+	for _, l := range p.Lines {
+		lines = append(lines, l.Label+": "+l.Value)
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"Goal: Get the guide translated.", "Must never 1: more than 1 ETH (rule: total > eth(1))", "How it arrived: through the node's API"} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("the confirm_card request lacks %q:\n%s", want, all)
+		}
+	}
+	r := <-done
+	if r.status != http.StatusCreated {
+		t.Fatalf("the card once confirmed: %d %s", r.status, r.body)
+	}
+	var c node.CardInfo
+	s.get("/v1/card", &c)
+	if c.Principal != "Dana" {
+		t.Fatalf("the sealed card: %+v", c)
+	}
+}

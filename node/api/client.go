@@ -485,8 +485,9 @@ func (c *Client) Card(ctx context.Context) (node.CardInfo, error) {
 	return v, c.call(ctx, RouteCard, nil, nil, nil, &v)
 }
 
-// SealCard seals card as the principal's default intent card; via is web
-// or mcp (empty: web).
+// SealCard seals card as the principal's default intent card; via is api
+// or mcp (empty: api; web is refused). The call waits until the
+// principal's passkey confirms the card (confirm_card).
 func (c *Client) SealCard(ctx context.Context, card []byte, via negotiation.Via) (node.CardInfo, error) {
 	var v node.CardInfo
 	return v, c.call(ctx, RouteSealCard, nil, nil, CardRequest{Card: card, Via: via}, &v)
@@ -510,8 +511,10 @@ func (c *Client) Escalations(ctx context.Context) ([]node.PendingEscalation, err
 	return v, c.call(ctx, RouteEscalations, nil, nil, nil, &v)
 }
 
-// Answer gives the principal's answer to negotiation id's pending
-// question; via is web or mcp (empty: web).
+// Answer relays an answer to negotiation id's pending question; via is
+// api or mcp (empty: api; web is refused). The answer is sealed at once
+// but unconfirmed: acts resting on it wait for the principal's passkey
+// (confirm_answer, which the node asks for).
 func (c *Client) Answer(ctx context.Context, id, answer string, via negotiation.Via) (node.RoomView, error) {
 	var v node.RoomView
 	return v, c.call(ctx, RouteAnswer, []string{id}, nil, AnswerRequest{Answer: answer, Via: via}, &v)

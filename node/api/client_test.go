@@ -626,14 +626,14 @@ func pxpCalls(ctx context.Context, c *api.Client) []clientCall {
 	review := node.AcceptSpec{PXPFields: node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "c1", Verdict: negotiation.VerdictAccept}}, Message: "deal"}}
 	return []clientCall{
 		{api.RouteCard, "/v1/card", "", "", func() error { _, err := c.Card(ctx); return err }},
-		{api.RouteSealCard, "/v1/card", "", `{"card":` + card + `,"via":"web"}`,
-			func() error { _, err := c.SealCard(ctx, []byte(card), negotiation.ViaWeb); return err }},
+		{api.RouteSealCard, "/v1/card", "", `{"card":` + card + `,"via":"api"}`,
+			func() error { _, err := c.SealCard(ctx, []byte(card), negotiation.ViaAPI); return err }},
 		{api.RouteNegotiationCard, "/v1/negotiations/" + nid + "/card", "", "", func() error { _, err := c.NegotiationCard(ctx, nid); return err }},
 		{api.RouteSealNegCard, "/v1/negotiations/" + nid + "/card", "", `{"card":` + card + `,"via":"mcp"}`,
 			func() error { _, err := c.SealNegotiationCard(ctx, nid, []byte(card), negotiation.ViaMCP); return err }},
 		{api.RouteEscalations, "/v1/escalations", "", "", func() error { _, err := c.Escalations(ctx); return err }},
-		{api.RouteAnswer, "/v1/negotiations/" + nid + "/answer", "", `{"answer":"Yes, up to 0.6 ETH.","via":"web"}`,
-			func() error { _, err := c.Answer(ctx, nid, "Yes, up to 0.6 ETH.", negotiation.ViaWeb); return err }},
+		{api.RouteAnswer, "/v1/negotiations/" + nid + "/answer", "", `{"answer":"Yes, up to 0.6 ETH.","via":"api"}`,
+			func() error { _, err := c.Answer(ctx, nid, "Yes, up to 0.6 ETH.", negotiation.ViaAPI); return err }},
 		{api.RouteRoom, "/v1/negotiations/" + nid + "/room", "", "", func() error { _, err := c.Room(ctx, nid); return err }},
 		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "", "", func() error { _, err := c.Brief(ctx, nid); return err }},
 		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "format=md", "", func() error { _, err := c.BriefMarkdown(ctx, nid); return err }},

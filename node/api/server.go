@@ -334,6 +334,7 @@ var statusOf = map[node.Code]int{
 	node.CodeNotParty:                           http.StatusForbidden,
 	node.Code(negotiation.CodeRoleForbidden):    http.StatusForbidden,
 	node.CodeApprovalDenied:                     http.StatusForbidden,
+	node.CodeViaWebRefused:                      http.StatusForbidden,
 	node.CodeApprovalExpired:                    http.StatusConflict,
 	node.CodeAlreadyConsumed:                    http.StatusConflict,
 	node.CodeApprovalPending:                    http.StatusAccepted,
@@ -1088,12 +1089,30 @@ func noCard(err error) error {
 	return err
 }
 
-// viaOf defaults an omitted via to web.
-func viaOf(v negotiation.Via) negotiation.Via {
-	if v == "" {
-		return negotiation.ViaWeb
+// viaOf is how a card or an answer that arrived through the API is
+// marked: api, or mcp when the caller says it relays an agent over MCP.
+// Either binds only once the principal's passkey confirms it. web, the
+// principal's own word, is refused: only the node's pages give it, after
+// a passkey signed the exact text (page names where, for negotiation nid
+// or the default card).
+func (s *Server) viaOf(v negotiation.Via, nid string) (negotiation.Via, *httpError) {
+	switch v {
+	case "":
+		return negotiation.ViaAPI, nil
+	case negotiation.ViaAPI, negotiation.ViaMCP:
+		return v, nil
+	case negotiation.ViaWeb:
+		page := "/card"
+		if nid != "" {
+			page = "/escalations/" + nid
+		}
+		if s.o.WebURL != "" {
+			page = s.o.WebURL + page
+		}
+		return "", &httpError{Status: http.StatusForbidden, Code: string(node.CodeViaWebRefused), Message: "via web is the principal's own word: the API's key cannot give it. " +
+			"Only the node's pages do (" + page + "), after the principal's passkey signed the exact text; send via api (the default), which binds once a passkey confirms it"}
 	}
-	return v
+	return "", badRequest("via %q: want api or mcp", v)
 }
 
 func (s *Server) sealCard(r *http.Request, body []byte) answer {
@@ -1101,7 +1120,11 @@ func (s *Server) sealCard(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "card"); e != nil {
 		return errAnswer(e)
 	}
-	return act(http.StatusCreated, func() (any, error) { return s.n.SealDefaultCard(r.Context(), req.Card, viaOf(req.Via)) })
+	via, e := s.viaOf(req.Via, "")
+	if e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) { return s.n.SealDefaultCard(r.Context(), req.Card, via) })
 }
 
 func (s *Server) negotiationCard(w http.ResponseWriter, r *http.Request) {
@@ -1127,8 +1150,12 @@ func (s *Server) sealNegotiationCard(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "card"); e != nil {
 		return errAnswer(e)
 	}
+	via, e := s.viaOf(req.Via, nid)
+	if e != nil {
+		return errAnswer(e)
+	}
 	return act(http.StatusCreated, func() (any, error) {
-		if _, err := s.n.SealCard(r.Context(), nid, req.Card, viaOf(req.Via)); err != nil {
+		if _, err := s.n.SealCard(r.Context(), nid, req.Card, via); err != nil {
 			return nil, err
 		}
 		return s.n.NegotiationCard(nid)
@@ -1152,7 +1179,11 @@ func (s *Server) answer(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "answer"); e != nil {
 		return errAnswer(e)
 	}
-	return act(http.StatusOK, func() (any, error) { return s.n.Answer(r.Context(), nid, req.Answer, viaOf(req.Via)) })
+	via, e := s.viaOf(req.Via, nid)
+	if e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) { return s.n.Answer(r.Context(), nid, req.Answer, via) })
 }
 
 func (s *Server) room(w http.ResponseWriter, r *http.Request) {

@@ -135,9 +135,10 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteAnswer, path: neg + "/answer", body: `{"answer":"Yes, up to 0.6 ETH."}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/answer")},
 		{pattern: RouteRoom, path: neg + "/room", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/room")},
 		{pattern: RouteBrief, path: neg + "/brief", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: append(sub(nidBad, "/brief"), neg+"/brief?format=pdf")},
-		// Last: the card sealed here is the node's default card from then on.
 		{pattern: RouteCard, path: "/v1/card", want: 404, code: string(node.CodeNoCard)},
-		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 201, schema: "CardInfo"},
+		// The API's key never gives the principal's own word (via web);
+		// a card via api waits for a passkey (TestPXPOverHTTP).
+		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 403, code: string(node.CodeViaWebRefused)},
 	}
 }
 
@@ -498,7 +499,12 @@ func TestPXPOverHTTP(t *testing.T) {
 	if pc.Principal != "Dana" || pc.Hash == (negotiation.Hash{}) {
 		t.Fatalf("sealed %+v", pc)
 	}
-	worker.post("/v1/card", map[string]any{"card": json.RawMessage(cardJSON), "via": "web"}, http.StatusCreated, nil)
+	// The API's key is not the principal: via web is refused, and a card
+	// through the API (via api) is sealed once the gate confirms it.
+	if r := worker.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":` + cardJSON + `,"via":"web"}`)}); r.status != http.StatusForbidden || r.errCode() != string(node.CodeViaWebRefused) {
+		t.Fatalf("a card via web through the API: %d %s", r.status, r.body)
+	}
+	worker.post("/v1/card", map[string]any{"card": json.RawMessage(cardJSON), "via": "api"}, http.StatusCreated, nil)
 	if r := worker.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":{"pxp":"0","principal":{"name":"x"},"goal":"g","must_never":[{"text":"t","rule":"total >"}]}}`)}); r.status != http.StatusBadRequest || r.errCode() != string(negotiation.CodeRuleInvalid) {
 		t.Fatalf("a card whose rule does not compile: %d %s", r.status, r.body)
 	}
@@ -535,11 +541,18 @@ func TestPXPOverHTTP(t *testing.T) {
 		t.Fatalf("a brief before the agreement: %d %s", r.status, r.body)
 	}
 	var room node.RoomView
+	if r := poster.do(call{method: http.MethodPost, path: neg + "/answer", idem: freshKey(), body: []byte(`{"answer":"Yes.","via":"web"}`)}); r.status != http.StatusForbidden || r.errCode() != string(node.CodeViaWebRefused) {
+		t.Fatalf("an answer via web through the API: %d %s", r.status, r.body)
+	}
 	r = poster.post(neg+"/answer", AnswerRequest{Answer: "Yes, up to 0.6 ETH for this task."}, http.StatusOK, &room)
 	checkSchema(t, "RoomView", r.body)
-	if room.Escalation != nil || len(room.Answers) != 1 || room.Answers[0].Via != negotiation.ViaWeb || !room.Answers[0].Confirmed || *room.CardHash == pc.Hash {
+	if room.Escalation != nil || len(room.Answers) != 1 || room.Answers[0].Via != negotiation.ViaAPI || *room.CardHash == pc.Hash {
 		t.Fatalf("the room after the answer: %s", r.body)
 	}
+	eventually(t, "the gate's confirmation of the answer", func() bool {
+		poster.get(neg+"/room", &room)
+		return len(room.Answers) == 1 && room.Answers[0].Confirmed
+	})
 	var card node.CardInfo
 	poster.get(neg+"/card", &card)
 	if card.Hash != *room.CardHash || !bytes.Contains(card.Card, []byte("Yes, up to 0.6 ETH for this task.")) {

@@ -131,17 +131,19 @@ type CancelRequest struct {
 }
 
 // CardRequest seals an intent card: the card's JSON (PXP v0, docs/pxp.md)
-// and how the principal gave it: web (default: the principal's own page,
-// CLI or API) or mcp (drafted by an agent: sealed once the principal
-// confirms it with a passkey; the call waits for that).
+// and how it arrived: api (default) or mcp (an agent relaying over MCP).
+// Either way it is sealed only once the principal confirms it with a
+// passkey (confirm_card; the call waits for that). web is refused
+// (via_web_refused): only the principal's pages give it.
 type CardRequest struct {
 	Card json.RawMessage `json:"card"`
 	Via  negotiation.Via `json:"via,omitempty"`
 }
 
-// AnswerRequest is the principal's answer to a negotiation's pending
-// question: via web (default) for the principal's own words, mcp for an
-// answer an agent relays (unconfirmed until a passkey confirms it).
+// AnswerRequest is an answer to a negotiation's pending question that
+// arrives through the API: via api (default) or mcp, unconfirmed until
+// the principal's passkey confirms it (confirm_answer). web is refused
+// (via_web_refused): only the principal's pages give it.
 type AnswerRequest struct {
 	Answer string          `json:"answer"`
 	Via    negotiation.Via `json:"via,omitempty"`

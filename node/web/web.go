@@ -142,7 +142,7 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 	h.csp = "default-src 'none'; script-src 'self'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	h.pages = map[string]*template.Template{}
-	for _, name := range []string{"pending", "approval", "passkeys", "audit", "error"} {
+	for _, name := range []string{"pending", "approval", "passkeys", "audit", "error", "escalations", "escalation", "card"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
@@ -167,6 +167,11 @@ const (
 	routeApprovalDeny  = "POST /api/approvals/{id}/deny"
 	routePasskeyBegin  = "POST /api/passkeys/options"
 	routePasskeyDone   = "POST /api/passkeys/finish"
+	routeEscalations   = "GET /escalations"
+	routeEscalation    = "GET /escalations/{nid}"
+	routeAnswer        = "POST /api/escalations/{nid}/answer"
+	routeCard          = "GET /card"
+	routeSealCard      = "POST /api/card"
 )
 
 func (h *handler) routes() {
@@ -182,6 +187,11 @@ func (h *handler) routes() {
 	m.HandleFunc(routeApprovalDeny, h.approvalDeny)
 	m.HandleFunc(routePasskeyBegin, h.passkeyOptions)
 	m.HandleFunc(routePasskeyDone, h.passkeyFinish)
+	m.HandleFunc(routeEscalations, h.escalationsPage)
+	m.HandleFunc(routeEscalation, h.escalationPage)
+	m.HandleFunc(routeAnswer, h.answer)
+	m.HandleFunc(routeCard, h.cardPage)
+	m.HandleFunc(routeSealCard, h.sealCard)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			h.refuse(w, r, http.StatusNotFound, "not_found", "no such endpoint")
@@ -377,7 +387,7 @@ type actBody struct {
 
 // nextPages are where the approval page may send the browser once the
 // request is decided.
-var nextPages = []string{"/", "/passkeys"}
+var nextPages = []string{"/", "/passkeys", "/card", "/escalations"}
 
 func (h *handler) approvalPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -394,7 +404,7 @@ func (h *handler) approvalPage(w http.ResponseWriter, r *http.Request) {
 		raw = nil
 	}
 	next := r.URL.Query().Get("next")
-	if !slices.Contains(nextPages, next) {
+	if !slices.Contains(nextPages, next) && !escalationPath(next) {
 		next = ""
 	}
 	h.render(w, r, http.StatusOK, "approval", page{Title: p.Title, Nav: "pending", Next: next, Body: actBody{
