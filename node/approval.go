@@ -131,6 +131,11 @@ func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.In
 // approval, records the decision and consumes the request once, durably,
 // as the consumption gate would a receipt.
 func (n *Node) decideExplicit(ctx, dctx context.Context, act Act, req approval.IntentRequest) error {
+	if n.autoApproves() {
+		if err := n.autoRefuses(ctx, act, req); err != nil {
+			return err
+		}
+	}
 	dec, err := n.gate.Decide(dctx, ApprovalRequest{Act: act, Request: req})
 	if err != nil {
 		return n.undecided(ctx, act, req, err)

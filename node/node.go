@@ -207,6 +207,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startChain(ctx); err != nil {
 		return err
 	}
+	if err = n.checkAutoGate(ctx); err != nil {
+		return err
+	}
 	if err = n.startHost(ctx); err != nil {
 		return err
 	}
