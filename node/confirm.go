@@ -113,7 +113,7 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
 	}
 	args := map[string]any{"question": question, "answer": answer, "via": string(negotiation.ViaWeb)}
-	return n.askInBackground(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium",
+	return n.askInBackground(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium", authOpts{},
 		func(ctx context.Context) error {
 			_, err := n.answerEscalation(ctx, nid, answer, negotiation.ViaWeb, question)
 			return err
@@ -137,7 +137,7 @@ func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(negotiation.ViaWeb)}
 	release := n.holdDraft(c)
-	p, err := n.askInBackground(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium",
+	p, err := n.askInBackground(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium", authOpts{},
 		func(ctx context.Context) error {
 			_, err := n.sealDefaultCard(ctx, c.Bytes(), negotiation.ViaWeb)
 			return err
@@ -145,13 +145,19 @@ func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval
 	return p, err
 }
 
-// askInBackground makes the approval request of act on a goroutine the
-// node owns and returns it once it waits (or was decided at once by an
-// explicit gate); after an approval consumed by the gate, then runs on
-// that goroutine. done, when given, runs once the request is decided
-// either way (then runs after it).
-func (n *Node) askInBackground(act Act, nid string, args map[string]any, reason, risk string, then func(ctx context.Context) error, done ...func()) (PendingApproval, error) {
-	action, err := ActAction(act, nid, args)
+// askInBackground makes the approval request of act (adjusted by o) on a
+// goroutine the node owns and returns it once it waits (or was decided at
+// once by an explicit gate); after an approval consumed by the gate, then
+// runs on that goroutine. done, when given, runs once the request is
+// decided either way (then runs after it).
+func (n *Node) askInBackground(act Act, nid string, args map[string]any, reason, risk string, o authOpts, then func(ctx context.Context) error, done ...func()) (PendingApproval, error) {
+	var action approval.Action
+	var err error
+	if o.action != nil {
+		action = *o.action
+	} else {
+		action, err = ActAction(act, nid, args)
+	}
 	if err != nil {
 		for _, f := range done {
 			f()
@@ -166,7 +172,8 @@ func (n *Node) askInBackground(act Act, nid string, args map[string]any, reason,
 	var once sync.Once
 	send := func(s started) { once.Do(func() { ch <- s }) }
 	n.spawn(func(ctx context.Context) {
-		req, err := n.authorizeNotify(ctx, act, nid, args, reason, risk, func(r approval.IntentRequest) { send(started{req: r}) })
+		o.notify = func(r approval.IntentRequest) { send(started{req: r}) }
+		req, err := n.authorizeWith(ctx, act, nid, args, reason, risk, o)
 		send(started{req: req, err: err})
 		for _, f := range done {
 			f()

@@ -24,10 +24,15 @@ const (
 )
 
 // ActRegisterPasskey is the approval an existing passkey gives before a
-// further credential of the principal is registered. It is not an act of
-// a negotiation and not in GatedActs; it waits in PendingApprovals like
-// them.
-const ActRegisterPasskey Act = "register_passkey"
+// further credential of the principal is registered, and
+// ActRevokePasskey the approval another passkey gives before one is
+// revoked (the credential revoked never approves it). They are not acts
+// of a negotiation and not in GatedActs; they wait in PendingApprovals
+// like them.
+const (
+	ActRegisterPasskey Act = "register_passkey"
+	ActRevokePasskey   Act = "revoke_passkey"
+)
 
 // GatedActs lists every gated act in a fixed order.
 var GatedActs = []Act{
@@ -49,6 +54,7 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
+	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},
 	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
 }
@@ -71,7 +77,7 @@ func ActOfTool(tool string) Act {
 // approval of one action consumes for no other.
 func ActAction(act Act, nid string, args map[string]any) (approval.Action, error) {
 	t, ok := actTool[act]
-	if !ok || act == ActRegisterPasskey {
+	if !ok || act == ActRegisterPasskey || act == ActRevokePasskey {
 		return approval.Action{}, fail(CodeBadArgument, "%q is not a gated act", act)
 	}
 	if args == nil {

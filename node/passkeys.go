@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -63,6 +64,7 @@ type pendingEntry struct {
 	action  approval.Action
 	deliver chan decision // an act's waiter; nil for a registration
 	reg     *regSession   // a registration; nil for an act
+	exclude []byte        // a credential that must not approve (a revocation's)
 }
 
 // regSession is one passkey registration in progress.
@@ -242,6 +244,15 @@ func (n *Node) ApprovalOptions(ctx context.Context, requestID string) (*protocol
 	if err != nil {
 		return nil, approvalFailure(err, "approval options of "+requestID)
 	}
+	if e.exclude != nil {
+		// The credential a revocation revokes is not asked to approve it.
+		opts.Response.AllowedCredentials = slices.DeleteFunc(opts.Response.AllowedCredentials, func(c protocol.CredentialDescriptor) bool {
+			return bytes.Equal(c.CredentialID, e.exclude)
+		})
+		if len(opts.Response.AllowedCredentials) == 0 {
+			return nil, fail(Code(approval.CodeNotAuthorized), "no other passkey can approve request %s", requestID)
+		}
+	}
 	return opts, nil
 }
 
@@ -276,6 +287,11 @@ func (n *Node) approve(ctx context.Context, requestID string, response []byte) (
 	e, err := n.entry(requestID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if e.exclude != nil {
+		if parsed, perr := protocol.ParseCredentialRequestResponseBytes(response); perr == nil && bytes.Equal(parsed.RawID, e.exclude) {
+			return nil, nil, fail(Code(approval.CodeNotAuthorized), "request %s revokes this passkey: another passkey must approve it", requestID)
+		}
 	}
 	r, err := n.cer.FinishApproval(ctx, e.p.Request, response)
 	if err != nil {
@@ -383,6 +399,7 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	if err != nil {
 		return nil, "", failWrap(CodeStoreFailed, err, "credentials")
 	}
+	creds = approval.Active(creds) // once every passkey is revoked, the first is enrolled again
 	switch {
 	case token != "" && len(creds) > 0:
 		return nil, "", fail(Code(approval.CodeNotAuthorized), "%d passkeys are registered: a further one needs an approval by an existing passkey (register without a token)", len(creds))
@@ -524,8 +541,8 @@ func (n *Node) FinishPasskey(ctx context.Context, session string, response []byt
 	return cred, nil
 }
 
-// Passkeys returns the principal's registered credentials in registration
-// order.
+// Passkeys returns the principal's credentials in registration order,
+// the revoked ones included (RevokedAt set: they approve nothing).
 func (n *Node) Passkeys(ctx context.Context) ([]approval.Credential, error) {
 	if err := n.running(); err != nil {
 		return nil, err
@@ -638,6 +655,11 @@ func actTitle(act Act, title string, args map[string]any) string {
 			return fmt.Sprintf("Register a software key «%s» as a further credential", str(args["label"]))
 		}
 		return fmt.Sprintf("Register a passkey «%s» as a further credential", str(args["label"]))
+	case ActRevokePasskey:
+		if b, _ := args["software"].(bool); b {
+			return fmt.Sprintf("Revoke the software key «%s»", str(args["label"]))
+		}
+		return fmt.Sprintf("Revoke the passkey «%s»", str(args["label"]))
 	}
 	return string(act)
 }
@@ -649,7 +671,7 @@ var lineLabels = []struct{ key, label string }{
 	{"milestoneAmounts", "Milestones"}, {"milestone", "Milestone"}, {"deadline", "Deadline"},
 	{"bond", "Bond"}, {"refund", "Refund to the poster"}, {"topUp", "Top-up"}, {"escrow", "Escrow"},
 	{"arbitrator", "Arbitrator"}, {"newWorker", "New worker"}, {"ruling", "Ruling"},
-	{"label", "Label"}, {"software", "Software key"},
+	{"label", "Label"}, {"software", "Software key"}, {"credential", "Credential"},
 	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
 	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
 }
@@ -662,7 +684,7 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 	if title != "" {
 		out = append(out, PlainLine{"Task", title})
 	}
-	if act != ActRegisterPasskey && req.Action.Target != "" {
+	if act != ActRegisterPasskey && act != ActRevokePasskey && req.Action.Target != "" {
 		out = append(out, PlainLine{"Negotiation", req.Action.Target})
 	}
 	shown := map[string]bool{}

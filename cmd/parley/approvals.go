@@ -157,7 +157,7 @@ func newApprovalsCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, approve, deny, enroll, newApprovalsHashCmd(), newSoftwareKeyCmd(&f))
+	cmd.AddCommand(list, show, approve, deny, enroll, newApprovalsHashCmd(), newSoftwareKeyCmd(&f), newPasskeysCmd(&f))
 	return cmd
 }
 

@@ -15,9 +15,10 @@ import (
 )
 
 // A software key file holds an approval.SoftwareKey's state, its private
-// key included: whoever reads it can approve every act of the node's
-// principal. It is written with mode 0600, like the API key, and saved
-// again after every approval (its signature counter advances; a stale
+// key included: it is a credential of the node's principal, and whoever
+// reads it can approve every act of the node's principal (its first
+// member, "warning", says so). It is written with mode 0600, like the API
+// key, and saved again after every approval (its signature counter advances; a stale
 // copy used later is caught by the node as a cloned credential).
 
 // loadSoftwareKey reads the software key in path.
@@ -82,7 +83,7 @@ func registerSoftwareKey(ctx context.Context, c *api.Client, dataDir, label, tok
 		if err != nil {
 			return nil, api.Passkey{}, err
 		}
-		if len(pks) == 0 {
+		if activePasskeys(pks) == 0 {
 			if token, err = dataDirEnrolToken(ctx, dataDir); err != nil {
 				return nil, api.Passkey{}, err
 			}
@@ -136,6 +137,18 @@ func registerSoftwareKey(ctx context.Context, c *api.Client, dataDir, label, tok
 		return nil, api.Passkey{}, err
 	}
 	return key, pk, nil
+}
+
+// activePasskeys counts the passkeys that are not revoked: while there is
+// none, the first is enrolled with the data directory's token.
+func activePasskeys(pks []api.Passkey) int {
+	n := 0
+	for _, p := range pks {
+		if p.RevokedAt == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // dataDirEnrolToken returns the enrolment token of data directory dir:

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -84,5 +85,60 @@ func TestCardThroughAPIWaitsForPasskey(t *testing.T) {
 	s.get("/v1/card", &c)
 	if c.Principal != "Dana" {
 		t.Fatalf("the sealed card: %+v", c)
+	}
+}
+
+// further registers a new software key as a further passkey of s's node
+// over HTTP, approved by approver.
+func (s *served) further(approver *approval.SoftwareKey, label string) *approval.SoftwareKey {
+	s.t.Helper()
+	var o PasskeyOptions
+	s.post("/v1/passkeys/options", PasskeyRequest{Label: label, Software: true}, http.StatusAccepted, &o)
+	approveWhenAsked(s, approver, node.ActRegisterPasskey)
+	s.post("/v1/passkeys/options", PasskeyRequest{Token: o.Session}, http.StatusOK, &o)
+	key := newKey(s.t, o.WebAuthn)
+	resp, err := key.Create(o.Creation)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.post("/v1/passkeys/credential", PasskeyCredentialRequest{Session: o.Session, Response: resp}, http.StatusCreated, nil)
+	return key
+}
+
+// TestRevokeOverHTTP: POST /v1/passkeys/{ref}/revoke waits until another
+// passkey approves revoke_passkey and answers the revoked passkey; the
+// list shows when; the last passkey is refused without a token (no
+// request is made: nothing could approve it) and revoked with the token
+// its data directory holds.
+func TestRevokeOverHTTP(t *testing.T) {
+	s := serve(t, startNode(t, nodeSpec{name: "principal"}), Options{})
+	a := s.enrol("laptop")
+	b := s.further(a, "phone")
+	refA, refB := approval.CredentialRef(a.CredentialID()), approval.CredentialRef(b.CredentialID())
+	done := make(chan reply, 1)
+	go func() {
+		done <- s.do(call{method: http.MethodPost, path: "/v1/passkeys/" + refA + "/revoke", idem: freshKey(), body: []byte(`{}`)})
+	}()
+	approveWhenAsked(s, b, node.ActRevokePasskey)
+	r := <-done
+	var pk Passkey
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &pk) != nil || pk.Ref != refA || pk.RevokedAt == nil {
+		t.Fatalf("revoking A: %d %s", r.status, r.body)
+	}
+	checkSchema(t, "Passkey", r.body)
+	var pks []Passkey
+	if s.get("/v1/passkeys", &pks); len(pks) != 2 || pks[0].RevokedAt == nil || pks[1].RevokedAt != nil {
+		t.Fatalf("passkeys after A's revocation: %+v", pks)
+	}
+	if r := s.do(call{method: http.MethodPost, path: "/v1/passkeys/" + refB + "/revoke", idem: freshKey(), body: []byte(`{}`)}); r.status != http.StatusForbidden || r.errCode() != string(approval.CodeNotAuthorized) {
+		t.Fatalf("revoking the last passkey without a token: %d %s", r.status, r.body)
+	}
+	tok, err := node.IssueRevokeToken(s.Config().DataDir, refB, time.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.post("/v1/passkeys/"+refB+"/revoke", RevokeRequest{Token: tok}, http.StatusOK, &pk)
+	if pk.RevokedAt == nil {
+		t.Fatalf("the last passkey: %+v", pk)
 	}
 }

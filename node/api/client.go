@@ -714,6 +714,15 @@ func (c *Client) Passkeys(ctx context.Context) ([]Passkey, error) {
 	return p, c.call(ctx, RoutePasskeys, nil, nil, nil, &p)
 }
 
+// RevokePasskey revokes the passkey with hashed reference ref. Without a
+// token the call waits until another passkey approves the revoke_passkey
+// request; token is the data directory's revocation token of the last
+// passkey (node.IssueRevokeToken).
+func (c *Client) RevokePasskey(ctx context.Context, ref, token string) (Passkey, error) {
+	var p Passkey
+	return p, c.call(ctx, RoutePasskeyRevoke, []string{ref}, nil, RevokeRequest{Token: token}, &p)
+}
+
 // Audit returns up to limit audit events of the node's approvals, newest
 // first (limit 0: the node's default of 100).
 func (c *Client) Audit(ctx context.Context, limit int) ([]approval.AuditEvent, error) {

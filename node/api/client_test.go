@@ -59,7 +59,7 @@ var allRoutes = []string{
 	api.RouteDeliver, api.RouteAcceptDelivery, api.RouteCancel, api.RouteAmend, api.RouteReplace, api.RouteDispute,
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
 	api.RouteVerify, api.RouteApprovals, api.RouteApproval, api.RouteApprovalOptions, api.RouteApprovalAssertion, api.RouteDeny,
-	api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
+	api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RoutePasskeyRevoke, api.RouteAudit,
 	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
 	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
 }
@@ -245,6 +245,7 @@ func TestClientRoutes(t *testing.T) {
 		{api.RoutePasskeyCredential, "/v1/passkeys/credential", "", `{"session":"reg_1","response":{"id":"y"}}`,
 			func() error { _, err := c.PasskeyCredential(ctx, "reg_1", []byte(`{"id":"y"}`)); return err }},
 		{api.RoutePasskeys, "/v1/passkeys", "", "", func() error { _, err := c.Passkeys(ctx); return err }},
+		{api.RoutePasskeyRevoke, "/v1/passkeys/" + strings.Repeat("ab", 16) + "/revoke", "", `{"token":"parley-revoke-00"}`, func() error { _, err := c.RevokePasskey(ctx, strings.Repeat("ab", 16), "parley-revoke-00"); return err }},
 		{api.RouteAudit, "/v1/audit", "limit=5", "", func() error { _, err := c.Audit(ctx, 5); return err }},
 	}
 	calls = append(calls, amendCalls(ctx, c)...)

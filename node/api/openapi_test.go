@@ -93,7 +93,8 @@ var routeDocs = []routeDoc{
 	{pattern: RouteDeny, id: "deny", summary: "Deny a pending request: the act fails and performs nothing; answers the denied receipt", req: DenyRequest{}, resp: approval.IntentReceipt{}},
 	{pattern: RoutePasskeyOptions, id: "passkeyOptions", summary: "Begin a passkey registration: creation options (200), or for a further passkey the register_passkey request an existing passkey must approve first (202)", req: PasskeyRequest{}, resp: PasskeyOptions{}},
 	{pattern: RoutePasskeyCredential, id: "passkeyCredential", summary: "Finish a passkey registration with the authenticator's attestation", req: PasskeyCredentialRequest{}, resp: Passkey{}, status: 201},
-	{pattern: RoutePasskeys, id: "passkeys", summary: "The principal's registered passkeys (hashed references, no ids or keys)", resp: []Passkey{}},
+	{pattern: RoutePasskeys, id: "passkeys", summary: "The principal's registered passkeys (hashed references, no ids or keys), the revoked ones included", resp: []Passkey{}},
+	{pattern: RoutePasskeyRevoke, id: "revokePasskey", summary: "Revoke a passkey: the call waits until ANOTHER passkey approves revoke_passkey; the last usable one only with the data directory's token (parley approvals passkeys revoke)", req: RevokeRequest{}, resp: Passkey{}},
 	{pattern: RouteAudit, id: "audit", summary: "The approval audit trail, newest first: labels, intent hashes, decisions, methods, hashed credential references; never argument values", resp: []approval.AuditEvent{},
 		query: []param{{"limit", "how many events (1..1000, default 100)"}}},
 }

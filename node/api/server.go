@@ -230,6 +230,7 @@ func (s *Server) register() {
 	post(RoutePasskeyOptions, s.passkeyOptions)
 	post(RoutePasskeyCredential, s.passkeyCredential)
 	get(RoutePasskeys, s.passkeys)
+	post(RoutePasskeyRevoke, s.revokePasskey)
 	get(RouteAudit, s.audit)
 
 	s.mux.HandleFunc("/", s.notFound)
@@ -346,6 +347,7 @@ var statusOf = map[node.Code]int{
 	node.Code(approval.CodeTokenInvalid):               http.StatusForbidden,
 	node.Code(approval.CodeTokenExpired):               http.StatusForbidden,
 	node.Code(approval.CodeTokenUsed):                  http.StatusConflict,
+	node.Code(approval.CodeAlreadyRevoked):             http.StatusConflict,
 	node.Code(approval.CodeAlreadyApproved):            http.StatusConflict,
 	node.Code(approval.CodeCredentialExists):           http.StatusConflict,
 	node.Code(approval.CodeActionMismatch):             http.StatusConflict,
@@ -774,8 +776,37 @@ func (s *Server) passkeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func passkeyOf(c approval.Credential) Passkey {
-	return Passkey{Ref: c.Ref(), Label: c.Label, Software: c.Software, RegisteredAt: c.RegisteredAt,
+	p := Passkey{Ref: c.Ref(), Label: c.Label, Software: c.Software, RegisteredAt: c.RegisteredAt,
 		SignCount: c.WebAuthn.Authenticator.SignCount, Cloned: c.Cloned()}
+	if c.Revoked() {
+		at := c.RevokedAt
+		p.RevokedAt = &at
+	}
+	return p
+}
+
+// refRE is a passkey's hashed reference.
+var refRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// revokePasskey revokes a passkey once another passkey approved it (the
+// call waits, like a gated act), or the last one with the data
+// directory's token.
+func (s *Server) revokePasskey(r *http.Request, body []byte) answer {
+	ref := r.PathValue("ref")
+	if !refRE.MatchString(ref) {
+		return errAnswer(badRequest("path: passkey reference %q is not 32 lowercase hex digits", ref))
+	}
+	var req RevokeRequest
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) {
+		c, err := s.n.RevokePasskey(r.Context(), ref, req.Token)
+		if err != nil {
+			return nil, err
+		}
+		return passkeyOf(c), nil
+	})
 }
 
 // MaxAudit bounds the audit events one GET /v1/audit returns.

@@ -127,6 +127,7 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RoutePasskeyOptions, path: "/v1/passkeys/options", body: `{"label":"laptop"}`, want: 403, code: string(approval.CodeNotAuthorized)},
 		{pattern: RoutePasskeyCredential, path: "/v1/passkeys/credential", body: `{"session":"reg_00","response":{"id":"x"}}`, want: 400, code: string(node.CodeBadArgument)},
 		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},
+		{pattern: RoutePasskeyRevoke, path: "/v1/passkeys/" + strings.Repeat("0", 32) + "/revoke", body: `{}`, want: 403, code: string(approval.CodeCredentialUnknown), badPaths: []string{"/v1/passkeys/XYZ/revoke", "/v1/passkeys/" + strings.Repeat("A", 32) + "/revoke"}},
 		{pattern: RouteAudit, path: "/v1/audit", want: 200, schema: "[]AuditEvent", badPaths: []string{"/v1/audit?limit=0", "/v1/audit?limit=x", "/v1/audit?limit=1001"}},
 
 		{pattern: RouteNegotiationCard, path: neg + "/card", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},

@@ -81,6 +81,7 @@ const (
 	RoutePasskeyOptions    = "POST /v1/passkeys/options"         // PasskeyRequest -> PasskeyOptions (202 while an existing passkey's approval is pending)
 	RoutePasskeyCredential = "POST /v1/passkeys/credential"      // PasskeyCredentialRequest -> Passkey (201)
 	RoutePasskeys          = "GET /v1/passkeys"                  // []Passkey
+	RoutePasskeyRevoke     = "POST /v1/passkeys/{ref}/revoke"    // RevokeRequest -> Passkey, once another passkey approved revoke_passkey (or with the data directory's token, the last one)
 	RouteAudit             = "GET /v1/audit"                     // []approval.AuditEvent, newest first; ?limit=
 )
 
@@ -222,6 +223,15 @@ type PasskeyCredentialRequest struct {
 	Response json.RawMessage `json:"response"`
 }
 
+// RevokeRequest revokes a passkey: without a token the call waits until
+// another passkey approves the revoke_passkey request; with the one-time
+// token only the node's data directory holds (made on the node's machine
+// by `parley approvals passkeys revoke`), the last usable passkey is
+// revoked at once.
+type RevokeRequest struct {
+	Token string `json:"token,omitempty"`
+}
+
 // Passkey is a registered credential of the principal as the API shows
 // it: its hashed reference (never its id or public key), label, kind and
 // counter.
@@ -232,6 +242,8 @@ type Passkey struct {
 	RegisteredAt time.Time `json:"registeredAt"`
 	SignCount    uint32    `json:"signCount"`
 	Cloned       bool      `json:"cloned,omitempty"`
+	// RevokedAt is set once the passkey was revoked: it approves nothing.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }
 
 // Peer is one connected peer.

@@ -172,6 +172,7 @@ const (
 	routeAnswer        = "POST /api/escalations/{nid}/answer"
 	routeCard          = "GET /card"
 	routeSealCard      = "POST /api/card"
+	routePasskeyRevoke = "POST /api/passkeys/{ref}/revoke"
 )
 
 func (h *handler) routes() {
@@ -192,6 +193,7 @@ func (h *handler) routes() {
 	m.HandleFunc(routeAnswer, h.answer)
 	m.HandleFunc(routeCard, h.cardPage)
 	m.HandleFunc(routeSealCard, h.sealCard)
+	m.HandleFunc(routePasskeyRevoke, h.revokePasskey)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			h.refuse(w, r, http.StatusNotFound, "not_found", "no such endpoint")
@@ -429,12 +431,16 @@ func (h *handler) lookup(id string) (node.PendingApproval, bool) {
 // passkeyItem is one registered passkey.
 type passkeyItem struct {
 	Label, RegisteredISO, RegisteredText, Kind, Ref string
+	RevokedISO, RevokedText                         string
 	SignCount                                       uint32
 }
 
 type passkeysBody struct {
 	First    bool
 	Passkeys []passkeyItem
+	// Revocable is true while more than one passkey can approve: a
+	// revocation is approved by another one.
+	Revocable bool
 }
 
 func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
@@ -445,6 +451,12 @@ func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	items := make([]passkeyItem, 0, len(creds))
+	usable := 0
+	for _, c := range creds {
+		if !c.Revoked() && !c.Cloned() {
+			usable++
+		}
+	}
 	for _, c := range creds {
 		kind := "passkey"
 		if c.Software {
@@ -457,13 +469,17 @@ func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
 		if label == "" {
 			label = "(unnamed)"
 		}
-		items = append(items, passkeyItem{
+		it := passkeyItem{
 			Label: label, RegisteredISO: timeISO(c.RegisteredAt), RegisteredText: timeText(c.RegisteredAt),
 			Kind: kind, Ref: c.Ref(), SignCount: c.WebAuthn.Authenticator.SignCount,
-		})
+		}
+		if c.Revoked() {
+			it.RevokedISO, it.RevokedText = timeISO(c.RevokedAt), timeText(c.RevokedAt)
+		}
+		items = append(items, it)
 	}
 	h.render(w, r, http.StatusOK, "passkeys", page{Title: "Passkeys", Nav: "passkeys", Body: passkeysBody{
-		First: len(creds) == 0, Passkeys: items,
+		First: len(approval.Active(creds)) == 0, Passkeys: items, Revocable: usable > 1,
 	}})
 }
 
@@ -612,6 +628,7 @@ var statusOf = map[string]int{
 	string(approval.CodeTokenInvalid):       http.StatusForbidden,
 	string(approval.CodeTokenExpired):       http.StatusForbidden,
 	string(approval.CodeTokenUsed):          http.StatusForbidden,
+	string(approval.CodeAlreadyRevoked):     http.StatusConflict,
 	string(approval.CodeVerificationFailed): http.StatusForbidden,
 	string(approval.CodeCredentialUnknown):  http.StatusForbidden,
 	codeApprovalPending:                     http.StatusConflict,

@@ -165,6 +165,25 @@ func (h *handler) words(w http.ResponseWriter, p node.PendingApproval, back stri
 	if a.Pending {
 		a.Next = "/approvals/" + p.Request.RequestID + "?next=" + back
 	}
-	h.log.Info("the principal's words wait for their passkey", "act", p.Act, "request", p.Request.RequestID, "intent_hash", p.Request.IntentHash)
+	h.log.Info("request waits for a passkey", "act", p.Act, "request", p.Request.RequestID, "intent_hash", p.Request.IntentHash)
 	h.writeJSON(w, http.StatusOK, a)
+}
+
+// revokePasskey starts a passkey's revocation: a revoke_passkey request
+// that another passkey approves on its approval page.
+func (h *handler) revokePasskey(w http.ResponseWriter, r *http.Request) {
+	ref := r.PathValue("ref")
+	if len(ref) != 32 || strings.Trim(ref, "0123456789abcdef") != "" {
+		h.refuse(w, r, http.StatusNotFound, "unknown_passkey", "no passkey with this reference")
+		return
+	}
+	if !h.decode(w, r, &struct{}{}) {
+		return
+	}
+	p, err := h.n.BeginRevokePasskey(r.Context(), ref)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.words(w, p, "/passkeys")
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-webauthn/webauthn/protocol"
+
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 )
@@ -140,3 +143,79 @@ func TestOwnWordsPages(t *testing.T) {
 type rawJSON string
 
 func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// TestRevokePage: the passkeys page offers a Revoke button while another
+// passkey can approve; a revocation is a revoke_passkey request shown on
+// its approval page, refused when the passkey revoked approves it and
+// done when another one does; the page then shows the passkey revoked
+// and offers no revocation of the last one.
+func TestRevokePage(t *testing.T) {
+	s := newSite(t, nodeSpec{name: "principal", web: true})
+	token, err := node.IssueEnrolToken(t.Context(), s.Config().DataDir, time.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := enrolSoftwareKey(t, s, token, "laptop")
+	var pending refusal
+	if st := s.post(t, "/api/passkeys/options", map[string]string{"label": "phone"}, &pending); st != http.StatusConflict {
+		t.Fatalf("a further passkey: %d %+v", st, pending)
+	}
+	if st := approveWith(t, s, a, pending.RequestID); st != http.StatusOK {
+		t.Fatalf("approving the registration: %d", st)
+	}
+	var opts registrationOptions
+	if st := s.post(t, "/api/passkeys/options", map[string]string{"token": pending.Session}, &opts); st != http.StatusOK {
+		t.Fatalf("going on: %d", st)
+	}
+	b, err := approval.NewSoftwareKey(s.WebAuthnConfig(), s.origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finishRegistration(t, s, b, opts)
+	refA := approval.CredentialRef(a.CredentialID())
+	if body := s.call(t, req{path: "/passkeys"}).Body.String(); strings.Count(body, `class="deny revoke"`) != 2 || !strings.Contains(body, `data-ref="`+refA+`"`) {
+		t.Fatalf("the passkeys page offers no revocation:\n%s", body)
+	}
+	var words struct {
+		RequestID, Next string
+		Pending         bool
+	}
+	if st := s.post(t, "/api/passkeys/"+refA+"/revoke", struct{}{}, &words); st != http.StatusOK || !words.Pending || words.Next != "/approvals/"+words.RequestID+"?next=/passkeys" {
+		t.Fatalf("revoking on the page: %d %+v", st, words)
+	}
+	page := s.call(t, req{path: words.Next}).Body.String()
+	for _, want := range []string{"Revoke the passkey «laptop»", refA, "approve with another passkey"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the revocation's approval page lacks %q:\n%s", want, page)
+		}
+	}
+	// A cannot approve its own revocation: the node does not offer it, and
+	// its assertion is refused with the request still waiting.
+	var r refusal
+	var ao protocol.CredentialAssertion
+	if st := s.post(t, "/api/approvals/"+words.RequestID+"/options", struct{}{}, &ao); st != http.StatusOK || len(ao.Response.AllowedCredentials) != 1 {
+		t.Fatalf("approval options: %d %+v", st, ao.Response.AllowedCredentials)
+	}
+	ao.Response.AllowedCredentials = nil
+	self, err := a.Get(&ao)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.call(t, req{method: http.MethodPost, path: "/api/approvals/" + words.RequestID + "/finish", body: string(self)}); w.Code != http.StatusForbidden || decodeRefusal(t, w).Code != string(approval.CodeNotAuthorized) {
+		t.Fatalf("A approving its own revocation: %d %s", w.Code, w.Body.String())
+	}
+	if st := approveWith(t, s, b, words.RequestID); st != http.StatusOK {
+		t.Fatalf("approving with B: %d", st)
+	}
+	eventually(t, "A revoked", func() bool {
+		creds, _ := s.Passkeys(t.Context())
+		return len(creds) == 2 && creds[0].Revoked()
+	})
+	body := s.call(t, req{path: "/passkeys"}).Body.String()
+	if !strings.Contains(body, "revoked <time") || strings.Contains(body, `class="deny revoke"`) {
+		t.Fatalf("the passkeys page after the revocation:\n%s", body)
+	}
+	if st := s.post(t, "/api/passkeys/"+approval.CredentialRef(b.CredentialID())+"/revoke", struct{}{}, &r); st != http.StatusForbidden || r.Code != string(approval.CodeNotAuthorized) {
+		t.Fatalf("revoking the last passkey on the page: %d %+v", st, r)
+	}
+}

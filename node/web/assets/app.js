@@ -260,6 +260,20 @@
       wordsForm($('answer-form'), '/api/escalations/' + encodeURIComponent(esc.dataset.negotiation) + '/answer',
         () => ({ answer: $('answer').value }));
     }
+    for (const b of document.querySelectorAll('button.revoke')) {
+      b.addEventListener('click', async () => {
+        busy(true);
+        say('Preparing the revocation…');
+        try {
+          const res = await post('/api/passkeys/' + encodeURIComponent(b.dataset.ref) + '/revoke');
+          location.assign(res.next);
+        } catch (e) {
+          say('Not revoked: ' + e.message, 'err');
+        } finally {
+          busy(false);
+        }
+      });
+    }
     if ($('card-form')) {
       wordsForm($('card-form'), '/api/card', () => {
         let card;
