@@ -43,8 +43,12 @@ func TestRevoke(t *testing.T) {
 	local := func(context.Context) error { t.Fatal("the local authority was used"); return nil }
 	_, err = h.c.Revoke(ctx, idA, Revocation{Local: local})
 	wantCode(t, err, CodeNotAuthorized) // another credential can approve
-	_, err = h.c.Revoke(ctx, idA, Revocation{Receipt: approveAct(t, h, a, actA)})
-	wantCode(t, err, CodeNotAuthorized) // A approving its own revocation
+	own := approveAct(t, h, a, actA)
+	_, err = h.c.Revoke(ctx, idA, Revocation{Receipt: own})
+	wantCode(t, err, CodeNotAuthorized) // A approving its own revocation: refused before the gate spends it
+	if r, _ := ParseReceipt(own); r == nil || consumed(t, h, r.RequestID) {
+		t.Fatal("A's own approval of its revocation was spent")
+	}
 	credB, err := h.store.Credential(ctx, idB)
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +69,13 @@ func TestRevoke(t *testing.T) {
 	_, err = h.c.Revoke(ctx, idA, Revocation{Receipt: approveAct(t, h, b, actA)})
 	wantCode(t, err, CodeAlreadyRevoked)
 
-	// A approves nothing any more.
+	// A approves nothing any more; its receipt is refused before it is
+	// spent.
 	_, err = h.gate.Consume(ctx, receipt, given.Action)
 	wantCode(t, err, CodeCredentialUnknown)
+	if consumed(t, h, given.RequestID) {
+		t.Fatal("the revoked credential's receipt was spent")
+	}
 	_, err = h.c.FinishApproval(ctx, waiting, a.get(t, optsBefore))
 	wantCode(t, err, CodeCredentialUnknown)
 	opts, err := h.c.BeginApproval(ctx, waiting)
@@ -152,4 +160,13 @@ func TestRevokedWhileConsumed(t *testing.T) {
 	if ok, _ := h.store.Consumed(ctx, req.RequestID); !ok {
 		t.Fatal("the refused receipt is not spent")
 	}
+}
+
+func consumed(t *testing.T, h *harness, requestID string) bool {
+	t.Helper()
+	ok, err := h.store.Consumed(context.Background(), requestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }
