@@ -560,6 +560,9 @@ func (b *Brief) Markdown() string {
 			how := "on their own page"
 			if e.Via.Relayed() {
 				how = "relayed by their agent, "
+				if e.Via == ViaAPI {
+					how = "sent through their node's API, "
+				}
 				if e.Confirmed {
 					how += "confirmed with a passkey"
 				} else {
