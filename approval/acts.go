@@ -18,6 +18,10 @@ const (
 	// ToolPasskeyRegister is the act of registering a further credential
 	// of the principal; an existing credential must approve it.
 	ToolPasskeyRegister = "parley.passkey.register"
+	// ToolPasskeyRevoke is the act of revoking a credential of the
+	// principal; another credential must approve it (or, for the last
+	// one, the host's local token).
+	ToolPasskeyRevoke = "parley.passkey.revoke"
 )
 
 // Tools lists the tools of every gated act of a negotiation, in a fixed

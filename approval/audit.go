@@ -9,8 +9,8 @@ import (
 type EventKind string
 
 // The audit events of seed section 9. This package records approved,
-// denied, assertion-rejected, consumed, consumption-rejected and
-// credential-registered; the host that owns a request's life records
+// denied, assertion-rejected, consumed, consumption-rejected,
+// credential-registered and credential-revoked (Parley's addition); the host that owns a request's life records
 // request-created, expired, cancelled and policy-denied with RequestEvent.
 const (
 	EventRequestCreated       EventKind = "request-created"
@@ -22,6 +22,7 @@ const (
 	EventConsumptionRejected  EventKind = "consumption-rejected"
 	EventAssertionRejected    EventKind = "assertion-rejected"
 	EventCredentialRegistered EventKind = "credential-registered"
+	EventCredentialRevoked    EventKind = "credential-revoked"
 	EventPolicyDenied         EventKind = "policy-denied"
 )
 
@@ -30,7 +31,8 @@ const (
 	MethodWebAuthn    = "webauthn"      // a WebAuthn assertion (approvals, consumptions)
 	MethodDeny        = "explicit-deny" // a denial (no signature)
 	MethodEnrolToken  = "enrol-token"   // a first credential enrolled with the one-time token
-	MethodApprovedAct = "approved-act"  // a further credential registered under an approved receipt
+	MethodApprovedAct = "approved-act"  // a further credential registered, or one revoked, under an approved receipt
+	MethodLocalToken  = "local-token"   // the last credential revoked with a token only the host's local store holds
 )
 
 // AuditEvent is one audit entry. It never holds raw argument values, free

@@ -14,7 +14,12 @@
 //  2. Build Ceremonies with New(cfg, store, audit): it validates and does
 //     no I/O. The first passkey is registered with a one-time enrolment
 //     token (IssueEnrolToken); every further one needs an approved receipt,
-//     by an existing credential, of the act RegisterAction(session).
+//     by an existing credential, of the act RegisterAction(session). A
+//     credential is revoked (Revoke) with an approved receipt of
+//     RevokeAction(credential) by ANOTHER credential, or, when it is the
+//     last usable one, with the host's local authority (Parley: a token
+//     only the data directory holds); a revoked credential approves
+//     nothing and its receipts are not consumed.
 //  3. Ask the principal: BeginApproval gives WebAuthn request options whose
 //     challenge is the 32 bytes of the intentHash; FinishApproval verifies
 //     the assertion (origin, RP ID, signature, user verification, counter),

@@ -33,6 +33,7 @@ const (
 	CodeTokenInvalid     Code = "token_invalid"     // the enrolment token is not the issued one
 	CodeTokenExpired     Code = "token_expired"     // the enrolment token's window elapsed
 	CodeTokenUsed        Code = "token_used"        // the enrolment token was already redeemed
+	CodeAlreadyRevoked   Code = "already_revoked"   // the credential was revoked before
 	CodeInvalidConfig    Code = "invalid_config"    // a Config field is missing or wrong
 )
 

@@ -69,15 +69,17 @@ type Consumption struct {
 //  4. Binding: the embedded request with the submitted action hashes to
 //     the intentHash (action_mismatch).
 //  5. One-shot: the requestId was not consumed (already_consumed).
-//  6. Signature: the credential is registered (credential_unknown), not
-//     flagged as cloned, approved this request (the approval the Store
+//  6. Signature: the credential is registered and not revoked
+//     (credential_unknown), not flagged as cloned, approved this request (the approval the Store
 //     recorded), and the embedded assertion verifies against its stored
 //     public key with the challenge = the intentHash, an allowed origin,
 //     the RP ID, user verification, and the signature count recorded at
 //     approval (verification_failed).
 //
 // Then the consumption is recorded with Store.MarkConsumed, atomically and
-// durably; a concurrent consumer that loses gets already_consumed. Only a
+// durably; a concurrent consumer that loses gets already_consumed, and a
+// revocation of the credential that committed meanwhile refuses the
+// spent receipt (credential_unknown). Only a
 // nil error authorises the act, once; the receipt is spent even if the act
 // then fails. Every refusal is audited as consumption-rejected, the
 // success as consumed (an audit failure then withholds the authorisation,
@@ -132,6 +134,11 @@ func (g *Gate) Consume(ctx context.Context, receipt []byte, action Action) (*Con
 	if already {
 		return nil, g.reject(ctx, r, fail(CodeAlreadyConsumed, "receipt %s was consumed", r.RequestID), now)
 	}
+	// A revocation that committed while the receipt was checked: the
+	// receipt is spent, the act withheld.
+	if again, err := g.store.Credential(ctx, cred.WebAuthn.ID); err != nil || again.Revoked() {
+		return nil, g.reject(ctx, r, fail(CodeCredentialUnknown, "credential %s was revoked while receipt %s was consumed; the receipt is spent and authorises nothing", cred.Ref(), r.RequestID), now)
+	}
 	e := RequestEvent(EventConsumed, r.Intent, now)
 	e.Decision, e.Method, e.CredentialRef, e.Software = DecisionApproved, MethodWebAuthn, cred.Ref(), cred.Software
 	if err := g.audit.Record(ctx, e); err != nil {
@@ -164,6 +171,9 @@ func (g *Gate) verify(ctx context.Context, r *IntentReceipt) (Credential, error)
 	}
 	if cred.Cloned() {
 		return failed("flagged as cloned")
+	}
+	if cred.Revoked() {
+		return Credential{}, fail(CodeCredentialUnknown, "credential %s was revoked at %s", ref, formatTime(cred.RevokedAt))
 	}
 	if r.Authenticator.Software != cred.Software {
 		return failed("the receipt's software mark differs from the registered credential's")

@@ -138,8 +138,13 @@ func (k *SoftwareKey) Get(assertion *protocol.CredentialAssertion) ([]byte, erro
 	return []byte(virtualwebauthn.CreateAssertionResponse(k.rp, k.auth, k.cred, *opts)), nil
 }
 
+// SoftwareKeyWarning is the first member of every saved software key: the
+// file is a credential.
+const SoftwareKeyWarning = "This file is a credential of the node's principal, like a passkey: whoever reads it can approve every act the node asks its principal about. Keep it as secret as a private key; if it leaks, revoke it (parley approvals passkeys revoke REF)."
+
 // softwareKeyState is the persisted form of a SoftwareKey.
 type softwareKeyState struct {
+	Warning    string                       `json:"warning,omitempty"`
 	RP         virtualwebauthn.RelyingParty `json:"rp"`
 	UserHandle []byte                       `json:"userHandle"`
 	AAGUID     [16]byte                     `json:"aaguid"`
@@ -151,7 +156,7 @@ type softwareKeyState struct {
 func (k *SoftwareKey) MarshalJSON() ([]byte, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return json.Marshal(softwareKeyState{RP: k.rp, UserHandle: k.auth.Options.UserHandle, AAGUID: k.auth.Aaguid, Credential: k.cred})
+	return json.Marshal(softwareKeyState{Warning: SoftwareKeyWarning, RP: k.rp, UserHandle: k.auth.Options.UserHandle, AAGUID: k.auth.Aaguid, Credential: k.cred})
 }
 
 // softwareKeyWire is softwareKeyState as the strict decoder reads it: the

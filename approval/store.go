@@ -25,6 +25,10 @@ type Credential struct {
 	Software bool `json:"software,omitempty"`
 	// RegisteredAt is when the credential was registered.
 	RegisteredAt time.Time `json:"registeredAt"`
+	// RevokedAt is set once the credential was revoked (Revoke): it then
+	// approves nothing, its approvals not yet consumed are refused, and
+	// its id cannot be registered again. The record is kept.
+	RevokedAt time.Time `json:"revokedAt,omitzero"`
 }
 
 // ID returns the credential id.
@@ -38,6 +42,22 @@ func (c Credential) Ref() string { return CredentialRef(c.WebAuthn.ID) }
 // signature counter once failed to advance. A cloned credential approves
 // nothing and its receipts are not consumed.
 func (c Credential) Cloned() bool { return c.WebAuthn.Authenticator.CloneWarning }
+
+// Revoked reports whether the credential was revoked. A revoked
+// credential approves nothing and its receipts are not consumed.
+func (c Credential) Revoked() bool { return !c.RevokedAt.IsZero() }
+
+// Active returns the credentials of all that are not revoked, in order:
+// the principal's registered credentials (a cloned one among them).
+func Active(all []Credential) []Credential {
+	var out []Credential
+	for _, c := range all {
+		if !c.Revoked() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // CredentialRef returns the hashed reference of credential id: the first
 // 16 bytes of SHA-256("parley-credential-ref\x00" || id) as lowercase hex.

@@ -188,8 +188,8 @@ func New(cfg Config, store Store, audit AuditSink) (*Ceremonies, error) {
 // Gate returns the consumption gate over the same configuration and store.
 func (c *Ceremonies) Gate() *Gate { return c.gate }
 
-// usable returns the credentials that may approve: registered and not
-// flagged as cloned.
+// usable returns the credentials that may approve: registered, not
+// revoked and not flagged as cloned.
 func (c *Ceremonies) usable(ctx context.Context) ([]Credential, error) {
 	all, err := c.store.Credentials(ctx)
 	if err != nil {
@@ -197,7 +197,7 @@ func (c *Ceremonies) usable(ctx context.Context) ([]Credential, error) {
 	}
 	out := all[:0]
 	for _, cr := range all {
-		if !cr.Cloned() {
+		if !cr.Cloned() && !cr.Revoked() {
 			out = append(out, cr)
 		}
 	}
@@ -245,6 +245,7 @@ func (c *Ceremonies) BeginRegistration(ctx context.Context, opts RegistrationOpt
 	if err != nil {
 		return nil, nil, fmt.Errorf("approval: credentials: %w", err)
 	}
+	all = Active(all) // a revoked credential's authenticator may register a new one
 	creation, sess, err := c.wa.BeginRegistration(c.user(all),
 		webauthn.WithExclusions(webauthn.Credentials(c.user(all).creds).CredentialDescriptors()))
 	if err != nil {
@@ -307,6 +308,7 @@ func (c *Ceremonies) FinishRegistration(ctx context.Context, s *RegistrationSess
 	if err != nil {
 		return Credential{}, fmt.Errorf("approval: credentials: %w", err)
 	}
+	all = Active(all) // once every credential is revoked, the first is enrolled again
 	var token EnrolToken
 	if auth.EnrolToken != "" {
 		if len(all) > 0 {
@@ -426,6 +428,9 @@ func (c *Ceremonies) FinishApproval(ctx context.Context, req IntentRequest, resp
 	}
 	if cred.Cloned() {
 		return nil, reject(fail(CodeCredentialCloned, "credential %s is flagged as cloned", ref), ref)
+	}
+	if cred.Revoked() {
+		return nil, reject(fail(CodeCredentialUnknown, "credential %s was revoked at %s", ref, formatTime(cred.RevokedAt)), ref)
 	}
 	creds, err := c.usable(ctx)
 	if err != nil {

@@ -575,8 +575,11 @@ func (b *Brief) Markdown() string {
 		switch {
 		case e.Answer != "":
 			how := "on their own page"
-			if e.Via == ViaMCP {
+			if e.Via.Relayed() {
 				how = "relayed by their agent, "
+				if e.Via == ViaAPI {
+					how = "sent through their node's API, "
+				}
 				if e.Confirmed {
 					how += "confirmed with a passkey"
 				} else {

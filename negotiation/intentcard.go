@@ -36,14 +36,23 @@ const (
 // Via says how a principal's answer reached the node.
 type Via string
 
-// The two ways an answer arrives (PXP section 8).
+// The ways an answer (or a card) arrives (PXP section 8). Only web is
+// the principal's own confirmed word: the node's pages give it after a
+// passkey signed the exact text. What arrives through the node's API or
+// MCP is an agent's (api, mcp) and binds only once the principal
+// confirms it with a passkey.
 const (
-	ViaWeb Via = "web" // the principal's own page on the node
+	ViaWeb Via = "web" // the principal's own page on the node, confirmed with a passkey
 	ViaMCP Via = "mcp" // relayed by an agent over MCP
+	ViaAPI Via = "api" // sent through the node's HTTP API (an agent or a script holding its key)
 )
 
-// Valid reports whether v is web or mcp.
-func (v Via) Valid() bool { return v == ViaWeb || v == ViaMCP }
+// Valid reports whether v is web, api or mcp.
+func (v Via) Valid() bool { return v == ViaWeb || v == ViaMCP || v == ViaAPI }
+
+// Relayed reports whether v is an agent's (api or mcp): an answer that
+// arrived so is unconfirmed until the principal confirms it.
+func (v Via) Relayed() bool { return v == ViaMCP || v == ViaAPI }
 
 // Principal is who a proxy speaks for.
 type Principal struct {
@@ -251,7 +260,7 @@ func (c *IntentCard) Validate() error {
 			return reject(CodeBadTimestamp, fmt.Sprintf("/amendments/%d/at", i), "want RFC 3339, got %q", a.At)
 		}
 		if a.Via != "" && !a.Via.Valid() {
-			return reject(CodeSchemaInvalid, fmt.Sprintf("/amendments/%d/via", i), "want web or mcp")
+			return reject(CodeSchemaInvalid, fmt.Sprintf("/amendments/%d/via", i), "want web, api or mcp")
 		}
 		if strings.TrimSpace(a.Question) == "" || strings.TrimSpace(a.Answer) == "" {
 			return reject(CodeSchemaInvalid, fmt.Sprintf("/amendments/%d", i), "an amendment needs a question and an answer")

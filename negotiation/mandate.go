@@ -1083,8 +1083,8 @@ func (m *Mandate) Escalate(question, reason string, at time.Time) error {
 // sealed into the card as an amendment (the card's hash changes), recorded
 // as a stated claim with speaker principal and ref amendments[i], clears
 // the triggers of the escalation and of every dispute raised before it, and
-// resumes the negotiation. An answer relayed by an agent (via mcp) is
-// unconfirmed until ConfirmAnswer: binding acts that rest on it are refused
+// resumes the negotiation. An answer relayed by an agent (via api or mcp)
+// is unconfirmed until ConfirmAnswer: binding acts that rest on it are refused
 // with CodeAnswerUnconfirmed until then.
 func (m *Mandate) Answer(question, answer string, via Via, at time.Time) (PrincipalAnswer, error) {
 	if m.paused == nil {
@@ -1107,7 +1107,7 @@ func (m *Mandate) Answer(question, answer string, via Via, at time.Time) (Princi
 
 func (m *Mandate) seal(question, answer string, via Via, at time.Time) (PrincipalAnswer, error) {
 	if !via.Valid() {
-		return PrincipalAnswer{}, reject(CodeSchemaInvalid, "via", "want web or mcp, got %q", via)
+		return PrincipalAnswer{}, reject(CodeSchemaInvalid, "via", "want web, api or mcp, got %q", via)
 	}
 	if strings.TrimSpace(answer) == "" {
 		return PrincipalAnswer{}, reject(CodeSchemaInvalid, "answer", "an answer needs text")

@@ -29,6 +29,35 @@ import (
 // Protocol, section 9). Every gated act calls it; nothing signs, funds,
 // releases, disputes or rules without it.
 func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string) (approval.IntentRequest, error) {
+	return n.authorizeNotify(ctx, act, nid, args, reason, risk, nil)
+}
+
+// authOpts adjust authorize for the acts that are not a negotiation's.
+type authOpts struct {
+	// notify is called with the request once it waits for its decision
+	// (before the decision), for callers that hand the request to someone
+	// else while they wait.
+	notify func(approval.IntentRequest)
+	// action, when not nil, is the act's action (a revocation's), instead
+	// of ActAction(act, nid, args).
+	action *approval.Action
+	// consume, when not nil, spends an approved receipt instead of the
+	// consumption gate for the act's action (a revocation's receipt is
+	// consumed by Ceremonies.Revoke).
+	consume func(ctx context.Context, receipt []byte) error
+	// exclude is a credential that must not approve (the one a
+	// revocation revokes).
+	exclude []byte
+}
+
+// authorizeNotify is authorize that calls notify with the request once
+// it waits for its decision.
+func (n *Node) authorizeNotify(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string, notify func(approval.IntentRequest)) (approval.IntentRequest, error) {
+	return n.authorizeWith(ctx, act, nid, args, reason, risk, authOpts{notify: notify})
+}
+
+// authorizeWith is authorize adjusted by o.
+func (n *Node) authorizeWith(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string, o authOpts) (approval.IntentRequest, error) {
 	if slices.Contains(GatedActs, act) {
 		if err := n.pausedErr(nid); err != nil {
 			return approval.IntentRequest{}, err
@@ -45,8 +74,11 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 			args["counterparty"] = w
 		}
 	}
-	action, err := ActAction(act, nid, args)
-	if err != nil {
+	var action approval.Action
+	var err error
+	if o.action != nil {
+		action = *o.action
+	} else if action, err = ActAction(act, nid, args); err != nil {
 		return approval.IntentRequest{}, err
 	}
 	if n.cer == nil {
@@ -67,6 +99,9 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 	// The event says the request is waiting: it is published once a
 	// client listing the pending requests sees it.
 	created := func() {
+		if o.notify != nil {
+			o.notify(req)
+		}
 		n.events.publish(Event{Kind: EventApproval, NegotiationID: nid, Detail: string(act), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
 	}
 	// The window is measured on the node's clock; the wait on the
@@ -81,7 +116,7 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 		created()
 		err = n.decideExplicit(ctx, dctx, act, req)
 	} else {
-		err = n.decidePasskey(ctx, dctx, act, req, action, created)
+		err = n.decidePasskey(ctx, dctx, act, req, action, created, o)
 	}
 	if err != nil {
 		return req, err
@@ -100,10 +135,10 @@ func (n *Node) authorize(ctx context.Context, act Act, nid string, args map[stri
 
 // decidePasskey waits for the principal's decision on req and consumes an
 // approved receipt for action.
-func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.IntentRequest, action approval.Action, created func()) error {
+func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.IntentRequest, action approval.Action, created func(), o authOpts) error {
 	p := n.pendingFor(act, req, action)
 	w := make(chan decision, 1)
-	n.addPending(&pendingEntry{p: p, action: action, deliver: w})
+	n.addPending(&pendingEntry{p: p, action: action, deliver: w, exclude: o.exclude})
 	created()
 	var d decision
 	select {
@@ -120,6 +155,13 @@ func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.In
 		n.events.publish(Event{Kind: EventApproval, NegotiationID: req.Action.Target, Detail: string(act), Code: string(approval.EventDenied), Hash: req.IntentHash, At: n.now()})
 		return fail(CodeApprovalDenied, "%s denied by the principal (request %s); nothing was signed or sent", act, req.RequestID)
 	}
+	if o.consume != nil {
+		if err := o.consume(ctx, d.receipt); err != nil {
+			n.m.approvals.WithLabelValues(string(act), "refused").Inc()
+			return err
+		}
+		return nil
+	}
 	if _, err := n.cer.Gate().Consume(ctx, d.receipt, action); err != nil {
 		n.m.approvals.WithLabelValues(string(act), "refused").Inc()
 		return approvalFailure(err, string(act)+": the receipt was refused; nothing was signed or sent")
@@ -131,6 +173,11 @@ func (n *Node) decidePasskey(ctx, dctx context.Context, act Act, req approval.In
 // approval, records the decision and consumes the request once, durably,
 // as the consumption gate would a receipt.
 func (n *Node) decideExplicit(ctx, dctx context.Context, act Act, req approval.IntentRequest) error {
+	if n.autoApproves() {
+		if err := n.autoRefuses(ctx, act, req); err != nil {
+			return err
+		}
+	}
 	dec, err := n.gate.Decide(dctx, ApprovalRequest{Act: act, Request: req})
 	if err != nil {
 		return n.undecided(ctx, act, req, err)

@@ -194,7 +194,7 @@ func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, l
 	case st.gen < rec.Seq:
 		return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is at generation %d, the record at %d: it lost changes (an older copy)", st.gen, rec.Seq)
 	default:
-		for _, c := range []string{"approvals", "consumptions"} {
+		for _, c := range []string{"credentials", "approvals", "consumptions"} {
 			if st.counts[c] < rec.Counts[c] {
 				return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store holds %d %s, the record %d (they are never deleted)", st.counts[c], c, rec.Counts[c])
 			}

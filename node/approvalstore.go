@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -19,8 +18,9 @@ import (
 )
 
 // ApprovalsDirName is the approval store's directory inside the data
-// directory: the principal's credentials, approvals, consumptions and the
-// enrolment token, in a Badger of their own.
+// directory: the principal's credentials, approvals and consumptions, in
+// a Badger of their own (the enrolment token is a file beside it:
+// TokensFileName).
 const ApprovalsDirName = "approvals"
 
 // Keys of the approval store. Request ids and credential ids are the rest
@@ -29,7 +29,6 @@ const (
 	keyCredential  = "c/" // + credential id: storedCredential
 	keyApproval    = "a/" // + requestId: approval.ApprovalRecord
 	keyConsumption = "u/" // + requestId: approval.ConsumptionRecord
-	keyEnrolToken  = "t"  // approval.EnrolToken
 	keyFormat      = "v"  // the store's format version
 )
 
@@ -42,7 +41,7 @@ const conflictRetries = 8
 
 // approvalStore is the node's durable approval.Store: a Badger database
 // with synced writes, so every call that returns nil is on disk. Each
-// read-check-write (RecordApproval, MarkConsumed, RedeemEnrolToken) is one
+// read-check-write (RecordApproval, MarkConsumed) is one
 // Badger transaction with conflict detection: of two concurrent ones on
 // the same key, one commits and the other is run again and sees the first.
 type approvalStore struct {
@@ -55,7 +54,10 @@ type approvalStore struct {
 	rec *storeRecord
 }
 
-var _ approval.Store = (*approvalStore)(nil)
+var (
+	_ approval.CredentialStore = (*approvalStore)(nil)
+	_ approval.ReceiptStore    = (*approvalStore)(nil)
+)
 
 // storedCredential is a credential with its registration sequence, which
 // orders Credentials.
@@ -307,7 +309,10 @@ func (s *approvalStore) PutCredential(_ context.Context, c approval.Credential) 
 }
 
 // DeleteCredential removes the credential id, or returns
-// approval.ErrNotFound.
+// approval.ErrNotFound (approval.CredentialStore). The node never calls
+// it: a revoked credential keeps its record (revokedAt), so the store's
+// record can count credentials as never deleted, and a store that lost
+// one is refused at start as emptier than its record.
 func (s *approvalStore) DeleteCredential(_ context.Context, id []byte) error {
 	return s.update(func(txn *badger.Txn) error {
 		key := []byte(credentialKey(id))
@@ -387,40 +392,6 @@ func (s *approvalStore) MarkConsumed(_ context.Context, rec approval.Consumption
 	return already, err
 }
 
-// PutEnrolToken replaces the current enrolment token.
-func (s *approvalStore) PutEnrolToken(_ context.Context, t approval.EnrolToken) error {
-	return s.update(func(txn *badger.Txn) error { return setJSON(txn, keyEnrolToken, t) })
-}
-
-// EnrolToken returns the current enrolment token, or approval.ErrNotFound.
-func (s *approvalStore) EnrolToken(context.Context) (approval.EnrolToken, error) {
-	var t approval.EnrolToken
-	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, keyEnrolToken, &t) })
-	return t, err
-}
-
-// RedeemEnrolToken marks the current token with hash redeemed at at, once.
-func (s *approvalStore) RedeemEnrolToken(_ context.Context, hash string, at time.Time) (bool, error) {
-	var already bool
-	err := s.update(func(txn *badger.Txn) error {
-		already = false
-		var t approval.EnrolToken
-		if err := getJSON(txn, keyEnrolToken, &t); err != nil {
-			return err
-		}
-		if t.Hash != hash {
-			return approval.ErrNotFound
-		}
-		if !t.RedeemedAt.IsZero() {
-			already = true
-			return nil
-		}
-		t.RedeemedAt = at
-		return setJSON(txn, keyEnrolToken, t)
-	})
-	return already, err
-}
-
 // badgerLog passes Badger's warnings and errors to slog and drops the
 // rest.
 type badgerLog struct{ l *slog.Logger }
@@ -435,41 +406,3 @@ func (b badgerLog) Warningf(f string, args ...any) {
 
 func (badgerLog) Infof(string, ...any)  {}
 func (badgerLog) Debugf(string, ...any) {}
-
-// IssueEnrolToken issues the one-time token that enrols the first passkey
-// of the node whose data directory is dataDir, valid for ttl (zero: 24
-// hours), and returns its text; the store keeps only its hash, and a
-// later token replaces it. It opens the approval store itself, so the
-// node must not be running; `parley init` calls it. Once a credential is
-// registered it refuses with CodeStateForbidden: a further passkey needs
-// an approval by an existing one.
-func IssueEnrolToken(ctx context.Context, dataDir string, now time.Time, ttl time.Duration) (string, error) {
-	s, err := openApprovalStore(approvalsDir(dataDir), nil)
-	if err != nil {
-		return "", err
-	}
-	token, err := issueEnrolToken(ctx, s, now, ttl)
-	if cerr := s.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("node: approval store: %w", cerr)
-	}
-	return token, err
-}
-
-// issueEnrolToken issues a token in s unless a credential exists.
-func issueEnrolToken(ctx context.Context, s approval.Store, now time.Time, ttl time.Duration) (string, error) {
-	creds, err := s.Credentials(ctx)
-	if err != nil {
-		return "", failWrap(CodeStoreFailed, err, "credentials")
-	}
-	if len(creds) > 0 {
-		return "", fail(CodeStateForbidden, "%d passkeys are registered: a further one needs an approval by an existing passkey, not a token", len(creds))
-	}
-	token, err := approval.IssueEnrolToken(ctx, s, now, ttl, nil)
-	if err != nil {
-		if approval.CodeOf(err) != "" {
-			return "", failWrap(CodeBadArgument, err, "enrolment token")
-		}
-		return "", failWrap(CodeStoreFailed, err, "enrolment token")
-	}
-	return token, nil
-}

@@ -81,8 +81,9 @@ func TestApprovalStoreConsumesOnce(t *testing.T) {
 
 // TestApprovalStoreContract: the Store contract of package approval on
 // the node's Badger store: credentials in registration order and replaced
-// in place, one approval per request stored with its credential, the
-// enrolment token redeemed once, ErrNotFound for what does not exist.
+// in place, one approval per request stored with its credential,
+// ErrNotFound for what does not exist (the enrolment token is the data
+// directory's: TestDirTokens).
 func TestApprovalStoreContract(t *testing.T) {
 	s, err := openApprovalStore(t.TempDir(), nil)
 	if err != nil {
@@ -143,53 +144,6 @@ func TestApprovalStoreContract(t *testing.T) {
 	}
 	if _, err := s.Approval(ctx, "req_b"); !errors.Is(err, approval.ErrNotFound) {
 		t.Fatalf("an unknown approval: %v", err)
-	}
-
-	if _, err := s.EnrolToken(ctx); !errors.Is(err, approval.ErrNotFound) {
-		t.Fatalf("no token yet: %v", err)
-	}
-	if _, err := s.RedeemEnrolToken(ctx, "h1", time.Now()); !errors.Is(err, approval.ErrNotFound) {
-		t.Fatalf("redeeming without a token: %v", err)
-	}
-	if err := s.PutEnrolToken(ctx, approval.EnrolToken{Hash: "h1", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RedeemEnrolToken(ctx, "h2", time.Now()); !errors.Is(err, approval.ErrNotFound) {
-		t.Fatalf("redeeming another token: %v", err)
-	}
-	for i, want := range []bool{false, true, true} {
-		if already, err := s.RedeemEnrolToken(ctx, "h1", time.Now()); err != nil || already != want {
-			t.Fatalf("redemption %d: %v %v", i, already, err)
-		}
-	}
-	if tok, err := s.EnrolToken(ctx); err != nil || tok.RedeemedAt.IsZero() {
-		t.Fatalf("the redeemed token: %+v %v", tok, err)
-	}
-}
-
-// TestIssueEnrolToken: the token of a data directory enrols only while no
-// credential is registered, and the store is left closed for the node.
-func TestIssueEnrolToken(t *testing.T) {
-	dir := t.TempDir()
-	tok, err := IssueEnrolToken(t.Context(), dir, time.Now(), 0)
-	if err != nil || len(tok) != len(approval.EnrolTokenPrefix)+64 {
-		t.Fatalf("token %q %v", tok, err)
-	}
-	s, err := openApprovalStore(approvalsDir(dir), nil)
-	if err != nil {
-		t.Fatalf("the store was left open: %v", err)
-	}
-	if err := s.PutCredential(t.Context(), cred("c1", 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := IssueEnrolToken(t.Context(), dir, time.Now(), 0); !errors.Is(err, ErrStateForbidden) {
-		t.Fatalf("a token while a credential exists: %v", err)
-	}
-	if _, err := IssueEnrolToken(t.Context(), t.TempDir(), time.Now(), time.Second); CodeOf(err) != CodeBadArgument {
-		t.Fatalf("a one-second token: %v", err)
 	}
 }
 

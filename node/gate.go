@@ -24,10 +24,15 @@ const (
 )
 
 // ActRegisterPasskey is the approval an existing passkey gives before a
-// further credential of the principal is registered. It is not an act of
-// a negotiation and not in GatedActs; it waits in PendingApprovals like
-// them.
-const ActRegisterPasskey Act = "register_passkey"
+// further credential of the principal is registered, and
+// ActRevokePasskey the approval another passkey gives before one is
+// revoked (the credential revoked never approves it). They are not acts
+// of a negotiation and not in GatedActs; they wait in PendingApprovals
+// like them.
+const (
+	ActRegisterPasskey Act = "register_passkey"
+	ActRevokePasskey   Act = "revoke_passkey"
+)
 
 // GatedActs lists every gated act in a fixed order.
 var GatedActs = []Act{
@@ -49,6 +54,7 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
+	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},
 	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
 }
@@ -71,7 +77,7 @@ func ActOfTool(tool string) Act {
 // approval of one action consumes for no other.
 func ActAction(act Act, nid string, args map[string]any) (approval.Action, error) {
 	t, ok := actTool[act]
-	if !ok || act == ActRegisterPasskey {
+	if !ok || act == ActRegisterPasskey || act == ActRevokePasskey {
 		return approval.Action{}, fail(CodeBadArgument, "%q is not a gated act", act)
 	}
 	if args == nil {
@@ -129,10 +135,16 @@ func (f GateFunc) Decide(ctx context.Context, req ApprovalRequest) (Decision, er
 
 // AutoApprove returns a Gate that approves every request, for tests and
 // the devnet, which configure it explicitly; by names the driver in the
-// ledger's record of each decision. It authorises without a person: never
-// where real money moves.
-func AutoApprove(by string) Gate {
-	return GateFunc(func(context.Context, ApprovalRequest) (Decision, error) {
-		return Decision{Approved: true, Method: "auto", By: by}, nil
-	})
+// ledger's record of each decision. It authorises without a person, so a
+// node refuses to start with it except on a dev chain (DevChainIDs) and
+// while its ledger holds no signature it made for another chain, and it
+// refuses any act whose arguments name another chain (autogate.go).
+func AutoApprove(by string) Gate { return autoGate{by: by} }
+
+// autoGate is AutoApprove's gate: a type the node recognises.
+type autoGate struct{ by string }
+
+// Decide approves req.
+func (g autoGate) Decide(context.Context, ApprovalRequest) (Decision, error) {
+	return Decision{Approved: true, Method: "auto", By: g.by}, nil
 }

@@ -68,6 +68,7 @@ type Node struct {
 	cursor  *ledgerCursor
 	gate    Gate // an explicit gate (WithGate), or nil: the principal's passkeys decide
 	apStore *approvalStore
+	tokens  *dirTokens // the data directory's enrolment and revocation tokens
 	cer     *approval.Ceremonies
 	wacfg   approval.Config
 	pk      *passkeys
@@ -220,6 +221,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err = n.startChain(ctx); err != nil {
+		return err
+	}
+	if err = n.checkAutoGate(ctx); err != nil {
 		return err
 	}
 	if err = n.startHost(ctx); err != nil {
@@ -444,7 +448,8 @@ func (n *Node) startApprovals() error {
 		return err
 	}
 	var err error
-	if n.cer, err = approval.New(cfg, n.apStore, approval.AuditFunc(n.audit)); err != nil {
+	n.tokens = newDirTokens(n.cfg.DataDir)
+	if n.cer, err = approval.New(cfg, tokenStore{n.apStore, n.tokens}, approval.AuditFunc(n.audit)); err != nil {
 		return failWrap(CodeBadConfig, err, "web")
 	}
 	n.wacfg = cfg

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -62,6 +64,7 @@ type pendingEntry struct {
 	action  approval.Action
 	deliver chan decision // an act's waiter; nil for a registration
 	reg     *regSession   // a registration; nil for an act
+	exclude []byte        // a credential that must not approve (a revocation's)
 }
 
 // regSession is one passkey registration in progress.
@@ -241,6 +244,15 @@ func (n *Node) ApprovalOptions(ctx context.Context, requestID string) (*protocol
 	if err != nil {
 		return nil, approvalFailure(err, "approval options of "+requestID)
 	}
+	if e.exclude != nil {
+		// The credential a revocation revokes is not asked to approve it.
+		opts.Response.AllowedCredentials = slices.DeleteFunc(opts.Response.AllowedCredentials, func(c protocol.CredentialDescriptor) bool {
+			return bytes.Equal(c.CredentialID, e.exclude)
+		})
+		if len(opts.Response.AllowedCredentials) == 0 {
+			return nil, fail(Code(approval.CodeNotAuthorized), "no other passkey can approve request %s", requestID)
+		}
+	}
 	return opts, nil
 }
 
@@ -275,6 +287,11 @@ func (n *Node) approve(ctx context.Context, requestID string, response []byte) (
 	e, err := n.entry(requestID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if e.exclude != nil {
+		if parsed, perr := protocol.ParseCredentialRequestResponseBytes(response); perr == nil && bytes.Equal(parsed.RawID, e.exclude) {
+			return nil, nil, fail(Code(approval.CodeNotAuthorized), "request %s revokes this passkey: another passkey must approve it", requestID)
+		}
 	}
 	r, err := n.cer.FinishApproval(ctx, e.p.Request, response)
 	if err != nil {
@@ -354,8 +371,10 @@ type PasskeyOptions struct {
 // BeginPasskey starts registering a passkey of the principal and returns
 // the WebAuthn creation options (the argument of
 // navigator.credentials.create) and the session to finish it with. The
-// first passkey needs the one-time token `parley init` printed (or
-// IssueEnrollToken issued), and only while none is registered. A further
+// first passkey needs the one-time token only the data directory holds
+// (the one `parley init` printed and wrote to <data-dir>/enrol-token, or
+// one `parley approvals enroll` made there: IssueEnrolToken), and only
+// while none is registered; no API issues one. A further
 // one, with token "", needs an approval by an existing passkey: the node
 // makes a pending register_passkey request and BeginPasskey fails with
 // CodeApprovalPending, whose *PendingRegistration names the session and
@@ -380,11 +399,12 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	if err != nil {
 		return nil, "", failWrap(CodeStoreFailed, err, "credentials")
 	}
+	creds = approval.Active(creds) // once every passkey is revoked, the first is enrolled again
 	switch {
 	case token != "" && len(creds) > 0:
 		return nil, "", fail(Code(approval.CodeNotAuthorized), "%d passkeys are registered: a further one needs an approval by an existing passkey (register without a token)", len(creds))
 	case token == "" && len(creds) == 0:
-		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token `parley init` printed (or `parley approvals enroll` issues)")
+		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token in the data directory (<data-dir>/%s, which `parley init` printed, or a new one from `parley approvals enroll`)", EnrolTokenFileName)
 	case token != "":
 		if err := n.checkToken(ctx, token); err != nil {
 			return nil, "", err
@@ -466,9 +486,9 @@ func (n *Node) resumeRegistration(id string) (*protocol.CredentialCreation, stri
 // issued or another one (token_invalid), redeemed (token_used), expired
 // (token_expired). It spends nothing.
 func (n *Node) checkToken(ctx context.Context, token string) error {
-	rec, err := n.apStore.EnrolToken(ctx)
+	rec, err := n.tokens.EnrolToken(ctx)
 	if errors.Is(err, approval.ErrNotFound) {
-		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enroll` issues one)")
+		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enroll` makes one in the data directory)")
 	}
 	if err != nil {
 		return failWrap(CodeStoreFailed, err, "enrolment token")
@@ -521,8 +541,8 @@ func (n *Node) FinishPasskey(ctx context.Context, session string, response []byt
 	return cred, nil
 }
 
-// Passkeys returns the principal's registered credentials in registration
-// order.
+// Passkeys returns the principal's credentials in registration order,
+// the revoked ones included (RevokedAt set: they approve nothing).
 func (n *Node) Passkeys(ctx context.Context) ([]approval.Credential, error) {
 	if err := n.running(); err != nil {
 		return nil, err
@@ -532,23 +552,6 @@ func (n *Node) Passkeys(ctx context.Context) ([]approval.Credential, error) {
 		return nil, failWrap(CodeStoreFailed, err, "credentials")
 	}
 	return creds, nil
-}
-
-// IssueEnrollToken issues a new one-time enrolment token for the first
-// passkey (valid 24 hours; it replaces an earlier one) and returns its
-// text. It refuses with CodeStateForbidden once a passkey is registered:
-// a further one needs an approval by an existing passkey.
-func (n *Node) IssueEnrollToken(ctx context.Context) (string, time.Time, error) {
-	if err := n.running(); err != nil {
-		return "", time.Time{}, err
-	}
-	now := n.now()
-	token, err := issueEnrolToken(ctx, n.apStore, now, 0)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	n.log.Info("passkey enrolment token issued")
-	return token, now.Add(approval.DefaultEnrolTokenTTL).UTC(), nil
 }
 
 // newID returns prefix and 32 random lowercase hex digits.
@@ -564,7 +567,19 @@ func (n *Node) pendingFor(act Act, req approval.IntentRequest, action approval.A
 	var args map[string]any
 	_ = json.Unmarshal(action.Arguments, &args)
 	title := n.taskTitle(action.Target, args)
-	return PendingApproval{Request: req, Act: act, Title: actTitle(act, title, args), Lines: plainLines(act, title, req, args)}
+	p := PendingApproval{Request: req, Act: act, Title: actTitle(act, title, args)}
+	if c := n.draftOf(str(args["cardHash"])); act == ActConfirmCard && c != nil {
+		// The whole card is shown: every clause, not only its hash and
+		// goal. The hash among the arguments binds exactly this card.
+		shown := maps.Clone(args)
+		delete(shown, "principal")
+		delete(shown, "goal")
+		delete(shown, "cardHash")
+		p.Lines = append(CardLines(c), plainLines(act, title, req, shown)...)
+		return p
+	}
+	p.Lines = plainLines(act, title, req, args)
+	return p
 }
 
 // taskTitle returns the title of the task negotiation nid is about, from
@@ -620,14 +635,31 @@ func actTitle(act Act, title string, args map[string]any) string {
 	case ActRule:
 		return "Rule on the dispute about " + task
 	case ActConfirmCard:
+		switch negotiation.Via(str(args["via"])) {
+		case negotiation.ViaWeb:
+			return fmt.Sprintf("Seal your intent card for «%s»", str(args["principal"]))
+		case negotiation.ViaAPI:
+			return fmt.Sprintf("Seal the intent card sent through the node's API for «%s»", str(args["principal"]))
+		}
 		return fmt.Sprintf("Seal the intent card your agent drafted for «%s»", str(args["principal"]))
 	case ActConfirmAnswer:
+		switch negotiation.Via(str(args["via"])) {
+		case negotiation.ViaWeb:
+			return fmt.Sprintf("Seal your answer: «%s»", str(args["answer"]))
+		case negotiation.ViaAPI:
+			return fmt.Sprintf("Confirm the answer sent through the node's API: «%s»", str(args["answer"]))
+		}
 		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
 	case ActRegisterPasskey:
 		if b, _ := args["software"].(bool); b {
 			return fmt.Sprintf("Register a software key «%s» as a further credential", str(args["label"]))
 		}
 		return fmt.Sprintf("Register a passkey «%s» as a further credential", str(args["label"]))
+	case ActRevokePasskey:
+		if b, _ := args["software"].(bool); b {
+			return fmt.Sprintf("Revoke the software key «%s»", str(args["label"]))
+		}
+		return fmt.Sprintf("Revoke the passkey «%s»", str(args["label"]))
 	}
 	return string(act)
 }
@@ -639,7 +671,9 @@ var lineLabels = []struct{ key, label string }{
 	{"milestoneAmounts", "Milestones"}, {"milestone", "Milestone"}, {"deadline", "Deadline"},
 	{"bond", "Bond"}, {"refund", "Refund to the poster"}, {"topUp", "Top-up"}, {"escrow", "Escrow"},
 	{"arbitrator", "Arbitrator"}, {"newWorker", "New worker"}, {"ruling", "Ruling"},
-	{"label", "Label"}, {"software", "Software key"},
+	{"label", "Label"}, {"software", "Software key"}, {"credential", "Credential"},
+	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
+	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
 }
 
 // plainLines returns the task, the act's values in plain words, what
@@ -650,7 +684,7 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 	if title != "" {
 		out = append(out, PlainLine{"Task", title})
 	}
-	if act != ActRegisterPasskey && req.Action.Target != "" {
+	if act != ActRegisterPasskey && act != ActRevokePasskey && req.Action.Target != "" {
 		out = append(out, PlainLine{"Negotiation", req.Action.Target})
 	}
 	shown := map[string]bool{}
@@ -685,6 +719,10 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 			if b, _ := v.(bool); b {
 				s = "yes: it approves without a person"
 			}
+		case "via":
+			s = viaWords(str(v))
+		case "answerIndex":
+			s = "amendments[" + str(v) + "] of the card"
 		default:
 			s = str(v)
 		}
@@ -708,6 +746,19 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 	}
 	out = append(out, PlainLine{"Intent hash", req.IntentHash})
 	return out
+}
+
+// viaWords says how an answer or a card arrived.
+func viaWords(v string) string {
+	switch negotiation.Via(v) {
+	case negotiation.ViaWeb:
+		return "typed on your pages (web): your passkey seals these exact words"
+	case negotiation.ViaAPI:
+		return "through the node's API (api): an agent or a script holding its key sent it, not you"
+	case negotiation.ViaMCP:
+		return "relayed by an agent over MCP (mcp), not typed by you"
+	}
+	return v
 }
 
 // str writes an argument value: a string as it is, a list joined by

@@ -42,11 +42,11 @@ func withClock(c *skewClock) nodeOpt {
 }
 
 // enrol registers a new software key as n's first passkey, with a
-// one-time enrolment token, and returns it.
+// one-time enrolment token made in its data directory while it runs, and
+// returns it.
 func enrol(t testing.TB, n *tnode, label string) *approval.SoftwareKey {
 	t.Helper()
-	ctx := t.Context()
-	token, _, err := n.IssueEnrollToken(ctx)
+	token, err := node.IssueEnrolToken(t.Context(), n.dir, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +433,7 @@ func TestFurtherPasskeyNeedsApproval(t *testing.T) {
 	if _, _, err := n.BeginPasskey(ctx, "parley-enrol-00", "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
 		t.Fatalf("a token never issued: %v", err)
 	}
-	token, _, err := n.IssueEnrollToken(ctx)
+	token, err := node.IssueEnrolToken(ctx, n.dir, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,8 +444,14 @@ func TestFurtherPasskeyNeedsApproval(t *testing.T) {
 	if _, _, err := n.BeginPasskey(ctx, token, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("the token after the first passkey: %v", err)
 	}
-	if _, _, err := n.IssueEnrollToken(ctx); !errors.Is(err, node.ErrStateForbidden) {
-		t.Fatalf("a token while a passkey exists: %v", err)
+	// A new token from the data directory enrols nothing either while a
+	// passkey exists.
+	later, err := node.IssueEnrolToken(ctx, n.dir, time.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := n.BeginPasskey(ctx, later, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+		t.Fatalf("a new token while a passkey exists: %v", err)
 	}
 
 	_, sess, err := n.BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "second", Software: true})

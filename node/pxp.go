@@ -80,6 +80,9 @@ type pxpNode struct {
 	card  *negotiation.IntentCard         // the default card, or nil
 	cards map[negotiation.Hash]sealedCard // every card sealed by this node
 	via   map[negotiation.Hash]negotiation.Via
+	// drafts are the cards waiting for the principal's confirmation, by
+	// hash, so their approval requests show them in full.
+	drafts map[negotiation.Hash]*draftCard
 }
 
 // sealedCard is a card and the CID of the object that stores it.
@@ -89,7 +92,7 @@ type sealedCard struct {
 }
 
 func newPXPNode() *pxpNode {
-	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}}
+	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}, drafts: map[negotiation.Hash]*draftCard{}}
 }
 
 // pxpThread is one negotiation's PXP state (guarded by its thread's mu).
@@ -312,18 +315,21 @@ func parseCard(raw []byte) (*negotiation.IntentCard, error) {
 	return c, nil
 }
 
-// confirmCard asks the principal to confirm a card an agent drafted
-// (via mcp) with a passkey, through the approval gate; a card sealed
-// via web (the principal's own page, CLI or API) needs none.
+// confirmCard asks the principal to confirm a card that arrived through
+// the API (via api) or an agent drafted (via mcp) with a passkey, through
+// the approval gate; the request shows the whole card and its hash binds
+// it. Only a card via web needs none: the pages seal one only after the
+// principal's passkey confirmed it (SealCardOnPage).
 func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.IntentCard, via negotiation.Via) error {
 	if !via.Valid() {
-		return fail(CodeBadArgument, "via %q: want web or mcp", via)
+		return fail(CodeBadArgument, "via %q: want api or mcp", via)
 	}
-	if via != negotiation.ViaMCP {
+	if via == negotiation.ViaWeb {
 		return nil
 	}
-	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal}
+	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(via)}
 	reason := "seal the intent card an agent drafted: the node then acts for " + c.Principal.Name + " within it"
+	defer n.holdDraft(c)()
 	_, err := n.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
 	return err
 }
@@ -331,12 +337,23 @@ func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.Inten
 // SealDefaultCard seals card as the principal's default intent card: every
 // negotiation the node opens or joins from now on acts under it (a
 // negotiation's card is fixed when it opens; SealCard overrides it for
-// one negotiation). via says how the principal gave it: web (the
-// principal's own page, CLI or API) or mcp (drafted by an agent: sealed
-// only once the principal confirms it with a passkey). The card's body
-// stays in this node's ledger; peers see its hash and the principal's
-// name.
+// one negotiation). via says how the card arrived: api (through the
+// node's API) or mcp (drafted by an agent over MCP); either way it is
+// sealed only once the principal confirms it with a passkey
+// (confirm_card). via web is refused with CodeViaWebRefused: only the
+// principal's pages give it, after a passkey signed the exact card
+// (SealCardOnPage). The card's body stays in this node's ledger; peers
+// see its hash and the principal's name.
 func (n *Node) SealDefaultCard(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
+	if via == negotiation.ViaWeb {
+		return CardInfo{}, errViaWeb("")
+	}
+	return n.sealDefaultCard(ctx, card, via)
+}
+
+// sealDefaultCard is SealDefaultCard for every via, web included (the
+// pages' path, once the passkey confirmed the card).
+func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
 	if err := n.running(); err != nil {
 		return CardInfo{}, err
 	}
@@ -409,9 +426,13 @@ func (n *Node) appendCardSealed(ctx context.Context, nid string, c *negotiation.
 // card the negotiation opened with), while this side has sent nothing
 // there and asked its principal nothing: a negotiation's card changes
 // afterwards only by the principal's answers. via is as for
-// SealDefaultCard. It returns the card's hash, which every later
-// envelope of this side carries.
+// SealDefaultCard (api or mcp: sealed once a passkey confirms it; web
+// refused). It returns the card's hash, which every later envelope of
+// this side carries.
 func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, via negotiation.Via) (negotiation.Hash, error) {
+	if via == negotiation.ViaWeb {
+		return negotiation.Hash{}, errViaWeb(nid)
+	}
 	if err := n.running(); err != nil {
 		return negotiation.Hash{}, err
 	}
@@ -1078,21 +1099,33 @@ func pendingEscalation(t *thread) (PendingEscalation, bool) {
 	return PendingEscalation{}, false
 }
 
-// AnswerEscalation records the principal's answer to negotiation nid's
-// pending question: it is sealed into the negotiation's card as an
-// amendment (the card's hash changes; later envelopes carry the new one),
-// recorded as a stated claim with speaker principal, and the negotiation
-// resumes. via is web for the principal's own page, CLI or API, mcp for
-// an answer an agent relayed: that one is unconfirmed until the
-// principal confirms it with a passkey (the node asks at once, through
-// the approval gate); binding acts resting on it are refused with
-// answer_unconfirmed until then.
+// AnswerEscalation records an answer to negotiation nid's pending
+// question that arrived through the node's API (via api) or an agent
+// relayed over MCP (via mcp): it is sealed into the negotiation's card as
+// an amendment (the card's hash changes; later envelopes carry the new
+// one), recorded as a stated claim with speaker principal, and the
+// negotiation resumes, but the answer is unconfirmed until the principal
+// confirms it with a passkey (the node asks at once, through the approval
+// gate): binding acts resting on it are refused with answer_unconfirmed
+// until then. via web is refused with CodeViaWebRefused: only the
+// principal's pages give it, after a passkey signed the exact text
+// (AnswerOnPage).
 func (n *Node) AnswerEscalation(ctx context.Context, nid, answer string, via negotiation.Via) (negotiation.PrincipalAnswer, error) {
+	if via == negotiation.ViaWeb {
+		return negotiation.PrincipalAnswer{}, errViaWeb(nid)
+	}
+	return n.answerEscalation(ctx, nid, answer, via, "")
+}
+
+// answerEscalation is AnswerEscalation for every via, web included (the
+// pages' path, once the passkey confirmed the answer); a question other
+// than "" must be the pending one.
+func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via negotiation.Via, question string) (negotiation.PrincipalAnswer, error) {
 	if err := n.running(); err != nil {
 		return negotiation.PrincipalAnswer{}, err
 	}
 	if !via.Valid() {
-		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "via %q: want web or mcp", via)
+		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "via %q: want api or mcp", via)
 	}
 	if strings.TrimSpace(answer) == "" {
 		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "an answer needs text")
@@ -1110,6 +1143,9 @@ func (n *Node) AnswerEscalation(ctx context.Context, nid, answer string, via neg
 	q, ok := m.Paused()
 	if !ok {
 		return negotiation.PrincipalAnswer{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
+	}
+	if question != "" && q.Question != question {
+		return negotiation.PrincipalAnswer{}, fail(CodeStateForbidden, "negotiation %s now asks %q, not the question answered", nid, q.Question)
 	}
 	at := n.now().UTC().Truncate(time.Millisecond)
 	a, err := m.Answer(q.Question, answer, via, at)
@@ -1155,9 +1191,9 @@ func (n *Node) askConfirmations(t *thread) {
 			continue
 		}
 		t.pxp.asking[i] = true
-		nid, q, ans := t.id, a.Amendment.Question, a.Amendment.Answer
+		nid, q, ans, via := t.id, a.Amendment.Question, a.Amendment.Answer, a.Via
 		n.spawn(func(ctx context.Context) {
-			err := n.confirmAnswer(ctx, nid, i, q, ans)
+			err := n.confirmAnswer(ctx, nid, i, q, ans, via)
 			if err != nil {
 				n.log.Info("relayed answer not confirmed", "negotiation", nid, "answer", i, "err", err)
 			}
@@ -1173,8 +1209,11 @@ func (n *Node) askConfirmations(t *thread) {
 
 // confirmAnswer asks for the passkey confirmation of relayed answer i of
 // nid and records it.
-func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, answer string) error {
+func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, answer string, via negotiation.Via) error {
 	args := map[string]any{"answerIndex": fmt.Sprint(i), "question": question, "answer": answer}
+	if via != "" {
+		args["via"] = string(via)
+	}
 	req, err := n.authorize(ctx, ActConfirmAnswer, nid, args, "confirm the answer your agent relayed for you: binding acts may rest on it", "medium")
 	if err != nil {
 		return err

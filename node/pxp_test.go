@@ -41,11 +41,11 @@ func newPXPPair(t *testing.T, posterOpts ...nodeOpt) *pxpPair {
 	p := &pxpPair{worker: w.add("worker")}
 	p.poster = w.add("poster", append([]nodeOpt{withBootstrap(p.worker)}, posterOpts...)...)
 	connect(t, p.poster, p.worker)
-	pc, err := p.poster.SealDefaultCard(t.Context(), []byte(pxpPosterCard), negotiation.ViaWeb)
+	pc, err := p.poster.SealDefaultCard(t.Context(), []byte(pxpPosterCard), negotiation.ViaAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wc, err := p.worker.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb)
+	wc, err := p.worker.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,20 +208,27 @@ func TestPXPEscalationPausesUntilTheAnswer(t *testing.T) {
 		t.Fatalf("escalations after a restart: %+v", got)
 	}
 
-	if _, err := p.poster.AnswerEscalation(t.Context(), p.nid, "", negotiation.ViaWeb); node.CodeOf(err) != node.CodeBadArgument {
+	// The principal's own answer is given on the pages (a passkey, here
+	// the test's gate, confirms the exact text); a caller that claims via
+	// web anywhere else is refused and nothing is sealed.
+	if _, err := p.poster.AnswerEscalation(t.Context(), p.nid, "Yes, up to 0.6 ETH for this task.", negotiation.ViaWeb); node.CodeOf(err) != node.CodeViaWebRefused {
+		t.Fatalf("an answer claiming via web outside the pages = %v", err)
+	}
+	if len(p.poster.Escalations()) != 1 {
+		t.Fatal("a refused answer was taken")
+	}
+	if _, err := p.poster.AnswerOnPage(t.Context(), p.nid, " "); node.CodeOf(err) != node.CodeBadArgument {
 		t.Fatalf("an empty answer = %v", err)
 	}
-	a, err := p.poster.AnswerEscalation(t.Context(), p.nid, "Yes, up to 0.6 ETH for this task.", negotiation.ViaWeb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !a.Confirmed || a.Index != 0 || a.Claim.Ref != "amendments[0]" || a.Speaker != negotiation.SpeakerPrincipal || a.CardHash == p.posterCard {
-		t.Fatalf("the answer: %+v", a)
+	answered := pageAnswer(t, p.poster, p.nid, "Yes, up to 0.6 ETH for this task.")
+	amended := *answered.CardHash
+	if a := answered.Answers[0]; len(answered.Answers) != 1 || !a.Confirmed || a.Via != negotiation.ViaWeb || amended == p.posterCard {
+		t.Fatalf("the answer: %+v", answered.Answers)
 	}
 	if len(p.poster.Escalations()) != 0 {
 		t.Fatal("the escalation is still pending after the answer")
 	}
-	if _, err := p.poster.AnswerEscalation(t.Context(), p.nid, "again", negotiation.ViaWeb); node.CodeOf(err) != node.CodeStateForbidden {
+	if _, err := p.poster.AnswerOnPage(t.Context(), p.nid, "again"); node.CodeOf(err) != node.CodeStateForbidden {
 		t.Fatalf("a second answer = %v", err)
 	}
 	p.poster.restart()
@@ -230,15 +237,15 @@ func TestPXPEscalationPausesUntilTheAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if room.Escalation != nil || len(room.Answers) != 1 || !room.Answers[0].Confirmed || *room.CardHash != a.CardHash || !room.YourTurn {
+	if room.Escalation != nil || len(room.Answers) != 1 || !room.Answers[0].Confirmed || *room.CardHash != amended || !room.YourTurn {
 		t.Fatalf("the poster's room after the answer and a restart: %+v", room)
 	}
 	if _, err := p.poster.Accept(t.Context(), p.nid); err != nil {
 		t.Fatalf("accepting after the answer: %v", err)
 	}
 	envs := envelopes(t, p.poster, p.nid)
-	if h := envs[len(envs)-1].Payload.Proxy().IntentCardHash; h == nil || *h != a.CardHash {
-		t.Fatalf("the acceptance carries card %v, want the amended %s", h, a.CardHash)
+	if h := envs[len(envs)-1].Payload.Proxy().IntentCardHash; h == nil || *h != amended {
+		t.Fatalf("the acceptance carries card %v, want the amended %s", h, amended)
 	}
 	eventually(t, "the poster's acceptance at the worker", func() bool {
 		v, _ := p.worker.Thread(p.nid)
@@ -352,7 +359,8 @@ func TestPXPBadClaimsAreRefused(t *testing.T) {
 }
 
 // confirmGate approves every act at once but holds confirm_answer until
-// release is closed, and denies confirm_card.
+// release is closed, and denies confirm_card of a card an agent drafted
+// (via mcp; the test's own cards arrive via api).
 type confirmGate struct {
 	mu      sync.Mutex
 	asked   []node.Act
@@ -371,7 +379,10 @@ func (g *confirmGate) Decide(ctx context.Context, r node.ApprovalRequest) (node.
 			return node.Decision{}, ctx.Err()
 		}
 	case node.ActConfirmCard:
-		return node.Decision{Approved: false, Method: "test", By: "test"}, nil
+		var args struct{ Via negotiation.Via }
+		if json.Unmarshal(r.Request.Action.Arguments, &args) != nil || args.Via == negotiation.ViaMCP {
+			return node.Decision{Approved: false, Method: "test", By: "test"}, nil
+		}
 	}
 	return node.Decision{Approved: true, Method: "test", By: "test"}, nil
 }
@@ -449,7 +460,7 @@ func TestPXPRoomsThroughTheSeat(t *testing.T) {
 	poster := w.add("poster")
 	worker := w.add("worker", withBootstrap(poster))
 	connect(t, poster, worker)
-	if _, err := worker.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); err != nil {
+	if _, err := worker.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaAPI); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := poster.CreateRoom(t.Context(), node.RoomRequest{Topic: "translation", Counterpart: poster.Address()}); node.CodeOf(err) != node.CodeBadArgument {
@@ -467,7 +478,7 @@ func TestPXPRoomsThroughTheSeat(t *testing.T) {
 	if err != nil || !v.YourTurn || v.CardHash != nil || v.Principal != "Dana" || v.Agent != "claude" || v.Topic != "Translate the user guide" {
 		t.Fatalf("the new room: %+v, %v", v, err)
 	}
-	h, err := poster.SealCard(t.Context(), nid, json.RawMessage(pxpPosterCard), negotiation.ViaWeb)
+	h, err := poster.SealCard(t.Context(), nid, json.RawMessage(pxpPosterCard), negotiation.ViaAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +499,7 @@ func TestPXPRoomsThroughTheSeat(t *testing.T) {
 	if len(v.Envelopes) != 1 || v.Envelopes[0].Agent != "claude" || v.Envelopes[0].Message != "Here is my offer." || *v.CardHash != h || v.YourTurn {
 		t.Fatalf("the room after the proposal: %+v", v)
 	}
-	if _, err := poster.SealCard(t.Context(), nid, json.RawMessage(pxpPosterCard), negotiation.ViaWeb); node.CodeOf(err) != node.CodeStateForbidden {
+	if _, err := poster.SealCard(t.Context(), nid, json.RawMessage(pxpPosterCard), negotiation.ViaAPI); node.CodeOf(err) != node.CodeStateForbidden {
 		t.Fatalf("a new card after speaking = %v", err)
 	}
 	eventually(t, "the proposal at the worker", func() bool {
@@ -568,6 +579,15 @@ func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
 	if p.Act != node.ActConfirmCard || p.Request.Action.Tool != node.ToolCardConfirm || !strings.Contains(p.Title, "«Dana»") {
 		t.Fatalf("pending: %+v", p)
 	}
+	// The request shows the whole card, every clause with its rule, not
+	// only its hash and goal.
+	lines := strings.Join(linesOf(p), "\n")
+	for _, want := range []string{"Principal: Dana, buyer", "Goal: Get the user guide translated.", `Must never 1: pay more than 0.55 ETH in total (rule: total > eth("0.55"))`,
+		"Known fact 1: The guide has 40 pages (page_count = 40)", "Must have: (none)", "Card hash: 0x", "How it arrived: relayed by an agent over MCP"} {
+		if !strings.Contains(lines, want) {
+			t.Fatalf("the confirm_card request lacks %q:\n%s", want, lines)
+		}
+	}
 	if _, err := n.DenyApproval(t.Context(), p.Request.RequestID, "not my card"); err != nil {
 		t.Fatal(err)
 	}
@@ -586,8 +606,28 @@ func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
 	if c, err := n.DefaultCard(); err != nil || c.Principal != "Dana" {
 		t.Fatalf("the confirmed card: %+v, %v", c, err)
 	}
-	if _, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); err != nil || len(n.PendingApprovals()) != 0 {
-		t.Fatalf("a card the principal gives needs no confirmation: %v, pending %d", err, len(n.PendingApprovals()))
+	// A card through the API is no more the principal's word than one
+	// an agent drafted: via web is refused outside the pages, and via api
+	// waits for the passkey too.
+	if _, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); node.CodeOf(err) != node.CodeViaWebRefused || len(n.PendingApprovals()) != 0 {
+		t.Fatalf("a card claiming via web outside the pages: %v, pending %d", err, len(n.PendingApprovals()))
+	}
+	wait = runAct(func() error {
+		_, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaAPI)
+		return err
+	})
+	p = pending(t, n, 1)[0]
+	if p.Act != node.ActConfirmCard || !strings.Contains(strings.Join(linesOf(p), "\n"), "How it arrived: through the node's API") {
+		t.Fatalf("a card via api: %+v", p)
+	}
+	if _, err := n.DenyApproval(t.Context(), p.Request.RequestID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); node.CodeOf(err) != node.CodeApprovalDenied {
+		t.Fatalf("sealing a denied card via api = %v", err)
+	}
+	if c, err := n.DefaultCard(); err != nil || c.Principal != "Dana" {
+		t.Fatalf("the default card after the denial: %+v, %v", c, err)
 	}
 }
 

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/node"
@@ -126,31 +129,60 @@ func newApprovalsCmd() *cobra.Command {
 	deny.Flags().StringVar(&reason, "reason", "", "why (required; given back in the denied receipt, not recorded)")
 	enroll := &cobra.Command{
 		Use:   "enroll",
-		Short: "Issue a new one-time token for the first passkey (only while none is registered)",
-		Long: "Issues a new enrolment token (it replaces the one `parley init` printed) and prints it with the\n" +
-			"page where the first passkey is registered with it. Once a passkey is registered the node\n" +
-			"refuses: a further passkey needs an approval by an existing one.",
-		Example: "  parley approvals enroll",
+		Short: "Make a new one-time token for the first passkey, in the data directory (no API call)",
+		Long: "Makes a new enrolment token by writing the node's data directory directly (it replaces the one\n" +
+			"`parley init` printed), whether or not the node runs, and prints it with the page where the\n" +
+			"first passkey is registered with it; its text is also in <data-dir>/" + node.EnrolTokenFileName + " (mode 0600). Only\n" +
+			"whoever can read the data directory can make or read one: the node's API issues none, so an\n" +
+			"agent holding the API key cannot enrol a passkey. A token enrols only while no passkey is\n" +
+			"registered: a further passkey needs an approval by an existing one.",
+		Example: "  parley approvals enroll --data-dir ~/.parley-worker",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.connect(cmd)
+			s, err := f.local(os.Getenv)
 			if err != nil {
 				return err
 			}
-			t, err := s.c.EnrollToken(s.ctx())
+			t, exp, err := node.IssueEnrolTokenUntil(cmd.Context(), s.Node.DataDir, time.Now(), 0)
 			if err != nil {
-				return s.fail(err)
+				return &exitError{code: exitRefused, err: err}
 			}
-			return s.show(func(w io.Writer) {
-				fmt.Fprintf(w, "enrolment token: %s\n  valid once, until %s\n", t.Token, t.ExpiresAt.Format(time.RFC3339))
-				if t.URL != "" {
-					fmt.Fprintf(w, "  register your first passkey with it at %s\n", t.URL)
-				}
-			})
+			w := cmd.OutOrStdout()
+			if f.json {
+				return json.NewEncoder(w).Encode(map[string]any{"token": t, "expiresAt": exp, "file": filepath.Join(s.Node.DataDir, node.EnrolTokenFileName)})
+			}
+			fmt.Fprintf(w, "enrolment token: %s\n  valid once, until %s; also in %s\n", t, exp.Format(time.RFC3339), filepath.Join(s.Node.DataDir, node.EnrolTokenFileName))
+			if _, port, err := net.SplitHostPort(s.WebListen); err == nil && s.WebListen != "" {
+				fmt.Fprintf(w, "  register your first passkey with it at http://localhost:%s/passkeys\n", port)
+			}
+			return nil
 		},
 	}
-	cmd.AddCommand(list, show, approve, deny, enroll, newApprovalsHashCmd(), newSoftwareKeyCmd(&f))
+	cmd.AddCommand(list, show, approve, deny, enroll, newApprovalsHashCmd(), newSoftwareKeyCmd(&f), newPasskeysCmd(&f))
 	return cmd
+}
+
+// local resolves the node's settings from the data directory and
+// configuration flags, for the commands that read or write the data
+// directory itself instead of calling the API.
+func (f *clientFlags) local(getenv func(string) string) (settings, error) {
+	fs := pflag.NewFlagSet("local", pflag.ContinueOnError)
+	fs.String("data-dir", "", "")
+	fs.String("config", "", "")
+	if f.dataDir != "" {
+		_ = fs.Set("data-dir", f.dataDir)
+	}
+	if f.config != "" {
+		_ = fs.Set("config", f.config)
+	}
+	s, err := loadSettings(fs, getenv)
+	if err != nil {
+		return s, usageErr(fmt.Errorf("finding the data directory: %w", err))
+	}
+	if s.Node.DataDir == "" {
+		return s, usageErr(errors.New("no data directory: give --data-dir"))
+	}
+	return s, nil
 }
 
 // newApprovalsHashCmd is `parley approvals hash FILE`, offline.
@@ -227,11 +259,13 @@ func newSoftwareKeyCmd(f *clientFlags) *cobra.Command {
 		Short: "Make a software key and register it as a passkey of the node's principal",
 		Long: "Makes a software authenticator (a P-256 key answering WebAuthn ceremonies), registers it through\n" +
 			"the node's API as a credential of the principal, marked as a software key in every receipt and\n" +
-			"audit entry, and writes it to FILE (mode 0600). The first credential is enrolled with --token\n" +
-			"(the one `parley init` printed; without it the command asks the node for a new one, which it\n" +
-			"gives only while no credential exists). A further credential waits until an existing passkey\n" +
-			"approves its registration: the command prints the request to approve and waits up to --wait.\n" +
-			"Whoever holds FILE holds the principal's authority: keep it as secret as a private key.",
+			"audit entry, and writes it to FILE (mode 0600). The first credential is enrolled with --token,\n" +
+			"or without it with the enrolment token of the node's data directory (--data-dir: the one\n" +
+			"`parley init` wrote there, or a new one made there); never with one from the API. A further\n" +
+			"credential waits until an existing passkey approves its registration: the command prints the\n" +
+			"request to approve and waits up to --wait. FILE is a credential of the principal: whoever\n" +
+			"holds it can approve every act the node asks its principal about. Keep it as secret as a\n" +
+			"private key.",
 		Example: "  parley approvals software-key new --out ~/.parley/bot.key --label bot\n" +
 			"  parley approvals software-key new --out bot.key --token parley-enrol-3f0c...",
 		Args: usageArgs(cobra.NoArgs),
@@ -246,7 +280,13 @@ func newSoftwareKeyCmd(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			key, pk, err := registerSoftwareKey(s.ctx(), s.c, label, token, wait, func(req string) {
+			dataDir := ""
+			if token == "" {
+				if ls, err := f.local(os.Getenv); err == nil {
+					dataDir = ls.Node.DataDir
+				}
+			}
+			key, pk, err := registerSoftwareKey(s.ctx(), s.c, dataDir, label, token, wait, func(req string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "a passkey is registered: approve request %s with it (on the node's pages, or parley approvals approve %s --software-key OTHER%s); waiting up to %s\n",
 					req, req, f.connFlags(), wait)
 			})
@@ -262,13 +302,14 @@ func newSoftwareKeyCmd(f *clientFlags) *cobra.Command {
 			}
 			return s.show(func(w io.Writer) {
 				fmt.Fprintf(w, "software key %q registered (credential ref %s) and written to %s\n", pk.Label, pk.Ref, out)
+				fmt.Fprintf(w, "%s is a credential: whoever holds it approves every act of the node's principal; keep it secret\n", out)
 				fmt.Fprintf(w, "approve with: parley approvals approve REQUEST --software-key %s%s\n", out, f.connFlags())
 			})
 		},
 	}
 	create.Flags().StringVar(&out, "out", "", "file to write the key to (required; refused if it exists)")
 	create.Flags().StringVar(&label, "label", "software key", "the credential's label")
-	create.Flags().StringVar(&token, "token", "", "the enrolment token of the first credential (default: ask the node for one)")
+	create.Flags().StringVar(&token, "token", "", "the enrolment token of the first credential (default: the data directory's)")
 	create.Flags().DurationVar(&wait, "wait", 10*time.Minute, "how long to wait for an existing passkey's approval")
 	cmd.AddCommand(create)
 	return cmd

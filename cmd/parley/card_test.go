@@ -33,6 +33,11 @@ func TestCardEscalationsBrief(t *testing.T) {
 	if r := cli(t, with(P, "card", "seal", card, "--via", "fax")...); r.e == nil || !strings.Contains(r.e.Error(), "--via") {
 		t.Fatalf("card seal --via fax: %v", r.e)
 	}
+	// The CLI talks to the API, whose key is not the principal: it never
+	// says the card or an answer is the principal's own word.
+	if r := cli(t, with(P, "card", "seal", card, "--via", "web")...); exitCode(r.e) != exitUsage || !strings.Contains(r.e.Error(), "node's pages") {
+		t.Fatalf("card seal --via web: %v", r.e)
+	}
 	if r := cli(t, with(P, "card", "seal", "-")...); r.e == nil || !strings.Contains(r.e.Error(), "empty") {
 		t.Fatalf("card seal of an empty standard input: %v", r.e)
 	}
@@ -66,11 +71,14 @@ func TestCardEscalationsBrief(t *testing.T) {
 	if !strings.Contains(out, nid) || !strings.Contains(out, "Translate the guide") || !strings.Contains(out, "must_never:must_never[0]") || !strings.Contains(out, "pay more than 0.55 ETH in total") {
 		t.Fatalf("escalations list:\n%s", out)
 	}
+	if r := cli(t, with(P, "escalations", "answer", nid, "Yes.", "--via", "web")...); exitCode(r.e) != exitUsage {
+		t.Fatalf("escalations answer --via web: %v", r.e)
+	}
 	if r := cli(t, with(P, "escalations", "answer", nid, "  ")...); r.e == nil {
 		t.Fatal("an empty answer was taken")
 	}
 	out = ok(t, with(P, "escalations", "answer", nid, "Yes, up to 0.6 ETH for this task.")...)
-	if !strings.Contains(out, "sealed as amendments[0]") || !strings.Contains(out, "the negotiation resumes") {
+	if !strings.Contains(out, "sealed as amendments[0]") || !strings.Contains(out, "confirmed with your passkey; the negotiation resumes") {
 		t.Fatalf("escalations answer:\n%s", out)
 	}
 	if out = ok(t, with(P, "escalations", "list")...); !strings.Contains(out, "no negotiation waits") {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
@@ -184,16 +185,22 @@ func TestClientCommands(t *testing.T) {
 	})
 
 	// The poster's principal registers a software key (the first
-	// credential, with a token the API issues); a second token is refused.
+	// credential, with the enrolment token of the node's data directory:
+	// the API issues none); a token made afterwards enrols nothing.
 	keyFile := filepath.Join(t.TempDir(), "bot.key")
-	if out := ok(t, with(P, "approvals", "software-key", "new", "--out", keyFile, "--label", "bot")...); !strings.Contains(out, `software key "bot" registered`) {
+	if out := ok(t, with(P, "approvals", "software-key", "new", "--out", keyFile, "--label", "bot", "--data-dir", poster.dir)...); !strings.Contains(out, `software key "bot" registered`) || !strings.Contains(out, "is a credential") {
 		t.Fatalf("software-key new: %q", out)
 	}
 	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the key file: %v %v", fi, err)
 	}
-	if r := cli(t, with(P, "approvals", "enroll")...); exitCode(r.e) != exitRefused || !strings.Contains(r.e.Error(), string(node.CodeStateForbidden)) {
-		t.Fatalf("enroll with a passkey registered: %v", r.e)
+	out = ok(t, "approvals", "enroll", "--data-dir", poster.dir)
+	later := regexp.MustCompile(`enrolment token: (parley-enrol-[0-9a-f]{64})`).FindStringSubmatch(out)
+	if later == nil {
+		t.Fatalf("approvals enroll: %q", out)
+	}
+	if r := cli(t, with(P, "approvals", "software-key", "new", "--out", keyFile+".2", "--token", later[1])...); exitCode(r.e) != exitRefused || !strings.Contains(r.e.Error(), string(approval.CodeNotAuthorized)) {
+		t.Fatalf("a second credential with a token, a passkey registered: %v", r.e)
 	}
 
 	// The poster accepts: the command waits for the principal, says how

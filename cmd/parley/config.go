@@ -72,10 +72,6 @@ const (
 	ApprovalAuto    = "auto"
 )
 
-// devChainID is the chain id of the embedded dev chain and of geth --dev:
-// the only chain approval.mode auto is allowed on.
-const devChainID = 1337
-
 func defaultSettings() settings {
 	s := settings{
 		Node: node.DefaultConfig(), LogLevel: "info", LogFormat: "text",
@@ -114,11 +110,20 @@ func approvalMode(s *settings, v string) error {
 	return fmt.Errorf("%q is not one of passkey, auto", v)
 }
 
-// checkApproval refuses approval.mode auto beyond a dev chain: only a
-// person's passkey moves real money.
+// checkApproval refuses approval.mode auto beyond a dev chain
+// (node.DevChainIDs: 1337, 31337) as soon as the configuration is read:
+// only a person's passkey moves real money. The node checks it again at
+// Start, with the chain's own id and the signatures its ledger holds.
 func checkApproval(s settings) error {
-	if s.ApprovalMode == ApprovalAuto && s.Node.Chain.RPC != "" && s.Node.Chain.ChainID != devChainID {
-		return fmt.Errorf("approval.mode: auto approves every act without a person and is allowed only on a dev chain (chain.chain_id %d); this node's is %d", devChainID, s.Node.Chain.ChainID)
+	if s.ApprovalMode != ApprovalAuto {
+		return nil
+	}
+	id := s.Node.Chain.ChainID
+	if id == 0 && s.Node.Chain.RPC != "" {
+		return nil // the chain's own id decides, when the node dials it
+	}
+	if !node.IsDevChainID(id) {
+		return fmt.Errorf("approval.mode: auto approves every act without a person and is allowed only on a dev chain (chain.chain_id 1337 or 31337); this node's is %d", id)
 	}
 	return nil
 }

@@ -109,6 +109,7 @@ func TestConfigBadValueNamesItsKey(t *testing.T) {
 		{"operator approval", []string{"approval-mode", "operator"}, nil, []string{"approval.mode", "capability, not authority", "passkey"}},
 		{"auto beyond a dev chain", nil, map[string]string{"PARLEY_CONFIG": write(strings.NewReplacer("chain_id: 1337", "chain_id: 1", "mode: passkey", "mode: auto").Replace(string(poster)))},
 			[]string{"approval.mode", "only on a dev chain"}},
+		{"auto without a chain, chain id 1", []string{"approval-mode", "auto", "chain-id", "1"}, nil, []string{"approval.mode", "only on a dev chain", "is 1"}},
 		{"web listen", []string{"web-listen", "0.0.0.0:7480"}, nil, []string{"web.listen", "loopback"}},
 		{"web rp id", []string{"web-rp-id", "127.0.0.1"}, nil, []string{"web.rp_id", "IP address"}},
 		{"web origins", []string{"web-origins", "http://127.0.0.1:7480"}, nil, []string{"web.origins"}},

@@ -30,17 +30,19 @@ func TestDemo(t *testing.T) {
 		"poster's principal Dana Whitfield seals an intent card", "worker's principal Sam Ortega seals an intent card",
 		"poster's node escalates instead of signing", "must_never:must_never[0]",
 		"question to the poster's principal: May I go on although the terms cross must_never[0] (\"pay more than 0.55 ETH in total\")?",
-		"the negotiation is paused: a counter-offer is refused", `the principal answers: "Yes, up to 0.6 ETH for this task."`,
+		"the negotiation is paused: a counter-offer is refused", `the principal answers through the API: "Yes, up to 0.6 ETH for this task."`,
+		"the principal confirms the answer with a passkey", "poster's passkey: confirm_card approved", "poster's passkey: confirm_answer approved",
 		"answer sealed as amendments[0]", "Decision brief of task 1, poster's side:", "Decision brief of task 1, worker's side:",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the demo's output lacks %q", want)
 		}
 	}
-	// Every gated act was approved through a node's API with its software
-	// key's WebAuthn assertion.
-	if n := len(regexp.MustCompile(`(?m)^    \w+'s passkey: \w+ approved \(software key, intent [0-9a-f]{16}…\)$`).FindAllString(got, -1)); n != 12 {
-		t.Errorf("%d approvals given, want 12:\n%s", n, got)
+	// Every gated act, and every card and answer that came through the
+	// API (two cards, one answer), was approved through a node's API with
+	// its software key's WebAuthn assertion.
+	if n := len(regexp.MustCompile(`(?m)^    \w+'s passkey: \w+ approved \(software key, intent [0-9a-f]{16}…\)$`).FindAllString(got, -1)); n != 15 {
+		t.Errorf("%d approvals given, want 15:\n%s", n, got)
 	}
 	if n := strings.Count(got, "ledger verified"); n != 3 {
 		t.Errorf("%d ledgers verified, want 3", n)

@@ -76,8 +76,10 @@ func newDevnetCmd() *cobra.Command {
 			"poster, worker and arbitrator, each a separate `parley node run` process on loopback with its\n" +
 			"own data directory, keys and funded account, bootstrapped to the other two. Each gated act waits\n" +
 			"for its principal's passkey (approval.mode passkey): at first start the devnet makes a software\n" +
-			"key per node (<dir>/<role>.software-key), registers it with the node's enrolment token and names\n" +
-			"it in devnet.json, so `parley approvals approve ID --software-key FILE` approves; a person can\n" +
+			"key per node (<dir>/<role>.software-key: a credential, whoever holds it approves that node's\n" +
+			"acts), registers it with an enrolment token it writes in the node's data directory (the API\n" +
+			"issues none) and names it in devnet.json, so `parley approvals approve ID --software-key FILE`\n" +
+			"approves; a person can\n" +
 			"also register a passkey on each node's pages. --approval auto approves every act without anyone.\n" +
 			"The devnet is for development. Ctrl-C stops every node, then the chain. State lives in --dir and\n" +
 			"survives a restart: the same keys, addresses, ledgers, passkeys and chain.",
@@ -324,8 +326,8 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 
 // devnetSoftwareKey makes sure role's node has a software key registered
 // as its principal's passkey: at the first start it waits for the node's
-// API, makes the key, registers it with an enrolment token the API issues
-// (no credential exists yet) and writes it to <dir>/<role>.software-key;
+// API, makes the key, registers it with the enrolment token of the node's
+// data directory (no credential exists yet; the API issues none) and writes it to <dir>/<role>.software-key;
 // later it checks that the key is still registered. It returns the file.
 func devnetSoftwareKey(ctx context.Context, dir, role string, ports devnetPorts, exited <-chan *devnetChild) (string, error) {
 	path := filepath.Join(dir, role+".software-key")
@@ -373,7 +375,7 @@ func devnetSoftwareKey(ctx context.Context, dir, role string, ports devnetPorts,
 		}
 		return "", fmt.Errorf("%s is not a registered passkey of the node (remove it to register a new one)", path)
 	}
-	sk, _, err := registerSoftwareKey(ctx, c, "devnet "+role, "", 0, nil)
+	sk, _, err := registerSoftwareKey(ctx, c, filepath.Join(dir, role), "devnet "+role, "", 0, nil)
 	if err != nil {
 		return "", err
 	}

@@ -82,10 +82,11 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 		Long: "Creates a data directory for a new node: the inbox, EVM and encryption keys encrypted under a\n" +
 			"passphrase (from --passphrase-file, $PARLEY_PASSPHRASE or a prompt), the signed identity link\n" +
 			"that binds them, a configuration file (" + ConfigFileName + ") for the role, the bearer key of\n" +
-			"the node's local HTTP API (" + APIKeyFileName + ") and the approval store with a one-time token\n" +
-			"that enrols the first passkey of the node's principal: once the node runs, open its pages\n" +
-			"(web.listen, http://localhost:<port>), register a passkey with the token, and approve each\n" +
-			"gated act there. It refuses to overwrite anything that exists and prints what it made. The\n" +
+			"the node's local HTTP API (" + APIKeyFileName + ") and a one-time token that enrols the first\n" +
+			"passkey of the node's principal, printed and written to " + node.EnrolTokenFileName + " (mode 0600): only\n" +
+			"the data directory holds it, the API never issues one, so its key cannot enrol a passkey.\n" +
+			"Once the node runs, open its pages (web.listen, http://localhost:<port>), register a passkey\n" +
+			"with the token, and approve each gated act there. It refuses to overwrite anything that exists and prints what it made. The\n" +
 			"configuration points at a local `parley devchain`; edit chain.rpc, chain.contracts and\n" +
 			"p2p.bootstrap for a real chain and real peers.",
 		Example: "  parley init --data-dir ~/.parley-worker --role worker\n" +
@@ -110,7 +111,7 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 			}
 			cfgPath := filepath.Join(dir, ConfigFileName)
 			keyPath := filepath.Join(dir, APIKeyFileName)
-			for _, p := range []string{identity.KeysDir(dir), cfgPath, keyPath, filepath.Join(dir, node.ApprovalsDirName)} {
+			for _, p := range []string{identity.KeysDir(dir), cfgPath, keyPath, filepath.Join(dir, node.ApprovalsDirName), filepath.Join(dir, node.TokensFileName)} {
 				if _, err := os.Stat(p); err == nil {
 					return &exitError{code: 1, err: fmt.Errorf("%s exists; refusing to overwrite it", p)}
 				} else if !errors.Is(err, os.ErrNotExist) {
@@ -153,7 +154,8 @@ func initCmd(tune func(*identity.Config)) *cobra.Command {
 			fmt.Fprintf(w, "  peer id:       %s\n", k.Inbox().PeerID())
 			fmt.Fprintf(w, "  EVM address:   %s (fund it before posting or accepting tasks)\n", k.EVM().Address().Hex())
 			fmt.Fprintf(w, "  passkey token: %s\n", token)
-			fmt.Fprintf(w, "                 (one-time; it enrols the first passkey of this node's principal until %s)\n", now.Add(approval.DefaultEnrolTokenTTL).UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "                 (one-time; it enrols the first passkey of this node's principal until %s;\n", now.Add(approval.DefaultEnrolTokenTTL).UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "                 also in %s, mode 0600: only the data directory holds it, the API issues none)\n", filepath.Join(dir, node.EnrolTokenFileName))
 			fmt.Fprintf(w, "next: parley node run --data-dir %s\n", dir)
 			if _, port, err := net.SplitHostPort(s.WebListen); err == nil {
 				page := "http://localhost:" + port

@@ -17,6 +17,7 @@ import (
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/node"
 )
 
 // lightKeys lowers the scrypt costs of keys made in tests.
@@ -72,6 +73,16 @@ func TestInit(t *testing.T) {
 	}
 	if key, err := os.ReadFile(filepath.Join(dir, APIKeyFileName)); err != nil || len(bytes.TrimSpace(key)) != 64 {
 		t.Fatalf("API key %q, %v", key, err)
+	}
+	// The printed token is the data directory's, in a file only its owner
+	// reads.
+	printed := regexp.MustCompile(`passkey token: (parley-enrol-[0-9a-f]{64})`).FindStringSubmatch(out)
+	tokFile := filepath.Join(dir, node.EnrolTokenFileName)
+	if b, err := os.ReadFile(tokFile); err != nil || printed == nil || strings.TrimSpace(string(b)) != printed[1] || !strings.Contains(out, tokFile) {
+		t.Fatalf("the token file %q %v, printed %v", b, err, printed)
+	}
+	if fi, err := os.Stat(tokFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file's mode: %v %v", fi, err)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, ConfigFileName))
 	out, err = runInit(t, "init", "--data-dir", dir, "--role", "poster")

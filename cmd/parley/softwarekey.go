@@ -16,9 +16,10 @@ import (
 )
 
 // A software key file holds an approval.SoftwareKey's state, its private
-// key included: whoever reads it can approve every act of the node's
-// principal. It is written with mode 0600, like the API key, and saved
-// again after every approval (its signature counter advances; a stale
+// key included: it is a credential of the node's principal, and whoever
+// reads it can approve every act of the node's principal (its first
+// member, "warning", says so). It is written with mode 0600, like the API
+// key, and saved again after every approval (its signature counter advances; a stale
 // copy used later is caught by the node as a cloned credential).
 
 // loadSoftwareKey reads the software key in path.
@@ -70,22 +71,23 @@ type registration func(pendingRequest string)
 
 // registerSoftwareKey makes a new software key and registers it through
 // the node's API as a credential of its principal, labelled label. The
-// first credential is enrolled with token (when empty, a token the API
-// issues while no credential exists); a further one waits, up to wait,
-// for an existing passkey to approve its register_passkey request
-// (pending is told which). The key is returned once registered; the
-// caller saves it.
-func registerSoftwareKey(ctx context.Context, c *api.Client, label, token string, wait time.Duration, pending registration) (*approval.SoftwareKey, api.Passkey, error) {
+// first credential is enrolled with token; when token is empty and the
+// node has no passkey, with the enrolment token of the data directory
+// dataDir (the one `parley init` wrote there, or a new one made there):
+// never one from the API, whose key is capability, not authority. A
+// further one waits, up to wait, for an existing passkey to approve its
+// register_passkey request (pending is told which). The key is returned
+// once registered; the caller saves it.
+func registerSoftwareKey(ctx context.Context, c *api.Client, dataDir, label, token string, wait time.Duration, pending registration) (*approval.SoftwareKey, api.Passkey, error) {
 	if token == "" {
-		t, err := c.EnrollToken(ctx)
-		var ae *api.Error
-		switch {
-		case err == nil:
-			token = t.Token
-		case errors.As(err, &ae) && ae.Code == string(node.CodeStateForbidden):
-			// A passkey exists: this one needs its approval.
-		default:
+		pks, err := c.Passkeys(ctx)
+		if err != nil {
 			return nil, api.Passkey{}, err
+		}
+		if activePasskeys(pks) == 0 {
+			if token, err = dataDirEnrolToken(ctx, dataDir); err != nil {
+				return nil, api.Passkey{}, err
+			}
 		}
 	}
 	o, err := c.PasskeyOptions(ctx, api.PasskeyRequest{Token: token, Label: label, Software: true})
@@ -136,4 +138,38 @@ func registerSoftwareKey(ctx context.Context, c *api.Client, label, token string
 		return nil, api.Passkey{}, err
 	}
 	return key, pk, nil
+}
+
+// activePasskeys counts the passkeys that are not revoked: while there is
+// none, the first is enrolled with the data directory's token.
+func activePasskeys(pks []api.Passkey) int {
+	n := 0
+	for _, p := range pks {
+		if p.RevokedAt == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// dataDirEnrolToken returns the enrolment token of data directory dir:
+// the current one while it can enrol, else a new one made there (as
+// `parley approvals enroll` makes it).
+func dataDirEnrolToken(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no passkey is registered: the first one needs the enrolment token of the node's data directory (give --data-dir, or --token)")
+	}
+	now := time.Now()
+	t, _, err := node.EnrolTokenOf(dir, now)
+	if err != nil {
+		return "", err
+	}
+	if t != "" {
+		return t, nil
+	}
+	t, err = node.IssueEnrolToken(ctx, dir, now, 0)
+	if err != nil {
+		return "", fmt.Errorf("no passkey is registered and no enrolment token could be made in %s: %w", dir, err)
+	}
+	return t, nil
 }

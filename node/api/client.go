@@ -492,8 +492,9 @@ func (c *Client) Card(ctx context.Context) (node.CardInfo, error) {
 	return v, c.call(ctx, RouteCard, nil, nil, nil, &v)
 }
 
-// SealCard seals card as the principal's default intent card; via is web
-// or mcp (empty: web).
+// SealCard seals card as the principal's default intent card; via is api
+// or mcp (empty: api; web is refused). The call waits until the
+// principal's passkey confirms the card (confirm_card).
 func (c *Client) SealCard(ctx context.Context, card []byte, via negotiation.Via) (node.CardInfo, error) {
 	var v node.CardInfo
 	return v, c.call(ctx, RouteSealCard, nil, nil, CardRequest{Card: card, Via: via}, &v)
@@ -517,8 +518,10 @@ func (c *Client) Escalations(ctx context.Context) ([]node.PendingEscalation, err
 	return v, c.call(ctx, RouteEscalations, nil, nil, nil, &v)
 }
 
-// Answer gives the principal's answer to negotiation id's pending
-// question; via is web or mcp (empty: web).
+// Answer relays an answer to negotiation id's pending question; via is
+// api or mcp (empty: api; web is refused). The answer is sealed at once
+// but unconfirmed: acts resting on it wait for the principal's passkey
+// (confirm_answer, which the node asks for).
 func (c *Client) Answer(ctx context.Context, id, answer string, via negotiation.Via) (node.RoomView, error) {
 	var v node.RoomView
 	return v, c.call(ctx, RouteAnswer, []string{id}, nil, AnswerRequest{Answer: answer, Via: via}, &v)
@@ -696,13 +699,6 @@ func (c *Client) Deny(ctx context.Context, id, reason string) (*approval.IntentR
 	return &r, nil
 }
 
-// EnrollToken issues a one-time enrolment token for the first passkey; the
-// node refuses once a passkey is registered.
-func (c *Client) EnrollToken(ctx context.Context) (EnrollToken, error) {
-	var t EnrollToken
-	return t, c.call(ctx, RouteEnrollToken, nil, nil, nil, &t)
-}
-
 // PasskeyOptions begins a passkey registration. For a further passkey
 // the answer has no creation options but the PendingRequest an existing
 // passkey must approve; ask again with the session as the token once it
@@ -723,6 +719,15 @@ func (c *Client) PasskeyCredential(ctx context.Context, session string, response
 func (c *Client) Passkeys(ctx context.Context) ([]Passkey, error) {
 	var p []Passkey
 	return p, c.call(ctx, RoutePasskeys, nil, nil, nil, &p)
+}
+
+// RevokePasskey revokes the passkey with hashed reference ref. Without a
+// token the call waits until another passkey approves the revoke_passkey
+// request; token is the data directory's revocation token of the last
+// passkey (node.IssueRevokeToken).
+func (c *Client) RevokePasskey(ctx context.Context, ref, token string) (Passkey, error) {
+	var p Passkey
+	return p, c.call(ctx, RoutePasskeyRevoke, []string{ref}, nil, RevokeRequest{Token: token}, &p)
 }
 
 // Audit returns up to limit audit events of the node's approvals, newest

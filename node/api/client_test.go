@@ -59,7 +59,7 @@ var allRoutes = []string{
 	api.RouteDeliver, api.RouteAcceptDelivery, api.RouteCancel, api.RouteAmend, api.RouteReplace, api.RouteDispute,
 	api.RouteEvidence, api.RouteArbitrator, api.RouteRule, api.RouteFile, api.RouteWithdraw, api.RouteBalance,
 	api.RouteVerify, api.RouteApprovals, api.RouteApproval, api.RouteApprovalOptions, api.RouteApprovalAssertion, api.RouteDeny,
-	api.RouteEnrollToken, api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RouteAudit,
+	api.RoutePasskeyOptions, api.RoutePasskeyCredential, api.RoutePasskeys, api.RoutePasskeyRevoke, api.RouteAudit,
 	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
 	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
 	api.RouteConsents, api.RouteConsent, api.RouteSetConsent,
@@ -238,7 +238,6 @@ func TestClientRoutes(t *testing.T) {
 			func() error { _, err := c.ApprovalAssertion(ctx, "req_1", []byte(`{"id":"x"}`)); return err }},
 		{api.RouteDeny, "/v1/approvals/req_2/deny", "", `{"reason":"too much"}`,
 			func() (err error) { denied, err = c.Deny(ctx, "req_2", "too much"); return err }},
-		{api.RouteEnrollToken, "/v1/approvals/enroll-token", "", `{}`, func() error { _, err := c.EnrollToken(ctx); return err }},
 		{api.RoutePasskeyOptions, "/v1/passkeys/options", "", `{"label":"bot","software":true}`,
 			func() (err error) {
 				popts, err = c.PasskeyOptions(ctx, api.PasskeyRequest{Label: "bot", Software: true})
@@ -247,6 +246,7 @@ func TestClientRoutes(t *testing.T) {
 		{api.RoutePasskeyCredential, "/v1/passkeys/credential", "", `{"session":"reg_1","response":{"id":"y"}}`,
 			func() error { _, err := c.PasskeyCredential(ctx, "reg_1", []byte(`{"id":"y"}`)); return err }},
 		{api.RoutePasskeys, "/v1/passkeys", "", "", func() error { _, err := c.Passkeys(ctx); return err }},
+		{api.RoutePasskeyRevoke, "/v1/passkeys/" + strings.Repeat("ab", 16) + "/revoke", "", `{"token":"parley-revoke-00"}`, func() error { _, err := c.RevokePasskey(ctx, strings.Repeat("ab", 16), "parley-revoke-00"); return err }},
 		{api.RouteAudit, "/v1/audit", "limit=5", "", func() error { _, err := c.Audit(ctx, 5); return err }},
 		{api.RouteConsents, "/v1/consent", "", "", func() error { _, err := c.Consents(ctx); return err }},
 		{api.RouteConsent, "/v1/consent/" + addr, "", "", func() error { _, err := c.Consent(ctx, a); return err }},
@@ -632,14 +632,14 @@ func pxpCalls(ctx context.Context, c *api.Client) []clientCall {
 	review := node.AcceptSpec{PXPFields: node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "c1", Verdict: negotiation.VerdictAccept}}, Message: "deal"}}
 	return []clientCall{
 		{api.RouteCard, "/v1/card", "", "", func() error { _, err := c.Card(ctx); return err }},
-		{api.RouteSealCard, "/v1/card", "", `{"card":` + card + `,"via":"web"}`,
-			func() error { _, err := c.SealCard(ctx, []byte(card), negotiation.ViaWeb); return err }},
+		{api.RouteSealCard, "/v1/card", "", `{"card":` + card + `,"via":"api"}`,
+			func() error { _, err := c.SealCard(ctx, []byte(card), negotiation.ViaAPI); return err }},
 		{api.RouteNegotiationCard, "/v1/negotiations/" + nid + "/card", "", "", func() error { _, err := c.NegotiationCard(ctx, nid); return err }},
 		{api.RouteSealNegCard, "/v1/negotiations/" + nid + "/card", "", `{"card":` + card + `,"via":"mcp"}`,
 			func() error { _, err := c.SealNegotiationCard(ctx, nid, []byte(card), negotiation.ViaMCP); return err }},
 		{api.RouteEscalations, "/v1/escalations", "", "", func() error { _, err := c.Escalations(ctx); return err }},
-		{api.RouteAnswer, "/v1/negotiations/" + nid + "/answer", "", `{"answer":"Yes, up to 0.6 ETH.","via":"web"}`,
-			func() error { _, err := c.Answer(ctx, nid, "Yes, up to 0.6 ETH.", negotiation.ViaWeb); return err }},
+		{api.RouteAnswer, "/v1/negotiations/" + nid + "/answer", "", `{"answer":"Yes, up to 0.6 ETH.","via":"api"}`,
+			func() error { _, err := c.Answer(ctx, nid, "Yes, up to 0.6 ETH.", negotiation.ViaAPI); return err }},
 		{api.RouteRoom, "/v1/negotiations/" + nid + "/room", "", "", func() error { _, err := c.Room(ctx, nid); return err }},
 		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "", "", func() error { _, err := c.Brief(ctx, nid); return err }},
 		{api.RouteBrief, "/v1/negotiations/" + nid + "/brief", "format=md", "", func() error { _, err := c.BriefMarkdown(ctx, nid); return err }},

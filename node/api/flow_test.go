@@ -18,15 +18,16 @@ import (
 )
 
 // enrol registers a new software key as the first passkey of s's node,
-// over HTTP: an enrolment token, the creation options, the key's
-// attestation. It returns the key.
+// over HTTP: the enrolment token of its data directory (no route issues
+// one), the creation options, the key's attestation. It returns the key.
 func (s *served) enrol(label string) *approval.SoftwareKey {
 	s.t.Helper()
-	var tok EnrollToken
-	r := s.post("/v1/approvals/enroll-token", Empty{}, http.StatusCreated, &tok)
-	checkSchema(s.t, "EnrollToken", r.body)
+	tok, err := node.IssueEnrolToken(s.t.Context(), s.Config().DataDir, time.Now(), 0)
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	var o PasskeyOptions
-	r = s.post("/v1/passkeys/options", PasskeyRequest{Token: tok.Token, Label: label, Software: true}, http.StatusOK, &o)
+	r := s.post("/v1/passkeys/options", PasskeyRequest{Token: tok, Label: label, Software: true}, http.StatusOK, &o)
 	checkSchema(s.t, "PasskeyOptions", r.body)
 	key := newKey(s.t, o.WebAuthn)
 	resp, err := key.Create(o.Creation)

@@ -81,8 +81,9 @@ type Options struct {
 	// themselves before it cancels them. Default 5 s.
 	ActGrace time.Duration
 	// WebURL is where the node's pages are served, such as
-	// "http://localhost:7480": an enrolment token's answer names the page
-	// that registers a passkey with it. Empty: the node serves no pages.
+	// "http://localhost:7480": a refusal of via web names the page where
+	// the principal gives their own words. Empty: the node serves no
+	// pages.
 	WebURL string
 }
 
@@ -274,10 +275,10 @@ func (s *Server) register() {
 	post(RouteApprovalOptions, s.approvalOptions)
 	post(RouteApprovalAssertion, s.approvalAssertion)
 	post(RouteDeny, s.deny)
-	post(RouteEnrollToken, s.enrollToken)
 	post(RoutePasskeyOptions, s.passkeyOptions)
 	post(RoutePasskeyCredential, s.passkeyCredential)
 	get(RoutePasskeys, s.passkeys)
+	post(RoutePasskeyRevoke, s.revokePasskey)
 	get(RouteAudit, s.audit)
 
 	s.mux.HandleFunc("/", s.notFound)
@@ -385,6 +386,7 @@ var statusOf = map[node.Code]int{
 	node.CodeNotParty:                           http.StatusForbidden,
 	node.Code(negotiation.CodeRoleForbidden):    http.StatusForbidden,
 	node.CodeApprovalDenied:                     http.StatusForbidden,
+	node.CodeViaWebRefused:                      http.StatusForbidden,
 	node.CodeApprovalExpired:                    http.StatusConflict,
 	node.CodeAlreadyConsumed:                    http.StatusConflict,
 	node.CodeApprovalPending:                    http.StatusAccepted,
@@ -396,6 +398,7 @@ var statusOf = map[node.Code]int{
 	node.Code(approval.CodeTokenInvalid):               http.StatusForbidden,
 	node.Code(approval.CodeTokenExpired):               http.StatusForbidden,
 	node.Code(approval.CodeTokenUsed):                  http.StatusConflict,
+	node.Code(approval.CodeAlreadyRevoked):             http.StatusConflict,
 	node.Code(approval.CodeAlreadyApproved):            http.StatusConflict,
 	node.Code(approval.CodeCredentialExists):           http.StatusConflict,
 	node.Code(approval.CodeActionMismatch):             http.StatusConflict,
@@ -846,8 +849,37 @@ func (s *Server) passkeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func passkeyOf(c approval.Credential) Passkey {
-	return Passkey{Ref: c.Ref(), Label: c.Label, Software: c.Software, RegisteredAt: c.RegisteredAt,
+	p := Passkey{Ref: c.Ref(), Label: c.Label, Software: c.Software, RegisteredAt: c.RegisteredAt,
 		SignCount: c.WebAuthn.Authenticator.SignCount, Cloned: c.Cloned()}
+	if c.Revoked() {
+		at := c.RevokedAt
+		p.RevokedAt = &at
+	}
+	return p
+}
+
+// refRE is a passkey's hashed reference.
+var refRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// revokePasskey revokes a passkey once another passkey approved it (the
+// call waits, like a gated act), or the last one with the data
+// directory's token.
+func (s *Server) revokePasskey(r *http.Request, body []byte) answer {
+	ref := r.PathValue("ref")
+	if !refRE.MatchString(ref) {
+		return errAnswer(badRequest("path: passkey reference %q is not 32 lowercase hex digits", ref))
+	}
+	var req RevokeRequest
+	if e := decode(body, &req); e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) {
+		c, err := s.n.RevokePasskey(r.Context(), ref, req.Token)
+		if err != nil {
+			return nil, err
+		}
+		return passkeyOf(c), nil
+	})
 }
 
 // MaxAudit bounds the audit events one GET /v1/audit returns.
@@ -1101,25 +1133,6 @@ func (s *Server) deny(r *http.Request, body []byte) answer {
 	})
 }
 
-// enrollToken issues a one-time enrolment token, only while no passkey is
-// registered.
-func (s *Server) enrollToken(r *http.Request, body []byte) answer {
-	if e := decode(body, &Empty{}); e != nil {
-		return errAnswer(e)
-	}
-	return act(http.StatusCreated, func() (any, error) {
-		tok, exp, err := s.n.IssueEnrollToken(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		out := EnrollToken{Token: tok, ExpiresAt: exp}
-		if s.o.WebURL != "" {
-			out.URL = s.o.WebURL + "/passkeys"
-		}
-		return out, nil
-	})
-}
-
 // passkeyOptions begins a passkey registration: 200 with the creation
 // options, or 202 with the request an existing passkey must approve.
 func (s *Server) passkeyOptions(r *http.Request, body []byte) answer {
@@ -1180,12 +1193,30 @@ func noCard(err error) error {
 	return err
 }
 
-// viaOf defaults an omitted via to web.
-func viaOf(v negotiation.Via) negotiation.Via {
-	if v == "" {
-		return negotiation.ViaWeb
+// viaOf is how a card or an answer that arrived through the API is
+// marked: api, or mcp when the caller says it relays an agent over MCP.
+// Either binds only once the principal's passkey confirms it. web, the
+// principal's own word, is refused: only the node's pages give it, after
+// a passkey signed the exact text (page names where, for negotiation nid
+// or the default card).
+func (s *Server) viaOf(v negotiation.Via, nid string) (negotiation.Via, *httpError) {
+	switch v {
+	case "":
+		return negotiation.ViaAPI, nil
+	case negotiation.ViaAPI, negotiation.ViaMCP:
+		return v, nil
+	case negotiation.ViaWeb:
+		page := "/card"
+		if nid != "" {
+			page = "/escalations/" + nid
+		}
+		if s.o.WebURL != "" {
+			page = s.o.WebURL + page
+		}
+		return "", &httpError{Status: http.StatusForbidden, Code: string(node.CodeViaWebRefused), Message: "via web is the principal's own word: the API's key cannot give it. " +
+			"Only the node's pages do (" + page + "), after the principal's passkey signed the exact text; send via api (the default), which binds once a passkey confirms it"}
 	}
-	return v
+	return "", badRequest("via %q: want api or mcp", v)
 }
 
 func (s *Server) sealCard(r *http.Request, body []byte) answer {
@@ -1193,7 +1224,11 @@ func (s *Server) sealCard(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "card"); e != nil {
 		return errAnswer(e)
 	}
-	return act(http.StatusCreated, func() (any, error) { return s.n.SealDefaultCard(r.Context(), req.Card, viaOf(req.Via)) })
+	via, e := s.viaOf(req.Via, "")
+	if e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusCreated, func() (any, error) { return s.n.SealDefaultCard(r.Context(), req.Card, via) })
 }
 
 func (s *Server) negotiationCard(w http.ResponseWriter, r *http.Request) {
@@ -1219,8 +1254,12 @@ func (s *Server) sealNegotiationCard(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "card"); e != nil {
 		return errAnswer(e)
 	}
+	via, e := s.viaOf(req.Via, nid)
+	if e != nil {
+		return errAnswer(e)
+	}
 	return act(http.StatusCreated, func() (any, error) {
-		if _, err := s.n.SealCard(r.Context(), nid, req.Card, viaOf(req.Via)); err != nil {
+		if _, err := s.n.SealCard(r.Context(), nid, req.Card, via); err != nil {
 			return nil, err
 		}
 		return s.n.NegotiationCard(nid)
@@ -1244,7 +1283,11 @@ func (s *Server) answer(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "answer"); e != nil {
 		return errAnswer(e)
 	}
-	return act(http.StatusOK, func() (any, error) { return s.n.Answer(r.Context(), nid, req.Answer, viaOf(req.Via)) })
+	via, e := s.viaOf(req.Via, nid)
+	if e != nil {
+		return errAnswer(e)
+	}
+	return act(http.StatusOK, func() (any, error) { return s.n.Answer(r.Context(), nid, req.Answer, via) })
 }
 
 func (s *Server) room(w http.ResponseWriter, r *http.Request) {

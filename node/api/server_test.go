@@ -127,10 +127,10 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteApprovalOptions, path: "/v1/approvals/" + unknownReq + "/options", body: `{}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_XYZ/options", "/v1/approvals/00112233445566778899aabbccddeeff/options"}},
 		{pattern: RouteApprovalAssertion, path: "/v1/approvals/" + unknownReq + "/assertion", body: `{"response":{"id":"x"}}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_1/assertion"}},
 		{pattern: RouteDeny, path: "/v1/approvals/" + unknownReq + "/deny", body: `{"reason":"no"}`, want: 404, code: CodeNotFound, badPaths: []string{"/v1/approvals/req_/deny"}},
-		{pattern: RouteEnrollToken, path: "/v1/approvals/enroll-token", body: `{}`, want: 201, schema: "EnrollToken"},
 		{pattern: RoutePasskeyOptions, path: "/v1/passkeys/options", body: `{"label":"laptop"}`, want: 403, code: string(approval.CodeNotAuthorized)},
 		{pattern: RoutePasskeyCredential, path: "/v1/passkeys/credential", body: `{"session":"reg_00","response":{"id":"x"}}`, want: 400, code: string(node.CodeBadArgument)},
 		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},
+		{pattern: RoutePasskeyRevoke, path: "/v1/passkeys/" + strings.Repeat("0", 32) + "/revoke", body: `{}`, want: 403, code: string(approval.CodeCredentialUnknown), badPaths: []string{"/v1/passkeys/XYZ/revoke", "/v1/passkeys/" + strings.Repeat("A", 32) + "/revoke"}},
 		{pattern: RouteAudit, path: "/v1/audit", want: 200, schema: "[]AuditEvent", badPaths: []string{"/v1/audit?limit=0", "/v1/audit?limit=x", "/v1/audit?limit=1001"}},
 
 		{pattern: RouteNegotiationCard, path: neg + "/card", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},
@@ -139,9 +139,10 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteAnswer, path: neg + "/answer", body: `{"answer":"Yes, up to 0.6 ETH."}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/answer")},
 		{pattern: RouteRoom, path: neg + "/room", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/room")},
 		{pattern: RouteBrief, path: neg + "/brief", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: append(sub(nidBad, "/brief"), neg+"/brief?format=pdf")},
-		// Last: the card sealed here is the node's default card from then on.
 		{pattern: RouteCard, path: "/v1/card", want: 404, code: string(node.CodeNoCard)},
-		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 201, schema: "CardInfo"},
+		// The API's key never gives the principal's own word (via web);
+		// a card via api waits for a passkey (TestPXPOverHTTP).
+		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 403, code: string(node.CodeViaWebRefused)},
 	}
 }
 
@@ -505,7 +506,12 @@ func TestPXPOverHTTP(t *testing.T) {
 	if pc.Principal != "Dana" || pc.Hash == (negotiation.Hash{}) {
 		t.Fatalf("sealed %+v", pc)
 	}
-	worker.post("/v1/card", map[string]any{"card": json.RawMessage(cardJSON), "via": "web"}, http.StatusCreated, nil)
+	// The API's key is not the principal: via web is refused, and a card
+	// through the API (via api) is sealed once the gate confirms it.
+	if r := worker.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":` + cardJSON + `,"via":"web"}`)}); r.status != http.StatusForbidden || r.errCode() != string(node.CodeViaWebRefused) {
+		t.Fatalf("a card via web through the API: %d %s", r.status, r.body)
+	}
+	worker.post("/v1/card", map[string]any{"card": json.RawMessage(cardJSON), "via": "api"}, http.StatusCreated, nil)
 	if r := worker.do(call{method: http.MethodPost, path: "/v1/card", idem: freshKey(), body: []byte(`{"card":{"pxp":"0","principal":{"name":"x"},"goal":"g","must_never":[{"text":"t","rule":"total >"}]}}`)}); r.status != http.StatusBadRequest || r.errCode() != string(negotiation.CodeRuleInvalid) {
 		t.Fatalf("a card whose rule does not compile: %d %s", r.status, r.body)
 	}
@@ -542,11 +548,18 @@ func TestPXPOverHTTP(t *testing.T) {
 		t.Fatalf("a brief before the agreement: %d %s", r.status, r.body)
 	}
 	var room node.RoomView
+	if r := poster.do(call{method: http.MethodPost, path: neg + "/answer", idem: freshKey(), body: []byte(`{"answer":"Yes.","via":"web"}`)}); r.status != http.StatusForbidden || r.errCode() != string(node.CodeViaWebRefused) {
+		t.Fatalf("an answer via web through the API: %d %s", r.status, r.body)
+	}
 	r = poster.post(neg+"/answer", AnswerRequest{Answer: "Yes, up to 0.6 ETH for this task."}, http.StatusOK, &room)
 	checkSchema(t, "RoomView", r.body)
-	if room.Escalation != nil || len(room.Answers) != 1 || room.Answers[0].Via != negotiation.ViaWeb || !room.Answers[0].Confirmed || *room.CardHash == pc.Hash {
+	if room.Escalation != nil || len(room.Answers) != 1 || room.Answers[0].Via != negotiation.ViaAPI || *room.CardHash == pc.Hash {
 		t.Fatalf("the room after the answer: %s", r.body)
 	}
+	eventually(t, "the gate's confirmation of the answer", func() bool {
+		poster.get(neg+"/room", &room)
+		return len(room.Answers) == 1 && room.Answers[0].Confirmed
+	})
 	var card node.CardInfo
 	poster.get(neg+"/card", &card)
 	if card.Hash != *room.CardHash || !bytes.Contains(card.Card, []byte("Yes, up to 0.6 ETH for this task.")) {

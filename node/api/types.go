@@ -89,10 +89,10 @@ const (
 	RouteApprovalOptions   = "POST /v1/approvals/{id}/options"   // Empty -> protocol.CredentialAssertion
 	RouteApprovalAssertion = "POST /v1/approvals/{id}/assertion" // AssertionRequest -> approval.IntentReceipt
 	RouteDeny              = "POST /v1/approvals/{id}/deny"      // DenyRequest -> approval.IntentReceipt
-	RouteEnrollToken       = "POST /v1/approvals/enroll-token"   // Empty -> EnrollToken (201), only while no passkey exists
 	RoutePasskeyOptions    = "POST /v1/passkeys/options"         // PasskeyRequest -> PasskeyOptions (202 while an existing passkey's approval is pending)
 	RoutePasskeyCredential = "POST /v1/passkeys/credential"      // PasskeyCredentialRequest -> Passkey (201)
 	RoutePasskeys          = "GET /v1/passkeys"                  // []Passkey
+	RoutePasskeyRevoke     = "POST /v1/passkeys/{ref}/revoke"    // RevokeRequest -> Passkey, once another passkey approved revoke_passkey (or with the data directory's token, the last one)
 	RouteAudit             = "GET /v1/audit"                     // []approval.AuditEvent, newest first; ?limit=
 )
 
@@ -152,17 +152,19 @@ type CancelRequest struct {
 }
 
 // CardRequest seals an intent card: the card's JSON (PXP v0, docs/pxp.md)
-// and how the principal gave it: web (default: the principal's own page,
-// CLI or API) or mcp (drafted by an agent: sealed once the principal
-// confirms it with a passkey; the call waits for that).
+// and how it arrived: api (default) or mcp (an agent relaying over MCP).
+// Either way it is sealed only once the principal confirms it with a
+// passkey (confirm_card; the call waits for that). web is refused
+// (via_web_refused): only the principal's pages give it.
 type CardRequest struct {
 	Card json.RawMessage `json:"card"`
 	Via  negotiation.Via `json:"via,omitempty"`
 }
 
-// AnswerRequest is the principal's answer to a negotiation's pending
-// question: via web (default) for the principal's own words, mcp for an
-// answer an agent relays (unconfirmed until a passkey confirms it).
+// AnswerRequest is an answer to a negotiation's pending question that
+// arrives through the API: via api (default) or mcp, unconfirmed until
+// the principal's passkey confirms it (confirm_answer). web is refused
+// (via_web_refused): only the principal's pages give it.
 type AnswerRequest struct {
 	Answer string          `json:"answer"`
 	Via    negotiation.Via `json:"via,omitempty"`
@@ -197,17 +199,9 @@ type DenyRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// EnrollToken is a one-time token that enrols the first passkey.
-type EnrollToken struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expiresAt"`
-	// URL is the page where the person registers the passkey with it,
-	// when the node serves its pages.
-	URL string `json:"url,omitempty"`
-}
-
 // PasskeyRequest begins a passkey registration: with the enrolment token
-// for the first passkey; without one for a further passkey, which an
+// for the first passkey (only the data directory holds one: no route
+// issues it); without one for a further passkey, which an
 // existing one must approve; or with the session of such a registration to
 // go on once it is approved.
 type PasskeyRequest struct {
@@ -249,6 +243,15 @@ type PasskeyCredentialRequest struct {
 	Response json.RawMessage `json:"response"`
 }
 
+// RevokeRequest revokes a passkey: without a token the call waits until
+// another passkey approves the revoke_passkey request; with the one-time
+// token only the node's data directory holds (made on the node's machine
+// by `parley approvals passkeys revoke`), the last usable passkey is
+// revoked at once.
+type RevokeRequest struct {
+	Token string `json:"token,omitempty"`
+}
+
 // Passkey is a registered credential of the principal as the API shows
 // it: its hashed reference (never its id or public key), label, kind and
 // counter.
@@ -259,6 +262,8 @@ type Passkey struct {
 	RegisteredAt time.Time `json:"registeredAt"`
 	SignCount    uint32    `json:"signCount"`
 	Cloned       bool      `json:"cloned,omitempty"`
+	// RevokedAt is set once the passkey was revoked: it approves nothing.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }
 
 // Peer is one connected peer.

@@ -144,14 +144,21 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 }
 
 // sealCards seals the poster's and the worker's intent cards (Cards), as
-// each principal would with `parley card seal`.
+// `parley card seal` does: through the API (via api), so each card is
+// sealed only once its principal's passkey confirmed it (confirm_card,
+// approved here with the party's software key).
 func (s *story) sealCards() error {
 	for _, p := range []*party{s.poster, s.worker} {
 		raw, err := Cards.ReadFile("cards/" + p.Name + ".json")
 		if err != nil {
 			return fmt.Errorf("demo: %s's card: %w", p.Name, err)
 		}
-		c, err := p.API.SealCard(s.ctx, raw, negotiation.ViaWeb)
+		var c node.CardInfo
+		_, err = s.gated(p, node.ActConfirmCard, "", func() (node.ActResult, error) {
+			var err error
+			c, err = p.API.SealCard(s.ctx, raw, negotiation.ViaAPI)
+			return node.ActResult{}, err
+		})
 		if err != nil {
 			return s.failed(p.Name+" seals its card", err)
 		}
@@ -289,15 +296,29 @@ func (s *story) escalation(nid string, review node.AcceptSpec) error {
 		return fmt.Errorf("demo: the paused negotiation took a counter-offer (%v)", err)
 	}
 	s.line("the negotiation is paused: a counter-offer is refused", "paused", "", "")
-	room, err := s.poster.API.Answer(s.ctx, nid, Answer, negotiation.ViaWeb)
+	room, err := s.poster.API.Answer(s.ctx, nid, Answer, negotiation.ViaAPI)
 	if err != nil {
 		return s.failed("the principal answers", err)
 	}
-	if room.Escalation != nil || len(room.Answers) != 1 || room.CardHash == nil {
+	if room.Escalation != nil || len(room.Answers) != 1 || room.CardHash == nil || room.Answers[0].Via != negotiation.ViaAPI {
 		return fmt.Errorf("demo: the answer did not resume the negotiation: %+v", room.Escalation)
 	}
-	s.printf("    the principal answers: %q\n", Answer)
+	s.printf("    the principal answers through the API: %q\n", Answer)
 	s.line("answer sealed as amendments[0]: the card's new hash", "card.amended", room.CardHash.String(), "resumed")
+	// Through the API the answer is an agent's until the principal's
+	// passkey confirms it: acts resting on it wait for that.
+	actx, cancel := context.WithTimeout(s.ctx, s.opts.Wait)
+	defer cancel()
+	if err := s.approve(actx, s.poster, node.ActConfirmAnswer, nid); err != nil {
+		return s.failed("the principal confirms the answer", err)
+	}
+	if err := s.until("the answer to be confirmed", func() (bool, error) {
+		r, err := s.poster.API.Room(s.ctx, nid)
+		return err == nil && len(r.Answers) == 1 && r.Answers[0].Confirmed, err
+	}); err != nil {
+		return err
+	}
+	s.line("the principal confirms the answer with a passkey", "answer.confirmed", "", "")
 	return nil
 }
 

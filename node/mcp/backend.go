@@ -22,18 +22,21 @@ type Backend interface {
 	// Room returns negotiation id as this node sees it.
 	Room(ctx context.Context, id string) (RoomView, error)
 	// SealCard seals this side's intent card for negotiation id (card is
-	// the card's JSON as the agent sent it; via says how the principal
-	// confirmed it: negotiation.ViaWeb or negotiation.ViaMCP). Later
-	// envelopes carry its hash, which SealCard returns.
+	// the card's JSON as the agent sent it; via is negotiation.ViaMCP:
+	// the card is sealed only once the principal confirms it with a
+	// passkey, and via web is refused). Later envelopes carry its hash,
+	// which SealCard returns.
 	SealCard(ctx context.Context, id string, card json.RawMessage, via negotiation.Via) (negotiation.Hash, error)
 	// Send sends one proxy message in negotiation id through the same
 	// enforcement as the node's own acts (the mandate's checks, the
 	// approval gate for binding acts) and records that agent sat in this
 	// side's seat. It returns the room after the message.
 	Send(ctx context.Context, id, agent string, msg ProxyMessage) (RoomView, error)
-	// Answer records the principal's answer to this side's pending
-	// escalation in negotiation id (sealed into the card as an amendment)
-	// and returns the room after it.
+	// Answer records the answer an agent relays (via
+	// negotiation.ViaMCP) to this side's pending escalation in
+	// negotiation id (sealed into the card as an amendment, unconfirmed
+	// until the principal's passkey confirms it) and returns the room
+	// after it.
 	Answer(ctx context.Context, id, answer string, via negotiation.Via) (RoomView, error)
 	// Brief returns the decision brief of an agreed or finished
 	// negotiation.

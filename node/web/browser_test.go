@@ -287,7 +287,7 @@ func TestBrowser(t *testing.T) {
 	poster := newSite(t, nodeSpec{name: "poster", gate: node.AutoApprove("test driver")})
 	worker := newSite(t, nodeSpec{name: "worker", bootstrap: []*site{poster}, web: true})
 	connect(t, poster, worker)
-	token, _, err := worker.IssueEnrollToken(t.Context())
+	token, err := node.IssueEnrolToken(t.Context(), worker.Config().DataDir, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,6 +437,31 @@ func TestBrowser(t *testing.T) {
 	}
 	if strings.Contains(trail, "the fee is too low") {
 		t.Error("the audit trail shows the denial's free text")
+	}
+
+	// The principal's own card: pasted on /card, read in full on its
+	// approval page, sealed once the passkey approved it.
+	const card = `{"pxp":"0","principal":{"name":"Sam"},"goal":"Win translation work.","must_haves":[{"text":"at least 0.3 ETH","rule":"total >= eth(\"0.3\")"}]}`
+	b.do("the card page",
+		chromedp.Navigate(worker.origin+"/card"),
+		chromedp.WaitVisible(chromedp.ID("no-card")),
+		chromedp.SetValue(chromedp.ID("card-json"), card),
+	)
+	b.clean("card page")
+	b.do("reviewing the card", chromedp.Click(chromedp.ID("seal-card")), chromedp.WaitVisible(chromedp.ID("approve")))
+	b.clean("the card's approval page")
+	b.shot("9-card-approval")
+	if page := b.text("#act"); !strings.Contains(page, "Seal your intent card for «Sam»") || !strings.Contains(page, `at least 0.3 ETH (rule: total >= eth("0.3"))`) {
+		t.Fatalf("the card's approval page:\n%s", page)
+	}
+	if _, err := worker.DefaultCard(); node.CodeOf(err) != node.CodeNoCard {
+		t.Fatalf("the card was sealed before the passkey: %v", err)
+	}
+	b.do("approving the card", chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("current-card")))
+	b.clean("card page after sealing")
+	b.shot("10-card-sealed")
+	if c, err := worker.DefaultCard(); err != nil || c.Principal != "Sam" {
+		t.Fatalf("the card after the passkey: %+v %v", c, err)
 	}
 }
 

@@ -4,8 +4,16 @@
 // token, counterparty, task, what signing means, when it expires) with an
 // Approve button that runs a WebAuthn assertion whose challenge is the
 // request's intent hash and a Deny button that takes a reason, register
-// passkeys (the first with the one-time enrolment token, every further one
-// after an existing passkey approved it) and show the audit trail.
+// passkeys (the first with the one-time enrolment token of the data
+// directory, every further one after an existing passkey approved it),
+// revoke them (approved by another passkey) and show the audit trail.
+// They are also where the principal's own words come from, and the only
+// place: a paused negotiation's question is answered, and an intent card
+// pasted, as an approval request holding exactly that text (or the
+// card's hash while the request shows every clause), which the principal
+// approves with a passkey; the node then seals it via web. Cards and
+// answers that arrive through the node's API or MCP are via api or mcp
+// and wait for the same passkey confirmation.
 //
 // The pages are server-rendered with html/template; the only script is
 // one small file served by the node for the WebAuthn calls and the

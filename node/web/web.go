@@ -143,7 +143,7 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 	h.csp = "default-src 'none'; script-src 'self'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	h.pages = map[string]*template.Template{}
-	for _, name := range []string{"pending", "approval", "passkeys", "audit", "consent", "error"} {
+	for _, name := range []string{"pending", "approval", "passkeys", "audit", "consent", "error", "escalations", "escalation", "card"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
@@ -168,6 +168,12 @@ const (
 	routeApprovalDeny  = "POST /api/approvals/{id}/deny"
 	routePasskeyBegin  = "POST /api/passkeys/options"
 	routePasskeyDone   = "POST /api/passkeys/finish"
+	routeEscalations   = "GET /escalations"
+	routeEscalation    = "GET /escalations/{nid}"
+	routeAnswer        = "POST /api/escalations/{nid}/answer"
+	routeCard          = "GET /card"
+	routeSealCard      = "POST /api/card"
+	routePasskeyRevoke = "POST /api/passkeys/{ref}/revoke"
 )
 
 func (h *handler) routes() {
@@ -185,6 +191,12 @@ func (h *handler) routes() {
 	m.HandleFunc(routePasskeyDone, h.passkeyFinish)
 	m.HandleFunc(routeConsent, h.consentPage)
 	m.HandleFunc(routeConsentSet, h.consentSetState)
+	m.HandleFunc(routeEscalations, h.escalationsPage)
+	m.HandleFunc(routeEscalation, h.escalationPage)
+	m.HandleFunc(routeAnswer, h.answer)
+	m.HandleFunc(routeCard, h.cardPage)
+	m.HandleFunc(routeSealCard, h.sealCard)
+	m.HandleFunc(routePasskeyRevoke, h.revokePasskey)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			h.refuse(w, r, http.StatusNotFound, "not_found", "no such endpoint")
@@ -380,7 +392,7 @@ type actBody struct {
 
 // nextPages are where the approval page may send the browser once the
 // request is decided.
-var nextPages = []string{"/", "/passkeys"}
+var nextPages = []string{"/", "/passkeys", "/card", "/escalations"}
 
 func (h *handler) approvalPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -397,7 +409,7 @@ func (h *handler) approvalPage(w http.ResponseWriter, r *http.Request) {
 		raw = nil
 	}
 	next := r.URL.Query().Get("next")
-	if !slices.Contains(nextPages, next) {
+	if !slices.Contains(nextPages, next) && !escalationPath(next) {
 		next = ""
 	}
 	h.render(w, r, http.StatusOK, "approval", page{Title: p.Title, Nav: "pending", Next: next, Body: actBody{
@@ -422,12 +434,16 @@ func (h *handler) lookup(id string) (node.PendingApproval, bool) {
 // passkeyItem is one registered passkey.
 type passkeyItem struct {
 	Label, RegisteredISO, RegisteredText, Kind, Ref string
+	RevokedISO, RevokedText                         string
 	SignCount                                       uint32
 }
 
 type passkeysBody struct {
 	First    bool
 	Passkeys []passkeyItem
+	// Revocable is true while more than one passkey can approve: a
+	// revocation is approved by another one.
+	Revocable bool
 }
 
 func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
@@ -438,6 +454,12 @@ func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	items := make([]passkeyItem, 0, len(creds))
+	usable := 0
+	for _, c := range creds {
+		if !c.Revoked() && !c.Cloned() {
+			usable++
+		}
+	}
 	for _, c := range creds {
 		kind := "passkey"
 		if c.Software {
@@ -450,13 +472,17 @@ func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
 		if label == "" {
 			label = "(unnamed)"
 		}
-		items = append(items, passkeyItem{
+		it := passkeyItem{
 			Label: label, RegisteredISO: timeISO(c.RegisteredAt), RegisteredText: timeText(c.RegisteredAt),
 			Kind: kind, Ref: c.Ref(), SignCount: c.WebAuthn.Authenticator.SignCount,
-		})
+		}
+		if c.Revoked() {
+			it.RevokedISO, it.RevokedText = timeISO(c.RevokedAt), timeText(c.RevokedAt)
+		}
+		items = append(items, it)
 	}
 	h.render(w, r, http.StatusOK, "passkeys", page{Title: "Passkeys", Nav: "passkeys", Body: passkeysBody{
-		First: len(creds) == 0, Passkeys: items,
+		First: len(approval.Active(creds)) == 0, Passkeys: items, Revocable: usable > 1,
 	}})
 }
 
@@ -602,6 +628,7 @@ var statusOf = map[string]int{
 	string(approval.CodeTokenInvalid):       http.StatusForbidden,
 	string(approval.CodeTokenExpired):       http.StatusForbidden,
 	string(approval.CodeTokenUsed):          http.StatusForbidden,
+	string(approval.CodeAlreadyRevoked):     http.StatusConflict,
 	string(approval.CodeVerificationFailed): http.StatusForbidden,
 	string(approval.CodeCredentialUnknown):  http.StatusForbidden,
 	codeApprovalPending:                     http.StatusConflict,

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 
@@ -346,7 +347,7 @@ func TestEndpoints(t *testing.T) {
 	poster := newSite(t, nodeSpec{name: "poster", gate: node.AutoApprove("test driver")})
 	worker := newSite(t, nodeSpec{name: "worker", bootstrap: []*site{poster}, web: true})
 	connect(t, poster, worker)
-	token, _, err := worker.IssueEnrollToken(t.Context())
+	token, err := node.IssueEnrolToken(t.Context(), worker.Config().DataDir, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

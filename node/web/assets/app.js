@@ -219,6 +219,29 @@
     }
   }
 
+  // The principal's own words: an answer typed on a question's page, or a
+  // card pasted on the card page, becomes an approval request that holds
+  // exactly that text (or the card's hash, the request showing every
+  // clause); the browser goes to its approval page, where the passkey
+  // signs it.
+  function wordsForm(form, path, body) {
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      busy(true);
+      say('Preparing the request…');
+      try {
+        const b = body();
+        const res = await post(path, b);
+        say(res.pending ? 'Read the request, then approve it with your passkey.' : 'Decided by the node at once.', 'ok');
+        location.assign(res.next);
+      } catch (e) {
+        say('Not sent: ' + e.message, 'err');
+      } finally {
+        busy(false);
+      }
+    });
+  }
+
   // The pending list refreshes itself from the node.
   function refreshList(el) {
     const url = el.dataset.refresh;
@@ -258,6 +281,32 @@
     if (act) approvalPage(act.dataset.request);
     if ($('register-form')) passkeysPage();
     if ($('consent-form')) consentPage();
+    const esc = $('escalation');
+    if (esc && $('answer-form')) {
+      wordsForm($('answer-form'), '/api/escalations/' + encodeURIComponent(esc.dataset.negotiation) + '/answer',
+        () => ({ answer: $('answer').value }));
+    }
+    for (const b of document.querySelectorAll('button.revoke')) {
+      b.addEventListener('click', async () => {
+        busy(true);
+        say('Preparing the revocation…');
+        try {
+          const res = await post('/api/passkeys/' + encodeURIComponent(b.dataset.ref) + '/revoke');
+          location.assign(res.next);
+        } catch (e) {
+          say('Not revoked: ' + e.message, 'err');
+        } finally {
+          busy(false);
+        }
+      });
+    }
+    if ($('card-form')) {
+      wordsForm($('card-form'), '/api/card', () => {
+        let card;
+        try { card = JSON.parse($('card-json').value); } catch (e) { throw new Error('the card is not JSON: ' + e.message); }
+        return { card: card };
+      });
+    }
     const list = document.querySelector('[data-refresh]');
     if (list) refreshList(list);
     countdowns();

@@ -1,0 +1,242 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/parleynet/parley/approval"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// The principal's own words. An answer or a card that arrives through the
+// node's API (via api) or over MCP (via mcp) is an agent's: it binds only
+// once the principal confirms it with a passkey. Only the principal's
+// pages produce via web, the principal's confirmed word, and only through
+// a WebAuthn assertion over the exact text: AnswerOnPage and
+// SealCardOnPage make an approval request (confirm_answer, confirm_card)
+// whose arguments are the question and the typed answer, or the card's
+// hash (the request shows the whole card), and seal the words once a
+// passkey approved that request and the gate consumed the receipt.
+
+// CodeViaWebRefused refuses via web from anything but the principal's
+// pages: an API or MCP caller saying the words are the principal's own.
+const CodeViaWebRefused Code = "via_web_refused"
+
+// errViaWeb is the refusal of via web outside the pages.
+func errViaWeb(nid string) error {
+	page := "/card"
+	if nid != "" {
+		page = "/escalations/" + nid
+	}
+	return fail(CodeViaWebRefused, "via web is the principal's own word: only the node's pages give it (%s), after the principal's passkey signed the exact text; "+
+		"through the API or MCP send via api or mcp (the default), which binds once a passkey confirms it", page)
+}
+
+// draftCard is a card waiting for confirmation and how many requests
+// show it.
+type draftCard struct {
+	card *negotiation.IntentCard
+	refs int
+}
+
+// holdDraft keeps c shown to the approval requests that confirm it, until
+// the returned function is called.
+func (n *Node) holdDraft(c *negotiation.IntentCard) func() {
+	h := c.Seal()
+	n.px.mu.Lock()
+	d := n.px.drafts[h]
+	if d == nil {
+		d = &draftCard{card: c}
+		n.px.drafts[h] = d
+	}
+	d.refs++
+	n.px.mu.Unlock()
+	return func() {
+		n.px.mu.Lock()
+		if d.refs--; d.refs == 0 {
+			delete(n.px.drafts, h)
+		}
+		n.px.mu.Unlock()
+	}
+}
+
+// draftOf returns the card with hash s waiting for confirmation, or nil.
+func (n *Node) draftOf(s string) *negotiation.IntentCard {
+	h, err := negotiation.ParseHash(s)
+	if err != nil {
+		return nil
+	}
+	n.px.mu.Lock()
+	defer n.px.mu.Unlock()
+	if d := n.px.drafts[h]; d != nil {
+		return d.card
+	}
+	return nil
+}
+
+// AnswerOnPage is the principal's pages answering negotiation nid's
+// pending question with the text the principal typed: it makes a
+// confirm_answer request whose arguments are the question and this exact
+// answer and returns it at once (it waits in PendingApprovals). Once the
+// principal's passkey approves it and the gate consumes the receipt, the
+// answer is sealed into the card via web, confirmed, and the negotiation
+// resumes; a denial or an expired window seals nothing. Nothing is sealed
+// either when the pending question has changed meanwhile. Only the pages
+// call it; through the API or MCP an answer is via api or mcp
+// (AnswerEscalation).
+func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApproval, error) {
+	if err := n.running(); err != nil {
+		return PendingApproval{}, err
+	}
+	if strings.TrimSpace(answer) == "" {
+		return PendingApproval{}, fail(CodeBadArgument, "an answer needs text")
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return PendingApproval{}, err
+	}
+	n.openPXP(t)
+	var question string
+	var ok bool
+	if m := t.pxp.m; m != nil {
+		var q negotiation.Escalation
+		q, ok = m.Paused()
+		question = q.Question
+	} else {
+		t.mu.Unlock()
+		return PendingApproval{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+	}
+	t.mu.Unlock()
+	if !ok {
+		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
+	}
+	args := map[string]any{"question": question, "answer": answer, "via": string(negotiation.ViaWeb)}
+	return n.askInBackground(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium", authOpts{},
+		func(ctx context.Context) error {
+			_, err := n.answerEscalation(ctx, nid, answer, negotiation.ViaWeb, question)
+			return err
+		})
+}
+
+// SealCardOnPage is the principal's pages sealing card as the default
+// intent card: it makes a confirm_card request that shows the whole card
+// (every clause) and whose arguments hold its hash, and returns it at
+// once. Once the principal's passkey approves it and the gate consumes
+// the receipt, the card is sealed via web; a denial or an expired window
+// seals nothing. Through the API or MCP a card is via api or mcp
+// (SealDefaultCard).
+func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval, error) {
+	if err := n.running(); err != nil {
+		return PendingApproval{}, err
+	}
+	c, err := parseCard(card)
+	if err != nil {
+		return PendingApproval{}, err
+	}
+	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(negotiation.ViaWeb)}
+	release := n.holdDraft(c)
+	p, err := n.askInBackground(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium", authOpts{},
+		func(ctx context.Context) error {
+			_, err := n.sealDefaultCard(ctx, c.Bytes(), negotiation.ViaWeb)
+			return err
+		}, release)
+	return p, err
+}
+
+// askInBackground makes the approval request of act (adjusted by o) on a
+// goroutine the node owns and returns it once it waits (or was decided at
+// once by an explicit gate); after an approval consumed by the gate, then
+// runs on that goroutine. done, when given, runs once the request is
+// decided either way (then runs after it).
+func (n *Node) askInBackground(act Act, nid string, args map[string]any, reason, risk string, o authOpts, then func(ctx context.Context) error, done ...func()) (PendingApproval, error) {
+	var action approval.Action
+	var err error
+	if o.action != nil {
+		action = *o.action
+	} else {
+		action, err = ActAction(act, nid, args)
+	}
+	if err != nil {
+		for _, f := range done {
+			f()
+		}
+		return PendingApproval{}, err
+	}
+	type started struct {
+		req approval.IntentRequest
+		err error
+	}
+	ch := make(chan started, 1)
+	var once sync.Once
+	send := func(s started) { once.Do(func() { ch <- s }) }
+	n.spawn(func(ctx context.Context) {
+		o.notify = func(r approval.IntentRequest) { send(started{req: r}) }
+		req, err := n.authorizeWith(ctx, act, nid, args, reason, risk, o)
+		send(started{req: req, err: err})
+		for _, f := range done {
+			f()
+		}
+		if err != nil {
+			n.log.Info("the principal's words were not sealed", "act", act, "negotiation", nid, "request", req.RequestID, "err", err)
+			return
+		}
+		if err := then(ctx); err != nil {
+			n.log.Warn("the principal's confirmed words could not be sealed", "act", act, "negotiation", nid, "request", req.RequestID, "err", err)
+		}
+	})
+	select {
+	case s := <-ch:
+		if s.err != nil {
+			return PendingApproval{}, s.err
+		}
+		if p, err := n.PendingApproval(s.req.RequestID); err == nil {
+			return p, nil
+		}
+		return withExpiry(n.pendingFor(act, s.req, action), n.now()), nil // decided already
+	case <-n.ctx.Done():
+		return PendingApproval{}, ErrNotStarted
+	}
+}
+
+// CardLines returns card c in plain words: the principal, the goal,
+// every clause of every list (with its rule), every known fact and
+// amendment, and the hash an approval of the card binds.
+func CardLines(c *negotiation.IntentCard) []PlainLine {
+	who := c.Principal.Name
+	if r := c.Principal.Role; r != "" {
+		who += ", " + r
+	}
+	if o := c.Principal.Org; o != "" {
+		who += " (" + o + ")"
+	}
+	out := []PlainLine{{"Principal", who}, {"Goal", c.Goal}}
+	lists := []struct {
+		label string
+		list  []negotiation.Clause
+	}{{"Must have", c.MustHaves}, {"May agree to", c.MayAgreeTo}, {"Must never", c.MustNever}, {"Escalate when", c.EscalateWhen}}
+	for _, l := range lists {
+		if len(l.list) == 0 {
+			out = append(out, PlainLine{l.label, "(none)"})
+		}
+		for i, cl := range l.list {
+			v := cl.Text
+			if cl.Rule != "" {
+				v += " (rule: " + cl.Rule + ")"
+			}
+			out = append(out, PlainLine{fmt.Sprintf("%s %d", l.label, i+1), v})
+		}
+	}
+	for i, f := range c.KnownFacts {
+		v := f.Text
+		if f.Key != "" {
+			v += fmt.Sprintf(" (%s = %s)", f.Key, f.Value)
+		}
+		out = append(out, PlainLine{fmt.Sprintf("Known fact %d", i+1), v})
+	}
+	for i, a := range c.Amendments {
+		out = append(out, PlainLine{fmt.Sprintf("Amendment %d", i+1), fmt.Sprintf("asked %q, answered %q", a.Question, a.Answer)})
+	}
+	return append(out, PlainLine{"Card hash", c.Seal().String()})
+}
