@@ -163,6 +163,7 @@ func (k *SoftwareKey) MarshalJSON() ([]byte, error) {
 // library's Key embeds an unexported interface, so its two members are
 // spelled out here.
 type softwareKeyWire struct {
+	Warning    string                       `json:"warning,omitempty"` // SoftwareKeyWarning; files written before it have none
 	RP         virtualwebauthn.RelyingParty `json:"rp"`
 	UserHandle []byte                       `json:"userHandle"`
 	AAGUID     [16]byte                     `json:"aaguid"`

@@ -169,7 +169,17 @@ func ReadAll(r io.Reader, max int64) ([]byte, error) {
 func classify(err error) *Error {
 	var se *json.SemanticError
 	var te *jsontext.SyntacticError
+	var own *Error
 	switch {
+	case errors.As(err, &own):
+		// A value's own UnmarshalJSON already judged it with this
+		// package: keep its code and message, its pointer below the
+		// value's.
+		e := *own
+		if errors.As(err, &se) && se.JSONPointer != "" {
+			e.Pointer = string(se.JSONPointer) + e.Pointer
+		}
+		return &e
 	case errors.As(err, &te):
 		e := &Error{Code: CodeMalformedJSON, Pointer: string(te.JSONPointer), Offset: te.ByteOffset, Err: err}
 		switch {

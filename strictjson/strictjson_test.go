@@ -104,6 +104,41 @@ func TestMethodErrors(t *testing.T) {
 	}
 }
 
+// TestNestedStrictErrors: a value whose own UnmarshalJSON decodes with
+// this package keeps its verdict (code, member) under the outer pointer.
+func TestNestedStrictErrors(t *testing.T) {
+	for in, want := range map[string]struct {
+		code    strictjson.Code
+		pointer string
+	}{
+		`{"inner":{"b":1,"x":2}}`: {strictjson.CodeUnknownField, "/inner/x"},
+		`{"inner":{"B":1}}`:       {strictjson.CodeUnknownField, "/inner/B"},
+		`{"inner":{"b":"one"}}`:   {strictjson.CodeSchemaInvalid, "/inner/b"},
+	} {
+		var v struct {
+			Inner *strictInner `json:"inner"`
+		}
+		err := strictjson.Unmarshal([]byte(in), &v)
+		var e *strictjson.Error
+		if !errors.As(err, &e) || e.Code != want.code || e.Pointer != want.pointer {
+			t.Errorf("%s: %v, want %s at %s", in, err, want.code, want.pointer)
+		}
+	}
+}
+
+type strictInner struct{ B int }
+
+func (s *strictInner) UnmarshalJSON(b []byte) error {
+	var w struct {
+		B int `json:"b"`
+	}
+	if err := strictjson.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	s.B = w.B
+	return nil
+}
+
 var errPicky = errors.New("picky: only yes")
 
 type picky struct{}
