@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BIN     := bin/parley
 export CGO_ENABLED ?= 1
 
-.PHONY: all build test vet lint generate verify bench demo npm clean
+.PHONY: all build test vet lint generate verify bench demo soak npm clean
 
 all: build
 
@@ -43,6 +43,12 @@ bench:
 
 demo: build
 	./$(BIN) demo
+
+# Not part of make test: attacks a devnet for a few minutes while honest
+# traffic goes on (docs/benchmarks.md, "Under attack").
+SOAK_PHASE ?= 45s
+soak: build
+	./$(BIN) soak --phase $(SOAK_PHASE)
 
 clean:
 	rm -rf bin

@@ -82,7 +82,8 @@ type peerState struct {
 	closing    bool          // a disconnect was asked for
 
 	frames, bytes, strikes *rate.Limiter
-	unidentified           int // frames answered unknown_link
+	inflight               *byteBudget // the peer's frames waiting for their ack, over all its streams
+	unidentified           int         // frames answered unknown_link
 	winStart               time.Time
 	winFrames, winGarbage  int
 }
@@ -172,6 +173,22 @@ func (g *guard) stateLocked(p peer.ID) *peerState {
 		g.peers[p] = st
 	}
 	return st
+}
+
+// inflight returns the budget of bytes p's frames may hold while they
+// wait for their ack, shared by all of p's streams (max bytes), or a
+// budget of the stream's own when the guard no longer knows p.
+func (g *guard) inflight(p peer.ID, max int) *byteBudget {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := g.peers[p]
+	if st == nil {
+		return newByteBudget(max)
+	}
+	if st.inflight == nil {
+		st.inflight = newByteBudget(max)
+	}
+	return st.inflight
 }
 
 // connected records a new connection; an unidentified inbound one may

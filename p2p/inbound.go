@@ -102,9 +102,10 @@ func (in *inbound) handleStream(s network.Stream) {
 	}
 	g := h.guard
 	// Frames waiting for their ack hold at most maxInflightBytes of the
-	// stream's memory; past it the stream is read no further until acks
-	// free some (an honest sender has one window in flight).
-	inflight := newByteBudget(max(maxInflightBytes, h.cfg.MaxFrameBytes+16))
+	// memory, per peer over all its streams; past it the peer's streams
+	// are read no further until acks free some (an honest sender has one
+	// window in flight).
+	inflight := g.inflight(remote, max(maxInflightBytes, h.cfg.MaxFrameBytes+16))
 	// Lanes start on first use, so a stream that carries one negotiation
 	// costs one goroutine.
 	var lanes [lanesPerStream]chan job
@@ -227,8 +228,8 @@ func (in *inbound) handleStream(s network.Stream) {
 	}
 }
 
-// maxInflightBytes bounds the frames of one stream that wait for their
-// ack (64 frames of 256 KiB envelopes fit twice).
+// maxInflightBytes bounds the frames of one peer that wait for their ack,
+// over all its streams (64 frames of 256 KiB envelopes fit twice).
 const maxInflightBytes = 32 << 20
 
 // byteBudget is a counting semaphore over bytes.

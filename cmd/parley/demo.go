@@ -75,69 +75,94 @@ func newDemoCmd() *cobra.Command {
 // APIs and stops the devnet.
 func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration, lightKeys bool) error {
 	start := time.Now()
-	exe, err := os.Executable()
+	dn, err := startDevnetProcess(ctx, out, dir, lightKeys)
 	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	logPath := filepath.Join(dir, "devnet.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	defer logf.Close()
-	dnDir := filepath.Join(dir, "devnet")
-	args := []string{"devnet", "--dir", dnDir, "--chain-port", "0", "--approval", ApprovalPasskey}
-	if lightKeys {
-		args = append(args, "--insecure-light-keys")
-	}
-	dn := exec.Command(exe, args...)
-	dn.Stdout, dn.Stderr = logf, logf
-	dn.Env = os.Environ()
-	stopWithParent(dn)
-	if err := dn.Start(); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("starting the devnet: %w", err)}
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- dn.Wait() }()
-	stopped := false
-	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		_ = dn.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			return err
-		case <-time.After(45 * time.Second):
-			_ = dn.Process.Kill()
-			<-exited
-			return errors.New("the devnet did not stop within 45 s and was killed")
-		}
-	}
-	fail := func(err error) error {
-		_ = stop()
-		fmt.Fprintf(out, "\nFAILED: %v\nlast lines of the devnet's log (%s):\n%s", err, logPath, tail(logPath, 40))
-		return &exitError{code: 1, err: err}
-	}
-	fmt.Fprintf(out, "starting the devnet in %s (log: %s)\n", dnDir, logPath)
-	parties, err := demoParties(ctx, dnDir, exited, 2*time.Minute)
-	if err != nil {
-		return fail(err)
+		return err
 	}
 	fmt.Fprintf(out, "devnet up in %s: dev chain, contracts, poster, worker and arbitrator nodes\n\n", time.Since(start).Round(100*time.Millisecond))
 	played := time.Now()
 	if err := demo.Run(ctx, out, demo.Options{
-		Poster: parties["poster"], Worker: parties["worker"], Arbitrator: parties["arbitrator"], Wait: wait,
+		Poster: dn.parties["poster"], Worker: dn.parties["worker"], Arbitrator: dn.parties["arbitrator"], Wait: wait,
 	}); err != nil {
-		return fail(err)
+		return dn.fail(err)
 	}
 	fmt.Fprintf(out, "\nstory played in %s; stopping the devnet\n", time.Since(played).Round(100*time.Millisecond))
-	if err := stop(); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("the devnet did not stop cleanly: %w\n%s", err, tail(logPath, 40))}
+	if err := dn.stop(); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("the devnet did not stop cleanly: %w\n%s", err, tail(dn.logPath, 40))}
 	}
 	fmt.Fprintf(out, "demo passed in %s\n", time.Since(start).Round(100*time.Millisecond))
 	return nil
+}
+
+// devnetProcess is a `parley devnet` child process that the demo and the
+// soak drive: its directory, log, and each node's API client and key.
+type devnetProcess struct {
+	dir, logPath string
+	out          io.Writer
+	cmd          *exec.Cmd
+	exited       chan error
+	stopped      bool
+	logf         *os.File
+	parties      map[string]demo.Party
+}
+
+// startDevnetProcess starts `parley devnet` in dir/devnet (chain port 0,
+// approval mode passkey), its output in dir/devnet.log, and waits until
+// every node answers with a chain, its peers and a registered software
+// key.
+func startDevnetProcess(ctx context.Context, out io.Writer, dir string, lightKeys bool) (*devnetProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, &exitError{code: 1, err: err}
+	}
+	d := &devnetProcess{dir: filepath.Join(dir, "devnet"), logPath: filepath.Join(dir, "devnet.log"), out: out, exited: make(chan error, 1)}
+	if d.logf, err = os.OpenFile(d.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+		return nil, &exitError{code: 1, err: err}
+	}
+	args := []string{"devnet", "--dir", d.dir, "--chain-port", "0", "--approval", ApprovalPasskey}
+	if lightKeys {
+		args = append(args, "--insecure-light-keys")
+	}
+	d.cmd = exec.Command(exe, args...)
+	d.cmd.Stdout, d.cmd.Stderr = d.logf, d.logf
+	d.cmd.Env = os.Environ()
+	stopWithParent(d.cmd)
+	if err := d.cmd.Start(); err != nil {
+		d.logf.Close()
+		return nil, &exitError{code: 1, err: fmt.Errorf("starting the devnet: %w", err)}
+	}
+	go func() { d.exited <- d.cmd.Wait() }()
+	fmt.Fprintf(out, "starting the devnet in %s (log: %s)\n", d.dir, d.logPath)
+	if d.parties, err = demoParties(ctx, d.dir, d.exited, 2*time.Minute); err != nil {
+		return nil, d.fail(err)
+	}
+	return d, nil
+}
+
+// stop interrupts the devnet and waits for it (45 s, then it is killed).
+func (d *devnetProcess) stop() error {
+	if d.stopped {
+		return nil
+	}
+	d.stopped = true
+	defer d.logf.Close()
+	_ = d.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-d.exited:
+		return err
+	case <-time.After(45 * time.Second):
+		_ = d.cmd.Process.Kill()
+		<-d.exited
+		return errors.New("the devnet did not stop within 45 s and was killed")
+	}
+}
+
+// fail stops the devnet, prints err and the end of the devnet's log, and
+// returns the exit error.
+func (d *devnetProcess) fail(err error) error {
+	_ = d.stop()
+	fmt.Fprintf(d.out, "\nFAILED: %v\nlast lines of the devnet's log (%s):\n%s", err, d.logPath, tail(d.logPath, 40))
+	return &exitError{code: 1, err: err}
 }
 
 // demoParties waits until devnet.json names every node's API and its

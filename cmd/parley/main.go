@@ -38,6 +38,7 @@ func newRootCmd() *cobra.Command {
 		newKeysCmd(),
 		newEnvelopeCmd(),
 		newDemoCmd(),
+		newSoakCmd(),
 		newDevchainCmd(), newContractsCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
