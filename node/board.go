@@ -226,9 +226,17 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 		return negotiation.CodeDuplicate
 	}
 	now := n.now()
-	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, "ok", now); err != nil {
-		n.log.Warn("announcement not recorded", "cid", env.CID(), "err", err)
-		return negotiation.Code(p2p.CodeBusy)
+	// A poster the principal allowed has its announcements recorded at
+	// once (they survive a restart); anyone else's stay on the bounded
+	// board in memory and reach the ledger only when this node answers
+	// one (recordOpened), so strangers' announcements cost the ledger
+	// nothing however many there are.
+	recorded := n.consentOf(poster) == ConsentAllowed
+	if recorded {
+		if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, "ok", now); err != nil {
+			n.log.Warn("announcement not recorded", "cid", env.CID(), "err", err)
+			return negotiation.Code(p2p.CodeBusy)
+		}
 	}
 	n.tmu.Lock()
 	n.admitLocked(poster, now) // the board is bounded: the oldest leave first

@@ -94,3 +94,67 @@ func onBoard(n *tnode, h negotiation.Hash) bool {
 	}
 	return false
 }
+
+// TestStrangersAnnouncementsCostTheLedgerNothing: an announcement from a
+// poster the principal has not allowed is on the worker's board but not
+// in its ledger; once the worker answers it, it is recorded (revision 1
+// of the negotiation), and the negotiation replays after a restart. An
+// allowed poster's announcement is recorded when it arrives. Before, each
+// announcement taken cost an entry, so throw-away identities publishing
+// within their rate wrote thousands.
+func TestStrangersAnnouncementsCostTheLedgerNothing(t *testing.T) {
+	w := newWorld(t, false)
+	poster := w.add("poster")
+	worker := w.add("worker", withBootstrap(poster))
+	connect(t, poster, worker)
+	eventually(t, "the worker on the task board", func() bool { return len(worker.Host().TopicPeers("/parley/taskboard/1")) > 0 })
+	eventually(t, "the poster on the task board", func() bool { return len(poster.Host().TopicPeers("/parley/taskboard/1")) > 0 })
+	post := func(title string) node.Announcement {
+		t.Helper()
+		ann, err := poster.PostTask(t.Context(), spec(title, eth(300)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := time.Now()
+		eventually(t, "the announcement on the worker's board", func() bool {
+			if time.Since(last) > 2*time.Second {
+				_ = poster.Announce(t.Context(), ann.Hash)
+				last = time.Now()
+			}
+			return onBoard(worker, ann.Hash)
+		})
+		return ann
+	}
+	stored := func(a node.Announcement) bool {
+		_, err := worker.Ledger().ByCID(t.Context(), mustCID(t, a.CID))
+		return err == nil
+	}
+
+	stranger := post("Translate the guide")
+	if stored(stranger) {
+		t.Fatal("a stranger's announcement was written to the worker's ledger on arrival")
+	}
+	res, err := worker.CounterAnnouncement(t.Context(), stranger.Hash, node.CounterSpec{
+		Milestones: []node.MilestoneSpec{{Amount: eth(350), Description: "all of it"}}, Reason: "glossary",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stored(stranger) {
+		t.Fatal("the announcement the worker answered is not in its ledger")
+	}
+	nid := res.Thread.NegotiationID
+	worker.restart()
+	if v, err := worker.Thread(nid); err != nil || v.State != negotiation.StateCountered || *v.Announcement != stranger.Hash {
+		t.Fatalf("after a restart the negotiation answering the announcement is %+v, %v", v, err)
+	}
+
+	if _, err := worker.SetConsent(t.Context(), poster.Address(), node.ConsentAllowed, "api"); err != nil {
+		t.Fatal(err)
+	}
+	connect(t, poster, worker)
+	eventually(t, "the worker on the task board again", func() bool { return len(worker.Host().TopicPeers("/parley/taskboard/1")) > 0 })
+	if known := post("Proofread the guide"); !stored(known) {
+		t.Fatal("an allowed poster's announcement was not recorded on arrival")
+	}
+}

@@ -130,6 +130,21 @@ func (n *Node) recordOpened(ctx context.Context, t *thread) error {
 	b := openedBody{Role: t.role, Observer: t.observer}
 	if c := t.announcementCID(); c.Defined() {
 		b.Announcement = c.String()
+		// The announcement a thread answers is revision 1 of its
+		// negotiation: it is recorded now if the board held it in memory
+		// only (a stranger's); an announcement already stored writes
+		// nothing.
+		if ann := t.p.Announcement; ann.Sender.EVMAddress != n.self {
+			seen := n.now()
+			n.tmu.Lock()
+			if e := n.board[ann.Hash()]; e != nil {
+				seen = e.seen
+			}
+			n.tmu.Unlock()
+			if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, ann, "ok", seen); err != nil {
+				return failWrap(CodeStoreFailed, err, "the announcement answered")
+			}
+		}
 	}
 	body, err := json.Marshal(b)
 	if err != nil {
