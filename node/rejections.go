@@ -24,7 +24,7 @@ const (
 	DefaultRejectionWindow = time.Minute
 	// maxRejectionPeers bounds the buckets of one window; rejections of
 	// further peers are counted in one overflow bucket (peer "*").
-	maxRejectionPeers = 256
+	maxRejectionPeers = 32
 	// maxRejectionNegotiations bounds the negotiation ids one bucket
 	// names; the others are counted.
 	maxRejectionNegotiations = 8

@@ -101,16 +101,16 @@ func runSoak(cmd *cobra.Command, dir string, phase time.Duration, light bool) er
 // printSoak prints the report as the Markdown table docs/benchmarks.md
 // keeps, and each phase's ledger entries by kind.
 func printSoak(w io.Writer, rep *soak.Report) {
-	fmt.Fprintf(w, "\n| phase | attempts | accepted | worker ledger entries (honest / other) | honest delivered / lost (429: waits) | latency p50 / max | worker RSS before -> after | goroutines before -> after |\n")
+	fmt.Fprintf(w, "\n| phase | attempts | accepted | worker ledger entries (honest / other) | honest delivered / lost (429: waits) | latency p50 / max | worker RSS before -> after (heap in use) | goroutines before -> after |\n")
 	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, ph := range rep.Phases {
 		h := ph.Honest
 		total := int(ph.To - ph.From)
-		fmt.Fprintf(w, "| %s | %d | %d | %d (%d / %d) | %d / %d (%d) | %s / %s | %.0f -> %.0f MiB | %.0f -> %.0f |\n",
+		fmt.Fprintf(w, "| %s | %d | %d | %d (%d / %d) | %d / %d (%d) | %s / %s | %.0f -> %.0f MiB (%.0f -> %.0f) | %.0f -> %.0f |\n",
 			ph.Name, ph.Attempts, ph.Accepted, total, ph.HonestEntries, total-ph.HonestEntries,
 			h.Delivered+h.CounterDelivered, h.Lost+h.CounterLost, h.Throttled,
 			h.P50.Round(time.Millisecond), h.Max.Round(time.Millisecond),
-			ph.Before.RSS/(1<<20), ph.After.RSS/(1<<20), ph.Before.Goroutines, ph.After.Goroutines)
+			ph.Before.RSS/(1<<20), ph.After.RSS/(1<<20), ph.Before.HeapInUse/(1<<20), ph.After.HeapInUse/(1<<20), ph.Before.Goroutines, ph.After.Goroutines)
 	}
 	fmt.Fprintln(w)
 	for _, ph := range rep.Phases {

@@ -61,6 +61,7 @@ type Options struct {
 // Sample is a node's memory and goroutines at one moment.
 type Sample struct {
 	RSS        float64 // bytes
+	HeapInUse  float64 // bytes of the Go heap in use (RSS also holds what the runtime kept)
 	Goroutines float64
 }
 
@@ -272,7 +273,8 @@ func (r *runner) printPhase(ph *Phase) {
 	r.printf("honest: %d announcements posted (%d refused with 429), %d delivered, %d lost; %d countered, %d delivered, %d lost; latency p50 %s, max %s, %d over %s\n",
 		h.Posted, h.Throttled, h.Delivered, h.Lost, h.Countered, h.CounterDelivered, h.CounterLost,
 		h.P50.Round(time.Millisecond), h.Max.Round(time.Millisecond), h.Delayed, r.o.Delayed)
-	r.printf("%s: RSS %s -> %s, goroutines %.0f -> %.0f\n", ph.Target, mib(ph.Before.RSS), mib(ph.After.RSS), ph.Before.Goroutines, ph.After.Goroutines)
+	r.printf("%s: RSS %s -> %s (Go heap in use %s -> %s), goroutines %.0f -> %.0f\n", ph.Target, mib(ph.Before.RSS), mib(ph.After.RSS),
+		mib(ph.Before.HeapInUse), mib(ph.After.HeapInUse), ph.Before.Goroutines, ph.After.Goroutines)
 }
 
 func mib(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
@@ -295,7 +297,7 @@ func sample(ctx context.Context, url string) (Sample, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		for name, dst := range map[string]*float64{"go_goroutines ": &s.Goroutines, "process_resident_memory_bytes ": &s.RSS} {
+		for name, dst := range map[string]*float64{"go_goroutines ": &s.Goroutines, "process_resident_memory_bytes ": &s.RSS, "go_memstats_heap_inuse_bytes ": &s.HeapInUse} {
 			if strings.HasPrefix(line, name) {
 				if v, err := strconv.ParseFloat(strings.TrimSpace(line[len(name):]), 64); err == nil {
 					*dst = v
@@ -307,8 +309,8 @@ func sample(ctx context.Context, url string) (Sample, error) {
 	if err := sc.Err(); err != nil {
 		return Sample{}, err
 	}
-	if found < 2 {
-		return Sample{}, fmt.Errorf("soak: metrics %s: no go_goroutines or process_resident_memory_bytes", url)
+	if found < 3 {
+		return Sample{}, fmt.Errorf("soak: metrics %s: no go_goroutines, process_resident_memory_bytes or go_memstats_heap_inuse_bytes", url)
 	}
 	return s, nil
 }
