@@ -74,12 +74,13 @@ var _ connmgr.ConnectionGater = (*guard)(nil)
 
 // peerState is what the guard knows about one connected peer.
 type peerState struct {
-	conns      map[string]network.Direction // open connections by id
-	since      time.Time                    // when its first connection opened
-	known      bool                         // a verified link for its peer id was known then
-	identified bool
-	ready      chan struct{} // closed when identified
-	closing    bool          // a disconnect was asked for
+	conns       map[string]network.Direction // open connections by id
+	since       time.Time                    // when its first connection opened
+	known       bool                         // a verified link for its peer id was known then
+	identified  bool
+	onlyInbound bool          // every connection it had so far came to us
+	ready       chan struct{} // closed when identified
+	closing     bool          // a disconnect was asked for
 
 	frames, bytes, strikes *rate.Limiter
 	inflight               *byteBudget // the peer's frames waiting for their ack, over all its streams
@@ -169,7 +170,7 @@ func (h *Host) Banned(p peer.ID) (time.Time, bool) {
 func (g *guard) stateLocked(p peer.ID) *peerState {
 	st := g.peers[p]
 	if st == nil {
-		st = &peerState{conns: make(map[string]network.Direction), since: g.h.now(), ready: make(chan struct{}), known: g.h.book.byPeerID(p) != nil}
+		st = &peerState{conns: make(map[string]network.Direction), since: g.h.now(), ready: make(chan struct{}), known: g.h.book.byPeerID(p) != nil, onlyInbound: true}
 		g.peers[p] = st
 	}
 	return st
@@ -198,6 +199,9 @@ func (g *guard) connected(c network.Conn) {
 	g.mu.Lock()
 	st := g.stateLocked(p)
 	st.conns[c.ID()] = c.Stat().Direction
+	if c.Stat().Direction != network.DirInbound {
+		st.onlyInbound = false
+	}
 	pending := !st.identified
 	g.mu.Unlock()
 	if pending {
@@ -219,11 +223,21 @@ func (g *guard) disconnected(c network.Conn) {
 	if gone {
 		delete(g.peers, p)
 	}
+	_, banned := g.banned[p]
 	g.mu.Unlock()
 	if gone && st.identified {
 		if cm := g.connManager(); cm != nil {
 			cm.Unprotect(p, protectTag)
 		}
+	}
+	// A peer that came to us and never identified itself, or that was
+	// banned, leaves nothing behind: go-libp2p keeps every peer's keys,
+	// protocols and metadata until told otherwise, so a stream of
+	// throw-away peers would grow the peerstore without bound.
+	if gone && ((!st.identified && st.onlyInbound) || banned) && g.h.p2p != nil {
+		ps := g.h.p2p.Peerstore()
+		ps.RemovePeer(p)
+		ps.ClearAddrs(p)
 	}
 }
 

@@ -2,6 +2,7 @@ package p2p_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -308,6 +309,21 @@ func TestThrowawaysCannotHoldInboundSlots(t *testing.T) {
 				if st := victim.host.GuardStats(); st.LateClosed == 0 {
 					t.Fatalf("guard stats %+v", st)
 				}
+				// Nothing of them stays in the peerstore (keys, protocols,
+				// metadata, addresses): a stream of throw-aways would grow it
+				// without bound.
+				eventually(t, "the throw-aways forgotten by the peerstore", func() bool {
+					ps := victim.host.Libp2p().Peerstore()
+					for _, p := range peers {
+						if len(ps.Addrs(p.ID())) > 0 || slices.Contains(ps.PeersWithKeys(), p.ID()) {
+							return false
+						}
+						if protos, _ := ps.GetProtocols(p.ID()); len(protos) > 0 {
+							return false
+						}
+					}
+					return true
+				})
 			}
 		})
 	}
