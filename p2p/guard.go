@@ -239,6 +239,11 @@ func (g *guard) disconnected(c network.Conn) {
 		ps.RemovePeer(p)
 		ps.ClearAddrs(p)
 	}
+	// A banned peer's identity link goes too: throw-away identities that
+	// identify, misbehave and are banned would otherwise fill the book.
+	if gone && banned {
+		g.h.book.forget(p)
+	}
 }
 
 // identified records that p completed the handshake: its frames are

@@ -151,6 +151,15 @@ func TestGarbageFloodBansPeer(t *testing.T) {
 		t.Fatal("the flooder is not banned")
 	}
 	eventually(t, "the flooder disconnected", func() bool { return !x.Connected(victim.host.ID()) })
+	// Nothing of it stays: neither its identity link nor its peerstore
+	// entries (throw-away identities banned one after the other would
+	// grow both without bound).
+	eventually(t, "the banned peer forgotten", func() bool {
+		_, known := victim.host.PeerLink(x.ID())
+		ps := victim.host.Libp2p().Peerstore()
+		protos, _ := ps.GetProtocols(x.ID())
+		return !known && len(protos) == 0 && len(ps.Addrs(x.ID())) == 0
+	})
 	refused := victim.host.GuardStats().RefusedConns
 	_ = x.Connect(t.Context(), victim.info()) // may complete on the dialler's side before the victim refuses
 	eventually(t, "the reconnection refused", func() bool {

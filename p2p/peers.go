@@ -54,6 +54,20 @@ func (b *peerBook) put(l *identity.Link) bool {
 	return true
 }
 
+// forget drops the link of peer id p, if it is the one its address holds.
+func (b *peerBook) forget(p peer.ID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.byPeer[p]
+	if l == nil {
+		return
+	}
+	delete(b.byPeer, p)
+	if a := negotiation.Address(l.EVMAddress); b.byAddr[a] == l {
+		delete(b.byAddr, a)
+	}
+}
+
 func (b *peerBook) byAddress(a negotiation.Address) *identity.Link {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
