@@ -55,7 +55,7 @@ func (p *boardPoster) announce(t *testing.T, at time.Time, deadline time.Time) *
 func boardNode(cfg BoardConfig, now *time.Time) *Node {
 	c := DefaultConfig()
 	c.Board = cfg
-	return &Node{cfg: c, board: map[negotiation.Hash]*boardEntry{}, threads: map[string]*thread{}, now: func() time.Time { return *now }}
+	return &Node{cfg: c, board: map[negotiation.Hash]*boardEntry{}, threads: map[string]*thread{}, cs: newConsentBook(), now: func() time.Time { return *now }}
 }
 
 // take puts env on n's board as takeAnnouncement does.
@@ -159,6 +159,25 @@ func TestBoardIsBounded(t *testing.T) {
 	take(one, b)
 	if got := onBoard(one, a, b); !got[0] || !got[1] {
 		t.Fatalf("with one slot, an answered announcement and a new one: %v", got)
+	}
+
+	// A poster the principal allowed is not bounded: all of its
+	// announcements stay, and take no slot of anyone else's.
+	trusted := newBoardPoster(t)
+	two := boardNode(BoardConfig{MaxPerPoster: 1, MaxTotal: 2, MaxAge: time.Hour}, &now)
+	two.cs.states[trusted.addr] = consentRecord{state: ConsentAllowed}
+	var kept []*negotiation.Envelope
+	for range 4 {
+		e := trusted.announce(t, now, far)
+		take(two, e)
+		kept = append(kept, e)
+	}
+	stranger := junk.announce(t, now, far)
+	take(two, stranger)
+	for i, ok := range onBoard(two, append(kept, stranger)...) {
+		if !ok {
+			t.Fatalf("with an allowed poster's four announcements and a stranger's one, %d is not on the board", i)
+		}
 	}
 
 	// At start the bounds apply to the board the ledger rebuilt, newest

@@ -54,6 +54,15 @@ func (n *Node) publishToken() error {
 // negotiation of this node answers.
 func (b *boardEntry) protected() bool { return b.own || b.answered }
 
+// boundedLocked reports whether b counts against the board's bounds and
+// may be evicted to keep them: not protected, and not of a poster the
+// principal allowed (n.tmu held; an allowed poster is not bounded, as in
+// consent, and its announcements are in the ledger). Stale announcements
+// leave whoever posted them.
+func (n *Node) boundedLocked(b *boardEntry) bool {
+	return !b.protected() && n.consentOf(b.env.Sender.EVMAddress) != ConsentAllowed
+}
+
 // stale reports whether b is past its deadline or older than maxAge.
 func (b *boardEntry) stale(now time.Time, maxAge time.Duration) bool {
 	p, ok := b.env.Payload.(*negotiation.TaskProposal)
@@ -83,7 +92,7 @@ func (n *Node) admitLocked(poster negotiation.Address, now time.Time) {
 	per, total := 0, 0
 	var oldestOfPoster, oldest *boardEntry
 	for _, b := range n.board {
-		if b.protected() {
+		if !n.boundedLocked(b) {
 			continue
 		}
 		total++
@@ -112,7 +121,7 @@ func (n *Node) admitLocked(poster negotiation.Address, now time.Time) {
 func (n *Node) oldestUnprotectedLocked() *boardEntry {
 	var oldest *boardEntry
 	for _, b := range n.board {
-		if !b.protected() && (oldest == nil || b.seen.Before(oldest.seen)) {
+		if n.boundedLocked(b) && (oldest == nil || b.seen.Before(oldest.seen)) {
 			oldest = b
 		}
 	}
@@ -147,7 +156,7 @@ func (n *Node) loadBoard() {
 	for _, b := range others {
 		p := b.env.Sender.EVMAddress
 		switch {
-		case b.protected():
+		case !n.boundedLocked(b):
 		case per[p] < n.cfg.Board.MaxPerPoster && kept < n.cfg.Board.MaxTotal:
 			per[p]++
 			kept++
