@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,29 +39,6 @@ func startOn(t *testing.T, n *tnode, dir string, opts ...node.Option) (*node.Nod
 	return nn, nil
 }
 
-// copyData copies a stopped node's data directory.
-func copyData(t *testing.T, dir string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 func refusedStore(t *testing.T, err error, store string, code storeguard.Code, says ...string) {
 	t.Helper()
@@ -125,7 +101,7 @@ func TestStoresRefuseToStartEmptier(t *testing.T) {
 		t.Fatalf("the approval store's record: %+v %v", arec, err)
 	}
 
-	noManifest := copyData(t, worker.dir)
+	noManifest := nodetest.CopyDir(t, worker.dir)
 	tables, _ := filepath.Glob(filepath.Join(noManifest, "ledger", "*.sst"))
 	if len(tables) == 0 {
 		t.Fatal("no ledger tables")
@@ -139,7 +115,7 @@ func TestStoresRefuseToStartEmptier(t *testing.T) {
 		t.Fatalf("tables %d -> %d", len(tables), len(after))
 	}
 
-	noApprovals := copyData(t, worker.dir)
+	noApprovals := nodetest.CopyDir(t, worker.dir)
 	if err := os.RemoveAll(filepath.Join(noApprovals, "approvals")); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/nodetest"
 )
 
 // nodeProcess is `parley node run` in a process of its own: this test
@@ -238,29 +239,6 @@ func eventuallyCheck(t *testing.T, p *nodeProcess) node.LedgerCheck {
 	return c
 }
 
-// copyDataDir copies a stopped node's data directory.
-func copyDataDir(t *testing.T, dir string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "copy")
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // flipInFiles flips one byte of the first occurrence of needle in the
 // files matching pattern.
@@ -321,7 +299,7 @@ func TestNodeRunRefusesMissingManifest(t *testing.T) {
 	}
 	f := newStoresFixture(t)
 
-	dir := copyDataDir(t, f.dir)
+	dir := nodetest.CopyDir(t, f.dir)
 	if err := os.Remove(filepath.Join(dir, "ledger", "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +344,7 @@ func TestNodeRunRefusesMissingManifest(t *testing.T) {
 	}
 
 	// The approval store without its MANIFEST.
-	dir = copyDataDir(t, f.dir)
+	dir = nodetest.CopyDir(t, f.dir)
 	if err := os.Remove(filepath.Join(dir, "approvals", "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +439,7 @@ func TestNodeRunReportsDamageAtRest(t *testing.T) {
 		}, 2, []ledger.Code{ledger.CodeObjectMismatch, ledger.CodeUnreadable}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := copyDataDir(t, f.dir)
+			dir := nodetest.CopyDir(t, f.dir)
 			tc.damage(t, dir)
 			p, err := startNodeProcess(t, dir)
 			if err != nil {

@@ -1,8 +1,10 @@
 package nodetest
 
 import (
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +140,32 @@ func Connect(t testing.TB, a, b *node.Node) {
 		_, ok2 := b.Host().Link(a.Address())
 		return ok1 && ok2
 	})
+}
+
+// CopyDir copies a stopped node's data directory (its stores, keys and
+// records) into a new temporary directory and returns it: the tests that
+// damage a store work on a copy. Directories are 0700, files 0600.
+func CopyDir(t testing.TB, dir string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "copy")
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
 
 // Eventually polls cond every 10 ms until it holds, and fails the test
