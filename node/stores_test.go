@@ -39,7 +39,6 @@ func startOn(t *testing.T, n *tnode, dir string, opts ...node.Option) (*node.Nod
 	return nn, nil
 }
 
-
 func refusedStore(t *testing.T, err error, store string, code storeguard.Code, says ...string) {
 	t.Helper()
 	var se *storeguard.Error

@@ -239,7 +239,6 @@ func eventuallyCheck(t *testing.T, p *nodeProcess) node.LedgerCheck {
 	return c
 }
 
-
 // flipInFiles flips one byte of the first occurrence of needle in the
 // files matching pattern.
 // uniqueRun returns n random upper-case letters from J to Z (none of the
