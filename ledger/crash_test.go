@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,4 +246,41 @@ func TestReadOnlyAfterCrash(t *testing.T) {
 	if _, err := ro.Verify(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEmptyMemtableAfterCrash: a kill between Badger's creating a new
+// memtable file and sizing it leaves an empty .mem file, on which
+// badger.Open fails once with z.NewFile (sizing the file as it fails;
+// dgraph-io/badger#2207). Start opens such a store, with every entry.
+func TestEmptyMemtableAfterCrash(t *testing.T) {
+	cfg := crashConfig(t, t.TempDir())
+	l := open(t, cfg)
+	for i := range 10 {
+		mustAppend(t, l, Record{Kind: KindChainEvent, Body: fmt.Appendf(nil, `{"i":%d}`, i)})
+	}
+	head := l.Head()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mems, err := filepath.Glob(filepath.Join(cfg.Dir, "*.mem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 1
+	for _, m := range mems {
+		if fid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(m), ".mem")); err == nil && fid >= next {
+			next = fid + 1
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("%05d.mem", next)), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, cfg)
+	if l.Head() != head {
+		t.Fatalf("head %+v after the reopen, want %+v", l.Head(), head)
+	}
+	if _, err := l.Verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, Record{Kind: KindChainEvent, Body: []byte(`{"after":true}`)})
 }
