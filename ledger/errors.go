@@ -108,6 +108,24 @@ func refuse(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// BatchError reports the record of an AppendAll batch that was refused:
+// nothing of the batch was written. It wraps the record's refusal (an
+// *Error), so errors.Is, errors.As and CodeOf see that refusal's code.
+type BatchError struct {
+	// Index is the refused record's position in the batch, from 0.
+	Index int
+	// Err is the record's refusal.
+	Err error
+}
+
+// Error returns "ledger: batch record <index>: <refusal>".
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("ledger: batch record %d: %v", e.Index, e.Err)
+}
+
+// Unwrap returns the record's refusal.
+func (e *BatchError) Unwrap() error { return e.Err }
+
 // VerifyError reports the first entry that fails verification: its
 // position in the chain (seq, counting from 1) and why.
 type VerifyError struct {
