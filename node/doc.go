@@ -29,8 +29,11 @@
 //     that rests on a damaged ledger entry is refused with
 //     CodeLedgerDamaged.
 //  4. Received envelopes and chain events are recorded before they take
-//     effect; every thread is always what the ledger replays to.
+//     effect, with the records of the step they cause (thread opened,
+//     card, identity link, state) in one ledger batch (ledger.AppendAll);
+//     every thread is always what the ledger replays to.
 //
-// node may import every package of the module except cmd; nothing but cmd
-// imports node.
+// node may import every package of the module except cmd and
+// contracts/bindings (contract events reach it as facts, chain.FactOf);
+// nothing but cmd imports node.
 package node

@@ -147,18 +147,14 @@ func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fac
 	if err != nil {
 		return out, err
 	}
-	err = together(
-		func() error {
-			_, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now})
-			return err
-		},
-		func() error { return n.recordState(ctx, t) },
-	)
-	if err != nil {
+	var rec batch
+	rec.put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now}, nil)
+	n.putState(&rec, t)
+	if err := n.write(ctx, &rec, "chain event"); err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
 		}
-		return out, failWrap(CodeStoreFailed, err, "chain event")
+		return out, err
 	}
 	if p, ok := f.(negotiation.ProofSubmitted); ok {
 		t.proofs[p.Milestone] = p.ProofCID

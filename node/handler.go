@@ -80,17 +80,13 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 			code = string(out.Code)
 		}
 		n.openPXP(t)
-		err := together(
-			func() error { return n.recordOpened(ctx, t) },
-			func() error { return n.recordLink(ctx, t, d.Sender) },
-			func() error {
-				_, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, negotiation.Code(code), now)
-				return err
-			},
-			func() error { return n.recordState(ctx, t) },
-			func() error { return n.cardRecord(ctx, t) },
-		)
-		if err != nil {
+		var b batch
+		n.putOpened(&b, t)
+		n.putCard(&b, t)
+		n.putLink(&b, t, d.Sender)
+		b.putEnvelope(ledger.KindEnvelopeReceived, env, negotiation.Code(code), now, nil)
+		n.putState(&b, t)
+		if err := n.write(ctx, &b, string(env.Type)); err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
 			if !t.opened {
 				drop()

@@ -412,14 +412,23 @@ func (n *Node) storeCard(ctx context.Context, c *negotiation.IntentCard) (string
 }
 
 func (n *Node) appendCardSealed(ctx context.Context, nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) error {
-	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
+	r, err := n.cardSealedRecord(nid, c, id, scope, via)
 	if err != nil {
 		return err
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
+	if _, _, err := n.led.Append(ctx, r); err != nil {
 		return failWrap(CodeStoreFailed, err, "card.sealed")
 	}
 	return nil
+}
+
+// cardSealedRecord returns the card.sealed record of appendCardSealed.
+func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
+	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	return ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}, nil
 }
 
 // SealCard seals card for negotiation nid only (overriding the default
@@ -504,7 +513,7 @@ func (n *Node) canReseal(t *thread) error {
 // a negotiation answering this node's announcement, the card the
 // announcement carried; a negotiation opened without a card runs without
 // one. It does no I/O; the card.sealed record is written with the
-// thread's first record (cardRecord).
+// thread's first record (putCard).
 func (n *Node) openPXP(t *thread) {
 	if t.pxp != nil {
 		return
@@ -556,24 +565,27 @@ func (n *Node) mandateFor(t *thread, card *negotiation.IntentCard) (*negotiation
 	return m, nil
 }
 
-// cardRecord writes the card.sealed entry of t's card in force when t
-// opened, once (t.mu held; a no-op otherwise). It runs with the thread's
-// first records.
-func (n *Node) cardRecord(ctx context.Context, t *thread) error {
+// putCard adds the card.sealed record of t's card in force when t opened
+// to b, once (t.mu held; nothing otherwise). It goes with the thread's
+// first records; once b is written the card counts as sealed.
+func (n *Node) putCard(b *batch, t *thread) {
 	if t.pxp == nil || t.pxp.m == nil || t.pxp.sealed {
-		return nil
+		return
 	}
 	scope := scopeOpened
 	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
 		scope = scopeAnnouncement
 	}
-	c := t.pxp.m.Card()
-	if err := n.appendCardSealed(ctx, t.id, c, t.pxp.cardID, scope, ""); err != nil {
-		return err
+	px := t.pxp
+	r, err := n.cardSealedRecord(t.id, px.m.Card(), px.cardID, scope, "")
+	if err != nil {
+		b.fail(err)
+		return
 	}
-	t.pxp.sealed = true
-	t.pxp.events++
-	return nil
+	b.put(r, func() {
+		px.sealed = true
+		px.events++
+	})
 }
 
 // rebuildPXP replaces t's PXP state with one replayed from the ledger
