@@ -388,18 +388,8 @@ func Restore(cfg Config, backup *BackupKeys, passphrase []byte) (*Keyring, error
 		return nil, err
 	}
 	k.link = backup.link
-	if err := syncDir(tmp); err != nil {
+	if err := k.install(final); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Lstat(final); serr == nil {
-			return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
-		}
-		return nil, fmt.Errorf("identity: install key dir: %w", err)
-	}
-	if err := syncDir(cfg.Dir); err != nil {
-		return nil, err
-	}
-	k.dir = final
 	return k, nil
 }
