@@ -518,8 +518,8 @@ func TestParseAmountAndDeadline(t *testing.T) {
 	}
 	for wei, want := range map[string]string{"1": "0.000000000000000001", "500000000000000000": "0.5", "3000000000000000000": "3", "0": "0"} {
 		v, _ := new(big.Int).SetString(wei, 10)
-		if got := fmtETH(v); got != want {
-			t.Errorf("fmtETH(%s) = %s, want %s", wei, got, want)
+		if got := node.FormatETH(v); got != want {
+			t.Errorf("node.FormatETH(%s) = %s, want %s", wei, got, want)
 		}
 	}
 	now := time.Date(2026, 6, 13, 12, 0, 0, 0, time.UTC)
