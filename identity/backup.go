@@ -369,19 +369,8 @@ func Restore(cfg Config, backup *BackupKeys, passphrase []byte) (*Keyring, error
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	k := &Keyring{cfg: cfg, dir: tmp, inbox: backup.inbox, evm: backup.evm, storage: backup.storage}
-	if err := k.writeInbox(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEVM(passphrase); err != nil {
-		return nil, err
-	}
-	for _, ek := range backup.enc {
-		if err := k.writeEncryptionKey(ek); err != nil {
-			return nil, err
-		}
-	}
 	k.enc = append([]*EncryptionKey(nil), backup.enc...)
-	if err := k.writePublic(); err != nil {
+	if err := k.writeKeys(passphrase); err != nil {
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(tmp, LinkFileName), backup.link.Bytes()); err != nil {

@@ -72,6 +72,23 @@ func newKeyDir(cfg Config) (final, tmp string, err error) {
 	return final, tmp, nil
 }
 
+// writeKeys writes every key file of a new key directory (k.dir): the
+// inbox and EVM keys under passphrase, each of k.enc, and public.json.
+func (k *Keyring) writeKeys(passphrase []byte) error {
+	if err := k.writeInbox(passphrase); err != nil {
+		return err
+	}
+	if err := k.writeEVM(passphrase); err != nil {
+		return err
+	}
+	for _, ek := range k.enc {
+		if err := k.writeEncryptionKey(ek); err != nil {
+			return err
+		}
+	}
+	return k.writePublic()
+}
+
 // install moves the key directory k was written in (newKeyDir's tmp) to
 // final once every file in it is synced, and syncs the data directory:
 // either all keys exist or none do. It refuses to replace keys that
@@ -128,17 +145,8 @@ func Create(cfg Config, passphrase []byte, now time.Time) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := k.writeInbox(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEVM(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEncryptionKey(ek); err != nil {
-		return nil, err
-	}
 	k.enc = []*EncryptionKey{ek}
-	if err := k.writePublic(); err != nil {
+	if err := k.writeKeys(passphrase); err != nil {
 		return nil, err
 	}
 	if _, err := k.issueLinkLocked(now); err != nil {
