@@ -33,7 +33,11 @@
 //     card, identity link, state) in one ledger batch (ledger.AppendAll);
 //     every thread is always what the ledger replays to.
 //
-// node may import every package of the module except cmd and
-// contracts/bindings (contract events reach it as facts, chain.FactOf);
-// nothing but cmd imports node.
+// node imports p2p, ledger, chain, approval, negotiation, identity,
+// storeguard and strictjson, and node/engine and node/gate once they
+// exist; never contracts/bindings (contract events reach it as facts,
+// chain.FactOf), cmd or a package above it. The packages above it
+// (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are
+// imported only by cmd (node/demo and node/soak use node/api's client), and
+// node/nodetest only by tests.
 package node
