@@ -422,7 +422,8 @@ func (n *Node) appendCardSealed(ctx context.Context, nid string, c *negotiation.
 	return nil
 }
 
-// cardSealedRecord returns the card.sealed record of appendCardSealed.
+// cardSealedRecord returns the card.sealed record of card c, stored as
+// id, for negotiation nid ("" for the default card).
 func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
 	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
 	if err != nil {
@@ -472,12 +473,14 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
-	if !t.opened {
-		if err := n.recordOpened(ctx, t); err != nil {
-			return negotiation.Hash{}, err
-		}
+	r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+	if err != nil {
+		return negotiation.Hash{}, err
 	}
-	if err := n.appendCardSealed(ctx, nid, c, id, scopeNegotiation, via); err != nil {
+	var b batch
+	n.putOpened(&b, t)
+	b.put(r, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return negotiation.Hash{}, err
 	}
 	if err := n.rebuildPXP(ctx, t); err != nil {
