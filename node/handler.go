@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
@@ -81,11 +82,7 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		n.openPXP(t)
 		var b batch
-		n.putOpened(&b, t)
-		n.putCard(&b, t)
-		n.putLink(&b, t, d.Sender)
-		b.putEnvelope(ledger.KindEnvelopeReceived, env, negotiation.Code(code), now, nil)
-		n.putState(&b, t)
+		n.putReceived(&b, t, d, negotiation.Code(code), now)
 		if err := n.write(ctx, &b, string(env.Type)); err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
 			if !t.opened {
@@ -121,6 +118,19 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		return n.reject(ctx, env, out.Code)
 	}
+}
+
+// putReceived adds the records of receiving the authentic envelope of d,
+// whose effect on t was code, to b (t.mu held), in this order: the
+// announcement t answers and thread.opened when t is new, the card.sealed
+// of its card, the sender's identity.link the first time, the
+// envelope.received and the thread.state it caused.
+func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation.Code, now time.Time) {
+	n.putOpened(b, t)
+	n.putCard(b, t)
+	n.putLink(b, t, d.Sender)
+	b.putEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
+	n.putState(b, t)
 }
 
 // threadFor returns the thread d belongs to. For a negotiation the node

@@ -83,11 +83,7 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		return nil, out, err
 	}
 	var b batch
-	n.putOpened(&b, t)
-	n.putCard(&b, t)
-	n.putLink(&b, t, n.keys.Link())
-	b.putEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
-	n.putState(&b, t)
+	n.putSent(&b, t, env, now)
 	if err := n.write(ctx, &b, string(env.Type)); err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
@@ -106,6 +102,18 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		n.queue(ctx, env)
 	}
 	return env, out, nil
+}
+
+// putSent adds the records of sending env in t to b (t.mu held), in the
+// order of putReceived: the announcement t answers and thread.opened when
+// t is new, card.sealed, this node's identity.link the first time, the
+// envelope.sent and the thread.state it caused.
+func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, now time.Time) {
+	n.putOpened(b, t)
+	n.putCard(b, t)
+	n.putLink(b, t, n.keys.Link())
+	b.putEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
+	n.putState(b, t)
 }
 
 // batch is the ledger records of one step of a thread, gathered as
