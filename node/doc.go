@@ -29,9 +29,12 @@
 //     that rests on a damaged ledger entry is refused with
 //     CodeLedgerDamaged.
 //  4. Received envelopes and chain events are recorded before they take
-//     effect, with the records of the step they cause (thread opened,
-//     card, identity link, state) in one ledger batch (ledger.AppendAll);
-//     every thread is always what the ledger replays to.
+//     effect. The records of one step (an envelope sent or received or a
+//     chain event, with the thread's opening, card, identity link and
+//     state it causes) are written by one ledger.AppendAll, all or none,
+//     in a defined order, and what the node keeps in memory about them
+//     changes only once it is written; every thread is always what the
+//     ledger replays to.
 //
 // node imports p2p, ledger, chain, approval, negotiation, identity,
 // storeguard and strictjson, and node/engine and node/gate once they
