@@ -256,9 +256,11 @@ func (n *Node) load(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("node: load: %w", err)
 		}
-		// The entries of one step are written in one batch, thread.opened
-		// first (putOpened); ledgers written before batches hold them in
-		// any order: a negotiation's record starts with whichever is first.
+		// The entries of one step are written in one batch in a defined
+		// order (putSent, putReceived: the announcement answered, then
+		// thread.opened, card, link, envelope, state); ledgers written
+		// before batches hold them in any order: a negotiation's record
+		// starts with whichever is first.
 		p := byNID[e.NegotiationID]
 		if p == nil && e.NegotiationID != "" {
 			p = &pending{links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}
