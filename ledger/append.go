@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -280,6 +281,15 @@ func canonicalBody(body []byte, limit int) ([]byte, error) {
 		return nil, refuse(CodeBadBody, "body", "not a JSON object")
 	}
 	return out, nil
+}
+
+// ObjectCID returns the CID under which the ledger stores obj with codec
+// (0 is CodecJSON): the CID the entry that stores it names. A record of
+// an AppendAll batch may refer to an object stored by an earlier record
+// of the same batch by it. An empty object, an unknown codec or JSON that
+// is not valid is an *Error (the size limit is the append's to check).
+func ObjectCID(obj []byte, codec uint64) (cid.Cid, error) {
+	return objectCID(obj, codec, math.MaxInt)
 }
 
 // objectCID checks an object and returns its CIDv1 (sha2-256).

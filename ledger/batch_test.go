@@ -133,6 +133,33 @@ func TestAppendAllObjects(t *testing.T) {
 	}
 }
 
+// TestObjectCID: ObjectCID is the CID the entry storing an object names,
+// for both codecs, so a record can name an object stored earlier in its
+// batch; what the ledger would refuse as an object it refuses too.
+func TestObjectCID(t *testing.T) {
+	l := open(t, testConfig(t, t.TempDir()))
+	for _, r := range []Record{
+		{Kind: KindBlobStored, Object: []byte(`{"a":1}`)},
+		{Kind: KindBlobStored, Object: []byte("raw bytes"), ObjectCodec: CodecRaw},
+	} {
+		c, err := ObjectCID(r.Object, r.ObjectCodec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := mustAppend(t, l, r); !e.CID.Equals(c) {
+			t.Fatalf("ObjectCID %s, the entry names %s", c, e.CID)
+		}
+	}
+	for _, bad := range []struct {
+		obj   []byte
+		codec uint64
+	}{{nil, 0}, {[]byte("not json"), CodecJSON}, {[]byte("x"), 0x99}} {
+		if _, err := ObjectCID(bad.obj, bad.codec); CodeOf(err) != CodeBadObject {
+			t.Fatalf("ObjectCID(%q, %x): %v, want %s", bad.obj, bad.codec, err, CodeBadObject)
+		}
+	}
+}
+
 // TestAppendAllRefusesWholeBatch: one refused record refuses the batch, the
 // error names that record and carries its code, and the store is
 // unchanged key by key. Reserved kinds go in only as their constructors
