@@ -227,26 +227,29 @@ func (f PXPFields) apply(p negotiation.Payload) {
 	}
 }
 
-// storePrivate stores v as a pxp.object and returns its CID.
-func (n *Node) storePrivate(ctx context.Context, what string, raw []byte) (string, error) {
+// privateRecord returns the pxp.object record that stores raw (in JCS
+// form) in this node's ledger only, and the CID that names it, so that a
+// record of the same batch can refer to it.
+func (n *Node) privateRecord(what string, raw []byte) (ledger.Record, string, error) {
 	canon, err := negotiation.Canonicalize(raw)
 	if err != nil {
-		return "", err
+		return ledger.Record{}, "", err
+	}
+	c, err := ledger.ObjectCID(canon, ledger.CodecJSON)
+	if err != nil {
+		return ledger.Record{}, "", err
 	}
 	body, _ := json.Marshal(map[string]string{"what": what})
-	e, _, err := n.led.Append(ctx, ledger.Record{Kind: KindPXPObject, Body: body, Object: canon, At: n.now()})
-	if err != nil {
-		return "", failWrap(CodeStoreFailed, err, "pxp.object")
-	}
-	return e.CID.String(), nil
+	return ledger.Record{Kind: KindPXPObject, Body: body, Object: canon, At: n.now()}, c.String(), nil
 }
 
-func (n *Node) storePrivateValue(ctx context.Context, what string, v any) (string, error) {
+// privateValueRecord is privateRecord of v's JSON.
+func (n *Node) privateValueRecord(what string, v any) (ledger.Record, string, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return "", err
+		return ledger.Record{}, "", err
 	}
-	return n.storePrivate(ctx, what, raw)
+	return n.privateRecord(what, raw)
 }
 
 // readPrivate decodes the pxp.object with CID s into v.
@@ -364,11 +367,18 @@ func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation
 	if err := n.confirmCard(ctx, "", c, via); err != nil {
 		return CardInfo{}, err
 	}
-	id, err := n.storeCard(ctx, c)
+	obj, id, err := n.cardRecord(c)
 	if err != nil {
 		return CardInfo{}, err
 	}
-	if err := n.appendCardSealed(ctx, "", c, id, scopeDefault, via); err != nil {
+	sealed, err := n.cardSealedRecord("", c, id, scopeDefault, via)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	var b batch
+	b.put(obj, nil)
+	b.put(sealed, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return CardInfo{}, err
 	}
 	n.px.mu.Lock()
@@ -407,19 +417,9 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 	return cardInfo(t.pxp.m.Card(), nid), nil
 }
 
-func (n *Node) storeCard(ctx context.Context, c *negotiation.IntentCard) (string, error) {
-	return n.storePrivate(ctx, "card", c.Bytes())
-}
-
-func (n *Node) appendCardSealed(ctx context.Context, nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) error {
-	r, err := n.cardSealedRecord(nid, c, id, scope, via)
-	if err != nil {
-		return err
-	}
-	if _, _, err := n.led.Append(ctx, r); err != nil {
-		return failWrap(CodeStoreFailed, err, "card.sealed")
-	}
-	return nil
+// cardRecord returns the pxp.object record of card c and its CID.
+func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
+	return n.privateRecord("card", c.Bytes())
 }
 
 // cardSealedRecord returns the card.sealed record of card c, stored as
@@ -469,7 +469,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if err := n.canReseal(t); err != nil {
 		return negotiation.Hash{}, err
 	}
-	id, err := n.storeCard(ctx, c)
+	obj, id, err := n.cardRecord(c)
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
@@ -478,6 +478,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 		return negotiation.Hash{}, err
 	}
 	var b batch
+	b.put(obj, nil)
 	n.putOpened(&b, t)
 	b.put(r, nil)
 	if err := n.write(ctx, &b, "card.sealed"); err != nil {
@@ -946,7 +947,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		triggers = append(triggers, triggerName(tr))
 	}
 	err := func() error {
-		id, err := n.storePrivateValue(ctx, "escalation", priv)
+		obj, id, err := n.privateValueRecord("escalation", priv)
 		if err != nil {
 			return err
 		}
@@ -954,10 +955,10 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		if err != nil {
 			return err
 		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.id, Body: body, At: at}); err != nil {
-			return failWrap(CodeStoreFailed, err, "escalation")
-		}
-		return nil
+		var b batch
+		b.put(obj, nil)
+		b.put(ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.id, Body: body, At: at}, nil)
+		return n.write(ctx, &b, "escalation")
 	}()
 	if err != nil {
 		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
@@ -1168,7 +1169,7 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		return negotiation.PrincipalAnswer{}, &Error{Code: CodeOf(err), Msg: "answer", Err: err}
 	}
 	err = func() error {
-		id, err := n.storePrivateValue(ctx, "answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+		obj, id, err := n.privateValueRecord("answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
 		if err != nil {
 			return err
 		}
@@ -1176,10 +1177,10 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		if err != nil {
 			return err
 		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}); err != nil {
-			return failWrap(CodeStoreFailed, err, "card.amended")
-		}
-		return nil
+		var b batch
+		b.put(obj, nil)
+		b.put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
+		return n.write(ctx, &b, "card.amended")
 	}()
 	if err != nil {
 		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
