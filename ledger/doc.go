@@ -25,7 +25,8 @@
 //     AppendRejected records non-authentic input by hash and code only.
 //     AppendAll records the records of one step in one transaction, in the
 //     order given, all or none (EnvelopeRecord and RejectedRecord build
-//     the envelope kinds' records for it), as go-ethereum's ethdb.Batch
+//     the envelope kinds' records for it; ObjectCID names an object an
+//     earlier record of the batch stores), as go-ethereum's ethdb.Batch
 //     writes a batch. Each returns after its entries are synced: concurrent
 //     appends and batches share one synced transaction (group commit), a
 //     batch never split. Bad input is refused with an *Error carrying a
