@@ -24,13 +24,6 @@ const (
 	ToolPasskeyRevoke = "parley.passkey.revoke"
 )
 
-// Tools lists the tools of every gated act of a negotiation, in a fixed
-// order.
-var Tools = []string{
-	ToolSettlementSign, ToolEscrowFund, ToolMilestoneRelease, ToolCancelSign, ToolAmendmentSign,
-	ToolReplacementSign, ToolDisputeOpen, ToolArbitratorPropose, ToolDisputeRule,
-}
-
 // SettlementAction returns the action of signing a settlement digest in
 // negotiation negotiationID: the digest (0x and 64 hex digits), the total
 // amount in the token's smallest unit as a decimal string, the token

@@ -11,5 +11,6 @@
 // bytes.
 //
 // This package has no Go code of its own beyond the generate directives; the
-// chain package deploys and drives the contracts.
+// chain package deploys and drives the contracts. It and its two binding
+// packages import nothing of the module.
 package contracts

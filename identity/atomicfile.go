@@ -83,10 +83,10 @@ func ageEncrypt(plaintext []byte, r age.Recipient) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ageDecrypt decrypts an age file with id. A file id cannot open is
-// ErrWrongPassphrase (for a passphrase identity); any other failure is
-// ErrCorruptKeyFile.
-func ageDecrypt(name string, ciphertext []byte, id age.Identity) ([]byte, error) {
+// ageDecrypt decrypts the age file name of the key directory dir with id.
+// A file id cannot open is ErrWrongPassphrase (for a passphrase identity);
+// any other failure is ErrCorruptKeyFile naming the file.
+func ageDecrypt(dir, name string, ciphertext []byte, id age.Identity) ([]byte, error) {
 	r, err := age.Decrypt(bytes.NewReader(ciphertext), id)
 	if err != nil {
 		var noMatch *age.NoIdentityMatchError
@@ -95,11 +95,11 @@ func ageDecrypt(name string, ciphertext []byte, id age.Identity) ([]byte, error)
 				return nil, fail(CodeWrongPassphrase, "%s: incorrect passphrase", name)
 			}
 		}
-		return nil, failWrap(CodeCorruptKeyFile, err, "%s is damaged", name)
+		return nil, damaged(dir, name, err, "%v", err)
 	}
 	out, err := io.ReadAll(r)
 	if err != nil {
-		return nil, failWrap(CodeCorruptKeyFile, err, "%s is damaged", name)
+		return nil, damaged(dir, name, err, "%v", err)
 	}
 	return out, nil
 }

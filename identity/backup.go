@@ -369,37 +369,16 @@ func Restore(cfg Config, backup *BackupKeys, passphrase []byte) (*Keyring, error
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	k := &Keyring{cfg: cfg, dir: tmp, inbox: backup.inbox, evm: backup.evm, storage: backup.storage}
-	if err := k.writeInbox(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEVM(passphrase); err != nil {
-		return nil, err
-	}
-	for _, ek := range backup.enc {
-		if err := k.writeEncryptionKey(ek); err != nil {
-			return nil, err
-		}
-	}
 	k.enc = append([]*EncryptionKey(nil), backup.enc...)
-	if err := k.writePublic(); err != nil {
+	if err := k.writeKeys(passphrase); err != nil {
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(tmp, LinkFileName), backup.link.Bytes()); err != nil {
 		return nil, err
 	}
 	k.link = backup.link
-	if err := syncDir(tmp); err != nil {
+	if err := k.install(final); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Lstat(final); serr == nil {
-			return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
-		}
-		return nil, fmt.Errorf("identity: install key dir: %w", err)
-	}
-	if err := syncDir(cfg.Dir); err != nil {
-		return nil, err
-	}
-	k.dir = final
 	return k, nil
 }

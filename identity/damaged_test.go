@@ -54,7 +54,13 @@ func TestDamagedKeyFileIsNotAWrongPassphrase(t *testing.T) {
 		{"inbox.age's scrypt stanza", InboxFileName, func(b []byte) []byte {
 			c := bytes.Clone(b)
 			i := bytes.Index(c, []byte("\n-> scrypt ")) + len("\n-> scrypt ") + 3
-			c[i] ^= 0x01 // the salt: the wrapped file key no longer opens
+			c[i] ^= 0x01 // the salt: the wrapped file key no longer opens, or the salt no longer parses
+			return c
+		}},
+		{"inbox.age's scrypt salt not base64", InboxFileName, func(b []byte) []byte {
+			c := bytes.Clone(b)
+			i := bytes.Index(c, []byte("\n-> scrypt ")) + len("\n-> scrypt ") + 3
+			c[i] = '!' // age fails to parse the stanza before any key is tried
 			return c
 		}},
 	} {

@@ -45,7 +45,7 @@ func (k *Keyring) readInbox(passphrase []byte, pub *PublicInfo) error {
 	if err != nil {
 		return fmt.Errorf("identity: passphrase identity: %w", err)
 	}
-	plain, err := ageDecrypt(InboxFileName, ct, id)
+	plain, err := ageDecrypt(k.dir, InboxFileName, ct, id)
 	if errIsWrongPassphrase(err) && k.evmOpens(passphrase, pub) {
 		// The passphrase opens evm.json, and both files were written
 		// with it: inbox.age itself changed.
@@ -143,7 +143,7 @@ func (k *Keyring) readEncryptionKey(pk PublicKeyInfo) (*EncryptionKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := ageDecrypt(name, ct, k.storage)
+	plain, err := ageDecrypt(k.dir, name, ct, k.storage)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,45 @@ func newKeyDir(cfg Config) (final, tmp string, err error) {
 	return final, tmp, nil
 }
 
+// writeKeys writes every key file of a new key directory (k.dir): the
+// inbox and EVM keys under passphrase, each of k.enc, and public.json.
+func (k *Keyring) writeKeys(passphrase []byte) error {
+	if err := k.writeInbox(passphrase); err != nil {
+		return err
+	}
+	if err := k.writeEVM(passphrase); err != nil {
+		return err
+	}
+	for _, ek := range k.enc {
+		if err := k.writeEncryptionKey(ek); err != nil {
+			return err
+		}
+	}
+	return k.writePublic()
+}
+
+// install moves the key directory k was written in (newKeyDir's tmp) to
+// final once every file in it is synced, and syncs the data directory:
+// either all keys exist or none do. It refuses to replace keys that
+// appeared at final meanwhile.
+func (k *Keyring) install(final string) error {
+	tmp := k.dir
+	if err := syncDir(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Lstat(final); serr == nil {
+			return fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
+		}
+		return fmt.Errorf("identity: install key dir: %w", err)
+	}
+	if err := syncDir(k.cfg.Dir); err != nil {
+		return err
+	}
+	k.dir = final
+	return nil
+}
+
 // Create makes new keys in cfg.Dir/keys: an inbox key, an EVM key, one
 // encryption key of cfg.KEM valid from now for cfg.EncryptionKeyLifetime,
 // and an identity link valid from now for cfg.LinkLifetime. It writes every
@@ -106,35 +145,16 @@ func Create(cfg Config, passphrase []byte, now time.Time) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := k.writeInbox(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEVM(passphrase); err != nil {
-		return nil, err
-	}
-	if err := k.writeEncryptionKey(ek); err != nil {
-		return nil, err
-	}
 	k.enc = []*EncryptionKey{ek}
-	if err := k.writePublic(); err != nil {
+	if err := k.writeKeys(passphrase); err != nil {
 		return nil, err
 	}
 	if _, err := k.issueLinkLocked(now); err != nil {
 		return nil, err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := k.install(final); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Lstat(final); serr == nil {
-			return nil, fail(CodeKeyExists, "%s already exists; refusing to overwrite keys", final)
-		}
-		return nil, fmt.Errorf("identity: install key dir: %w", err)
-	}
-	if err := syncDir(cfg.Dir); err != nil {
-		return nil, err
-	}
-	k.dir = final
 	return k, nil
 }
 

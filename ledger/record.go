@@ -24,7 +24,8 @@ const recordEvery = 100 * time.Millisecond
 // precheck reads the record and checks the Badger directory before it is
 // opened: a directory with data files but no readable MANIFEST is refused,
 // and so is a record that says entries exist when the directory holds no
-// data file at all (nothing is created then).
+// data file at all (nothing is created then). The empty log files a kill
+// can leave are removed (a read-only open asks for recovery instead).
 func (l *Ledger) precheck() (*storeguard.Record, error) {
 	var rec *storeguard.Record
 	if l.cfg.RecordFile != "" {
@@ -47,6 +48,15 @@ func (l *Ledger) precheck() (*storeguard.Record, error) {
 	if rec != nil && rec.Seq > 0 && !c.HasData() {
 		return nil, l.refuse(storeguard.CodeEmptier, rec, c.String(),
 			"the record says the ledger holds %d entries, the directory holds no data file", rec.Seq)
+	}
+	if len(c.Empty) > 0 {
+		if l.cfg.ReadOnly {
+			return nil, fmt.Errorf("%w: %s: empty log files %v left by a kill", ErrNeedsRecovery, l.cfg.Dir, c.Empty)
+		}
+		if err := storeguard.DropEmpty(l.cfg.Dir, c); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		l.log.Info("empty log files left by a kill removed (they hold nothing)", "dir", l.cfg.Dir, "files", c.Empty)
 	}
 	return rec, nil
 }

@@ -20,6 +20,6 @@
 //     on it; the ledger, not this package, is the node's memory.
 //
 // It imports only the schemas package, go-ethereum's pure encoding and
-// crypto packages, and encoding libraries. It must never import ledger, p2p,
-// chain, approval or node.
+// crypto packages, and encoding libraries. It must never import identity
+// (its sibling), ledger, p2p, chain, approval or node.
 package negotiation

@@ -15,7 +15,6 @@ import (
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/contracts/bindings"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
 )
@@ -321,8 +320,8 @@ func (n *Node) adoptHandoff(ctx context.Context, nid string, from negotiation.Ad
 	if sha256.Sum256(raw) != [32]byte(p.HandoffHash) {
 		return nil, nil
 	}
-	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
-	if err != nil || rep.NegotiationID != nid {
+	rep, err := verifyBundleOf(raw, nid, "hand-over package")
+	if err != nil {
 		n.log.Warn("the other party's hand-over package does not verify", "negotiation", nid, "cid", c, "err", err)
 		return nil, nil
 	}
@@ -550,16 +549,9 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 		return fail(CodeBadBundle, "the hand-over CID %s does not name the hash %s", bc, p.HandoffHash)
 	}
 	from := d.Sender.PeerID
-	raw, err := n.fetchRaw(ctx, from, bc)
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "fetching the hand-over package")
-	}
-	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
+	raw, rep, err := n.fetchBundle(ctx, from, nid, bc, "hand-over package")
 	if err != nil {
 		return err
-	}
-	if rep.NegotiationID != nid {
-		return fail(CodeBadBundle, "the package is about %s, not %s", rep.NegotiationID, nid)
 	}
 	params := negotiation.Params{NegotiationID: nid}
 	for _, e := range rep.Negotiation {
@@ -571,15 +563,9 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 		if err != nil {
 			return failWrap(CodeBadBundle, err, "announcement CID")
 		}
-		ab, err := n.fetchRaw(ctx, from, ac)
-		if err != nil {
-			return failWrap(CodeBadBundle, err, "fetching the announcement")
+		if params.Announcement, err = n.fetchAnnouncement(ctx, from, ac); err != nil {
+			return err
 		}
-		ann, err := negotiation.Decode(ab, negotiation.DecodeOptions{})
-		if err != nil || ann.Verify() != nil || !ann.IsAnnouncement() || ann.CID() != ac {
-			return fail(CodeBadBundle, "the announcement %s does not verify", ac)
-		}
-		params.Announcement = ann
 		break
 	}
 	th, err := rep.ReplayThread(params, replayFact)

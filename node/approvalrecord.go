@@ -127,7 +127,8 @@ func bumpGeneration(txn *badger.Txn) error {
 // precheckApprovals reads the record and checks the Badger directory
 // before it is opened (storeguard.CheckBadgerDir); a record that names a
 // store where the directory holds no data file is refused before anything
-// is created.
+// is created. The empty log files a kill can leave are removed
+// (storeguard.DropEmpty).
 func (r *storeRecord) precheck(dir string) (*storeguard.Record, error) {
 	var rec *storeguard.Record
 	if r != nil {
@@ -146,6 +147,9 @@ func (r *storeRecord) precheck(dir string) (*storeguard.Record, error) {
 	}
 	if rec != nil && rec.StoreID != "" && !c.HasData() {
 		return nil, r.refuse(dir, storeguard.CodeEmptier, rec, c.String(), "the record names a store of generation %d, the directory holds no data file", rec.Seq)
+	}
+	if err := storeguard.DropEmpty(dir, c); err != nil {
+		return nil, fmt.Errorf("node: approval store: %w", err)
 	}
 	return rec, nil
 }

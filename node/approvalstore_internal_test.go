@@ -3,6 +3,8 @@ package node
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -159,5 +161,33 @@ func BenchmarkMarkConsumed(b *testing.B) {
 		if _, err := s.MarkConsumed(b.Context(), approval.ConsumptionRecord{RequestID: fmt.Sprintf("req_%d", i)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestApprovalStoreAfterKillAtLogCreation: the approval store opens over
+// the empty memtable file a kill at its creation leaves (Badger alone
+// refuses it, dgraph-io/badger#2207), and keeps what it held.
+func TestApprovalStoreAfterKillAtLogCreation(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openApprovalStore(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MarkConsumed(t.Context(), approval.ConsumptionRecord{RequestID: "req_1", IntentHash: "h", ConsumedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00001.mem"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = openApprovalStore(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.Consumed(t.Context(), "req_1"); err != nil || !ok {
+		t.Fatalf("the consumption after reopen: %v, %v", ok, err)
 	}
 }

@@ -130,12 +130,29 @@ func (n *Node) fetchFiles(nid string, p peer.ID, files []fileRef) {
 	}
 }
 
-// fetchFile fetches one file, retrying (a party may not yet know the
-// fetching node's role), and stores it.
+// fetchFile fetches one file (fetchRaw) unless it is stored already, and
+// stores it.
 func (n *Node) fetchFile(ctx context.Context, nid string, p peer.ID, f fileRef) ([]byte, error) {
 	if data, err := n.led.Object(ctx, f.c); err == nil {
 		return data, nil
 	}
+	data, err := n.fetchRaw(ctx, p, f.c)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := n.storeBlob(ctx, nid, f.ref.Name, f.ref.MediaType, p.String(), data); err != nil {
+		return nil, err
+	}
+	n.events.publish(Event{Kind: EventFile, NegotiationID: nid, CID: f.c.String(), Detail: f.ref.Name, At: n.now()})
+	return data, nil
+}
+
+// fetchRaw fetches the file c from p without storing it, retrying with
+// backoff (a party may not yet know the fetching node's role): a broken
+// transfer resumes after the bytes it got, bytes that do not hash to c
+// are dropped and fetched again. It counts each result in the files
+// metric.
+func (n *Node) fetchRaw(ctx context.Context, p peer.ID, c cid.Cid) ([]byte, error) {
 	var have []byte
 	var lastErr error
 	for attempt, delay := 0, 200*time.Millisecond; attempt < 8; attempt, delay = attempt+1, min(2*delay, 5*time.Second) {
@@ -147,23 +164,17 @@ func (n *Node) fetchFile(ctx context.Context, nid string, p peer.ID, f fileRef) 
 			}
 		}
 		fctx, cancel := context.WithTimeout(ctx, n.cfg.FetchTimeout)
-		data, err := n.host.FetchBlob(fctx, p, f.c, have)
+		data, err := n.host.FetchBlob(fctx, p, c, have)
 		cancel()
 		if err == nil {
-			if _, err := n.storeBlob(ctx, nid, f.ref.Name, f.ref.MediaType, p.String(), data); err != nil {
-				return nil, err
-			}
 			n.m.files.WithLabelValues("ok").Inc()
-			n.events.publish(Event{Kind: EventFile, NegotiationID: nid, CID: f.c.String(), Detail: f.ref.Name, At: n.now()})
 			return data, nil
 		}
-		lastErr = err
+		lastErr, have = err, data
 		if errors.Is(err, p2p.ErrCIDMismatch) {
 			have = nil
 			n.m.files.WithLabelValues("cid_mismatch").Inc()
-			continue
 		}
-		have = data
 	}
 	n.m.files.WithLabelValues("failed").Inc()
 	return nil, lastErr

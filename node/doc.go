@@ -31,6 +31,11 @@
 //  4. Received envelopes and chain events are recorded before they take
 //     effect; every thread is always what the ledger replays to.
 //
-// node may import every package of the module except cmd; nothing but cmd
-// imports node.
+// node imports p2p, ledger, chain, approval, negotiation, identity,
+// storeguard and strictjson (and contracts/bindings, for the chain's
+// events, until chain maps them to facts), and node/engine and node/gate
+// once they exist; never cmd or a package above it. The packages above it
+// (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are
+// imported only by cmd (node/demo and node/soak use node/api's client), and
+// node/nodetest only by tests.
 package node

@@ -24,7 +24,7 @@ import (
 // the node's data directory holds is the authority of the two acts no
 // passkey can approve: enrolling the first passkey, and revoking the last
 // one. The node's API never issues one (its bearer key is capability, not
-// authority): `parley init` and `parley approvals enroll` (or `passkeys
+// authority): `parley init` and `parley approvals enrol` (or `passkeys
 // revoke` of the last passkey) make them by writing the data directory
 // directly, whether or not the node runs. The tokens live in small files
 // beside the Badger stores, not inside them, since a running node holds
@@ -72,7 +72,7 @@ type tokensFile struct {
 
 // dirTokens is the token record of one data directory. Every change is a
 // read-modify-write under an exclusive lock of the lock file (so `parley
-// approvals enroll` and a running node never lose each other's writes),
+// approvals enrol` and a running node never lose each other's writes),
 // written atomically (a temporary file, synced, renamed over the record,
 // the directory synced) with mode 0600: a call that returns nil is on
 // disk. It implements the enrolment half of approval.TokenStore.
@@ -342,7 +342,7 @@ func writeAtomic(path string, data []byte) error {
 // principal to read, and a later token replaces it. It writes the data
 // directory directly, whether or not the node runs (a running node reads
 // the record at each enrolment); `parley init` and `parley approvals
-// enroll` call it, the node's API never does. The token enrols only while
+// enrol` call it, the node's API never does. The token enrols only while
 // no passkey is registered: a further passkey needs an approval by an
 // existing one.
 func IssueEnrolToken(ctx context.Context, dataDir string, now time.Time, ttl time.Duration) (string, error) {

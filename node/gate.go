@@ -59,17 +59,6 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
 }
 
-// ActOfTool returns the act whose approvals use tool, or "" for a tool no
-// act uses.
-func ActOfTool(tool string) Act {
-	for a, t := range actTool {
-		if t.tool == tool {
-			return a
-		}
-	}
-	return ""
-}
-
 // ActAction returns the action a request for act names: the act's tool
 // and operation, the negotiation as target and args as the exact
 // arguments (every value a string or a list of strings: amounts in wei as

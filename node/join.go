@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ipfs/go-cid"
@@ -119,19 +118,11 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "bundle CID")
 	}
-	raw, err := n.fetchRaw(ctx, from, bc)
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "fetching the bundle")
-	}
-	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
+	raw, rep, err := n.fetchBundle(ctx, from, nid, bc, "bundle")
 	if err != nil {
 		return err
 	}
-	if rep.NegotiationID != nid {
-		return fail(CodeBadBundle, "the bundle is about %s, not %s", rep.NegotiationID, nid)
-	}
 	params := negotiation.Params{NegotiationID: nid}
-	var ann *negotiation.Envelope
 	for _, af := range d.Envelope.Payload.(*negotiation.DisputeEvidence).Files {
 		if af.MediaType != MediaTypeEnvelope {
 			continue
@@ -140,14 +131,9 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 		if err != nil {
 			return failWrap(CodeBadBundle, err, "announcement CID")
 		}
-		b, err := n.fetchRaw(ctx, from, ac)
-		if err != nil {
-			return failWrap(CodeBadBundle, err, "fetching the announcement")
+		if params.Announcement, err = n.fetchAnnouncement(ctx, from, ac); err != nil {
+			return err
 		}
-		if ann, err = negotiation.Decode(b, negotiation.DecodeOptions{}); err != nil || ann.Verify() != nil || !ann.IsAnnouncement() || ann.CID() != ac {
-			return fail(CodeBadBundle, "the announcement %s does not verify", ac)
-		}
-		params.Announcement = ann
 	}
 	th, err := rep.ReplayThread(params, replayFact)
 	if err != nil {
@@ -285,27 +271,48 @@ func (n *Node) fetchThreadFiles(t *thread) {
 	}
 }
 
-// fetchRaw fetches a file by CID from p without storing it.
-func (n *Node) fetchRaw(ctx context.Context, p peer.ID, c cid.Cid) ([]byte, error) {
-	var have []byte
-	var lastErr error
-	for attempt, delay := 0, 200*time.Millisecond; attempt < 8; attempt, delay = attempt+1, min(2*delay, 5*time.Second) {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(delay):
-			}
-		}
-		fctx, cancel := context.WithTimeout(ctx, n.cfg.FetchTimeout)
-		data, err := n.host.FetchBlob(fctx, p, c, have)
-		cancel()
-		if err == nil {
-			return data, nil
-		}
-		lastErr, have = err, data
+// fetchBundle fetches the proof bundle c of negotiation nid from p (sealed
+// to this node, checked against its CID) and verifies it offline
+// (verifyBundleOf); what names it in errors: "bundle", "hand-over
+// package".
+func (n *Node) fetchBundle(ctx context.Context, p peer.ID, nid string, c cid.Cid, what string) ([]byte, *ledger.BundleReport, error) {
+	raw, err := n.fetchRaw(ctx, p, c)
+	if err != nil {
+		return nil, nil, failWrap(CodeBadBundle, err, "fetching the %s", what)
 	}
-	return nil, lastErr
+	rep, err := verifyBundleOf(raw, nid, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	return raw, rep, nil
+}
+
+// verifyBundleOf verifies raw as a proof bundle (VerifyBundle) of
+// negotiation nid.
+func verifyBundleOf(raw []byte, nid, what string) (*ledger.BundleReport, error) {
+	rep, err := VerifyBundle(bytes.NewReader(raw), ledger.BundleOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if rep.NegotiationID != nid {
+		return nil, fail(CodeBadBundle, "the %s is about %s, not %s", what, rep.NegotiationID, nid)
+	}
+	return rep, nil
+}
+
+// fetchAnnouncement fetches the announcement c a bundle's thread answers
+// from p and checks it: it decodes, its signature verifies, it is an
+// announcement, and its CID is c.
+func (n *Node) fetchAnnouncement(ctx context.Context, p peer.ID, c cid.Cid) (*negotiation.Envelope, error) {
+	b, err := n.fetchRaw(ctx, p, c)
+	if err != nil {
+		return nil, failWrap(CodeBadBundle, err, "fetching the announcement")
+	}
+	ann, err := negotiation.Decode(b, negotiation.DecodeOptions{})
+	if err != nil || ann.Verify() != nil || !ann.IsAnnouncement() || ann.CID() != c {
+		return nil, fail(CodeBadBundle, "the announcement %s does not verify", c)
+	}
+	return ann, nil
 }
 
 // VerifyBundle checks a proof bundle offline: everything ledger.VerifyBundle

@@ -46,7 +46,7 @@ func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, erro
 		}, []string{"code"}),
 		files: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "parley", Subsystem: "node", Name: "files_fetched_total",
-			Help: "Delivered and evidence files fetched by CID, by result.",
+			Help: "Files fetched by CID (delivered files, evidence, proof bundles, announcements), by result.",
 		}, []string{"result"}),
 		threads: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "parley", Subsystem: "node", Name: "threads",

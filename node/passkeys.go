@@ -373,7 +373,7 @@ type PasskeyOptions struct {
 // navigator.credentials.create) and the session to finish it with. The
 // first passkey needs the one-time token only the data directory holds
 // (the one `parley init` printed and wrote to <data-dir>/enrol-token, or
-// one `parley approvals enroll` made there: IssueEnrolToken), and only
+// one `parley approvals enrol` made there: IssueEnrolToken), and only
 // while none is registered; no API issues one. A further
 // one, with token "", needs an approval by an existing passkey: the node
 // makes a pending register_passkey request and BeginPasskey fails with
@@ -404,7 +404,7 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	case token != "" && len(creds) > 0:
 		return nil, "", fail(Code(approval.CodeNotAuthorized), "%d passkeys are registered: a further one needs an approval by an existing passkey (register without a token)", len(creds))
 	case token == "" && len(creds) == 0:
-		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token in the data directory (<data-dir>/%s, which `parley init` printed, or a new one from `parley approvals enroll`)", EnrolTokenFileName)
+		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token in the data directory (<data-dir>/%s, which `parley init` printed, or a new one from `parley approvals enrol`)", EnrolTokenFileName)
 	case token != "":
 		if err := n.checkToken(ctx, token); err != nil {
 			return nil, "", err
@@ -488,7 +488,7 @@ func (n *Node) resumeRegistration(id string) (*protocol.CredentialCreation, stri
 func (n *Node) checkToken(ctx context.Context, token string) error {
 	rec, err := n.tokens.EnrolToken(ctx)
 	if errors.Is(err, approval.ErrNotFound) {
-		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enroll` makes one in the data directory)")
+		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enrol` makes one in the data directory)")
 	}
 	if err != nil {
 		return failWrap(CodeStoreFailed, err, "enrolment token")

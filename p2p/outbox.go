@@ -221,6 +221,8 @@ func (q *queue) signal() {
 func (q *queue) run(ctx context.Context) {
 	o := q.o
 	defer q.closeStream()
+	// One timer, Reset before each wait: since Go 1.23 Reset discards a
+	// value that fired and was not received, so no drain is needed.
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -239,12 +241,6 @@ func (q *queue) run(ctx context.Context) {
 				return
 			case <-q.wakeC:
 			case <-timer.C:
-			}
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
 			}
 			o.mu.Lock()
 			if len(q.items) == 0 {
@@ -278,12 +274,6 @@ func (q *queue) run(ctx context.Context) {
 			return
 		case <-q.wakeC:
 		case <-timer.C:
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
 		}
 	}
 }

@@ -17,5 +17,6 @@
 // the negotiation package and an independent validator (ajv-check.mjs) all
 // judge the same way.
 //
-// This package imports nothing of Parley's; negotiation and identity import it.
+// This package imports nothing of Parley's; negotiation imports it (its own
+// tests check the fixtures with negotiation and identity).
 package schemas

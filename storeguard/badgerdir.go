@@ -20,7 +20,7 @@ type Contents struct {
 	// Exists reports whether the directory exists.
 	Exists bool
 	// Tables, ValueLogs and Memtables count the table (.sst), value-log
-	// (.vlog) and memtable write-ahead (.mem) files.
+	// (.vlog) and memtable write-ahead (.mem) files, empty ones aside.
 	Tables, ValueLogs, Memtables int
 	// Manifest reports whether a MANIFEST is present; ManifestTables is the
 	// number of tables it names.
@@ -31,6 +31,11 @@ type Contents struct {
 	// a compaction) leaves. Badger deletes them at open; their data is in
 	// the tables the MANIFEST names or in the memtable files.
 	Orphans []string
+	// Empty are value-log and memtable files of 0 bytes: what a kill
+	// between Badger creating such a file and giving it its size leaves.
+	// They hold nothing, and Badger v4 cannot open a directory with one
+	// (dgraph-io/badger#2207): DropEmpty removes them before the open.
+	Empty []string
 }
 
 // HasData reports whether the directory holds any table, value-log or
@@ -86,10 +91,19 @@ func CheckBadgerDir(store, dir string) (Contents, error) {
 			if id, err := strconv.ParseUint(strings.TrimSuffix(name, ".sst"), 10, 64); err == nil {
 				tables[id] = name
 			}
-		case strings.HasSuffix(name, ".vlog"):
-			c.ValueLogs++
-		case strings.HasSuffix(name, ".mem"):
-			c.Memtables++
+		case strings.HasSuffix(name, ".vlog"), strings.HasSuffix(name, ".mem"):
+			info, err := e.Info()
+			if err != nil {
+				return c, fmt.Errorf("storeguard: read %s: %w", dir, err)
+			}
+			switch {
+			case info.Size() == 0:
+				c.Empty = append(c.Empty, name)
+			case strings.HasSuffix(name, ".vlog"):
+				c.ValueLogs++
+			default:
+				c.Memtables++
+			}
 		}
 	}
 	refuse := func(code Code, format string, args ...any) (Contents, error) {
@@ -121,6 +135,33 @@ func CheckBadgerDir(store, dir string) (Contents, error) {
 	}
 	slices.Sort(c.Orphans)
 	return c, nil
+}
+
+// DropEmpty removes from dir the empty value-log and memtable files that
+// CheckBadgerDir listed in c.Empty, and syncs dir. A read-write open
+// calls it after the check and before badger.Open; a read-only open
+// cannot, and leaves the store to a read-write one.
+func DropEmpty(dir string, c Contents) error {
+	if len(c.Empty) == 0 {
+		return nil
+	}
+	for _, name := range c.Empty {
+		path := filepath.Join(dir, name)
+		info, err := os.Lstat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("storeguard: %w", err)
+		}
+		if !info.Mode().IsRegular() || info.Size() != 0 {
+			return fmt.Errorf("storeguard: %s is no longer an empty file; not removed", path)
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("storeguard: %w", err)
+		}
+	}
+	return syncDir(dir)
 }
 
 // replayManifest returns the tables a MANIFEST names.

@@ -16,13 +16,16 @@
 //     that does not parse, names a table that is missing, or names no
 //     table while tables are present, are refused;
 //   - what is done to a store's files: their modes (0600 files in 0700
-//     directories) and the archive of a store that is reset on purpose,
-//     which renames it and never deletes it.
+//     directories), the removal of the empty value-log and memtable files
+//     a kill can leave (they hold nothing, and Badger cannot open a
+//     directory with one), and the archive of a store that is reset on
+//     purpose, which renames it and never deletes it.
 //
 // Callers follow this contract:
 //
 //  1. Before badger.Open, Read the record (nil when there is none) and
-//     call CheckBadgerDir; refuse to open on an error.
+//     call CheckBadgerDir; refuse to open on an error. A read-write open
+//     then calls DropEmpty.
 //  2. After opening, compare what the store holds with the record; refuse
 //     with an *Error naming the store, the record and what was found when
 //     the store holds less or other data, or the record names another owner.

@@ -131,6 +131,45 @@ func TestOrphanTables(t *testing.T) {
 	}
 }
 
+// TestEmptyLogs: 0-byte memtable and value-log files (a kill between
+// Badger creating one and sizing it) are listed apart, count as no data,
+// and DropEmpty removes them and nothing else; Badger then opens the
+// directory, which it refuses with them (dgraph-io/badger#2207).
+func TestEmptyLogs(t *testing.T) {
+	dir := badgerWithTables(t, 10)
+	before := tablesIn(t, dir)
+	must(t, os.WriteFile(filepath.Join(dir, "00001.mem"), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "000009.vlog"), nil, 0o600))
+	c, err := CheckBadgerDir("ledger", dir)
+	if err != nil || strings.Join(c.Empty, " ") != "000009.vlog 00001.mem" || c.Memtables != 0 {
+		t.Fatalf("CheckBadgerDir: %+v %v", c, err)
+	}
+	if db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil)); err == nil {
+		db.Close()
+		t.Fatal("Badger opened a directory with an empty memtable file: drop the workaround")
+	}
+	// The failed open gave 00001.mem its size and header: make it empty again.
+	must(t, os.Truncate(filepath.Join(dir, "00001.mem"), 0))
+	if c, err = CheckBadgerDir("ledger", dir); err != nil {
+		t.Fatal(err)
+	}
+	must(t, DropEmpty(dir, c))
+	if c, err := CheckBadgerDir("ledger", dir); err != nil || len(c.Empty) != 0 || tablesIn(t, dir) != before {
+		t.Fatalf("after DropEmpty: %+v %v", c, err)
+	}
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, db.Close())
+	empty := filepath.Join(t.TempDir(), "new")
+	must(t, os.Mkdir(empty, 0o700))
+	must(t, os.WriteFile(filepath.Join(empty, "00001.mem"), nil, 0o600))
+	if c, err := CheckBadgerDir("ledger", empty); err != nil || c.HasData() {
+		t.Fatalf("only an empty memtable file: %+v %v", c, err)
+	}
+}
+
 func TestPrivate(t *testing.T) {
 	dir := badgerWithTables(t, 10)
 	must(t, os.Chmod(dir, 0o755))

@@ -127,8 +127,8 @@ func newApprovalsCmd() *cobra.Command {
 		},
 	}
 	deny.Flags().StringVar(&reason, "reason", "", "why (required; given back in the denied receipt, not recorded)")
-	enroll := &cobra.Command{
-		Use:   "enroll",
+	enrol := &cobra.Command{
+		Use:   "enrol",
 		Short: "Make a new one-time token for the first passkey, in the data directory (no API call)",
 		Long: "Makes a new enrolment token by writing the node's data directory directly (it replaces the one\n" +
 			"`parley init` printed), whether or not the node runs, and prints it with the page where the\n" +
@@ -136,7 +136,7 @@ func newApprovalsCmd() *cobra.Command {
 			"whoever can read the data directory can make or read one: the node's API issues none, so an\n" +
 			"agent holding the API key cannot enrol a passkey. A token enrols only while no passkey is\n" +
 			"registered: a further passkey needs an approval by an existing one.",
-		Example: "  parley approvals enroll --data-dir ~/.parley-worker",
+		Example: "  parley approvals enrol --data-dir ~/.parley-worker",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := f.local(os.Getenv)
@@ -158,7 +158,7 @@ func newApprovalsCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, approve, deny, enroll, newApprovalsHashCmd(), newSoftwareKeyCmd(&f), newPasskeysCmd(&f))
+	cmd.AddCommand(list, show, approve, deny, enrol, newApprovalsHashCmd(), newSoftwareKeyCmd(&f), newPasskeysCmd(&f))
 	return cmd
 }
 

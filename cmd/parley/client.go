@@ -513,25 +513,6 @@ func readFileArg(flag, path string) ([]byte, error) {
 
 // Human output.
 
-var weiPerETH = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-
-// fmtETH formats wei as ETH with every significant decimal.
-func fmtETH(wei *big.Int) string {
-	if wei == nil {
-		return "0"
-	}
-	q, r := new(big.Int).QuoRem(new(big.Int).Abs(wei), weiPerETH, new(big.Int))
-	s := q.String()
-	if r.Sign() != 0 {
-		frac := fmt.Sprintf("%018s", r.String())
-		s += "." + strings.TrimRight(frac, "0")
-	}
-	if wei.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
-}
-
 // fmtAmount formats an amount of token: "0.5 ETH (500000000000000000 wei)"
 // for ETH, the amount in the token's units otherwise.
 func fmtAmount(v *big.Int, token negotiation.Address) string {
@@ -541,7 +522,7 @@ func fmtAmount(v *big.Int, token negotiation.Address) string {
 	if token != (negotiation.Address{}) {
 		return fmt.Sprintf("%s units of token %s", v, token)
 	}
-	return fmt.Sprintf("%s ETH (%s wei)", fmtETH(v), v)
+	return fmt.Sprintf("%s ETH (%s wei)", node.FormatETH(v), v)
 }
 
 // fmtAmountString formats a decimal wei string.

@@ -194,10 +194,10 @@ func TestClientCommands(t *testing.T) {
 	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the key file: %v %v", fi, err)
 	}
-	out = ok(t, "approvals", "enroll", "--data-dir", poster.dir)
+	out = ok(t, "approvals", "enrol", "--data-dir", poster.dir)
 	later := regexp.MustCompile(`enrolment token: (parley-enrol-[0-9a-f]{64})`).FindStringSubmatch(out)
 	if later == nil {
-		t.Fatalf("approvals enroll: %q", out)
+		t.Fatalf("approvals enrol: %q", out)
 	}
 	if r := cli(t, with(P, "approvals", "software-key", "new", "--out", keyFile+".2", "--token", later[1])...); exitCode(r.e) != exitRefused || !strings.Contains(r.e.Error(), string(approval.CodeNotAuthorized)) {
 		t.Fatalf("a second credential with a token, a passkey registered: %v", r.e)
@@ -518,8 +518,8 @@ func TestParseAmountAndDeadline(t *testing.T) {
 	}
 	for wei, want := range map[string]string{"1": "0.000000000000000001", "500000000000000000": "0.5", "3000000000000000000": "3", "0": "0"} {
 		v, _ := new(big.Int).SetString(wei, 10)
-		if got := fmtETH(v); got != want {
-			t.Errorf("fmtETH(%s) = %s, want %s", wei, got, want)
+		if got := node.FormatETH(v); got != want {
+			t.Errorf("node.FormatETH(%s) = %s, want %s", wei, got, want)
 		}
 	}
 	now := time.Date(2026, 6, 13, 12, 0, 0, 0, time.UTC)

@@ -1,6 +1,3 @@
-// Command parley is Parley's one binary: the node daemon, the devnet and the
-// client commands. It parses flags and calls into the packages; it holds no
-// protocol logic of its own.
 package main
 
 import (

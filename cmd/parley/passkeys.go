@@ -118,7 +118,7 @@ func newPasskeysCmd(f *clientFlags) *cobra.Command {
 // printPasskeys writes the principal's credentials, one a line.
 func printPasskeys(w io.Writer, pks []api.Passkey) {
 	if len(pks) == 0 {
-		fmt.Fprintln(w, "no passkey is registered (parley approvals enroll makes the first one's token)")
+		fmt.Fprintln(w, "no passkey is registered (parley approvals enrol makes the first one's token)")
 		return
 	}
 	t := newTable(w)

@@ -154,7 +154,7 @@ func activePasskeys(pks []api.Passkey) int {
 
 // dataDirEnrolToken returns the enrolment token of data directory dir:
 // the current one while it can enrol, else a new one made there (as
-// `parley approvals enroll` makes it).
+// `parley approvals enrol` makes it).
 func dataDirEnrolToken(ctx context.Context, dir string) (string, error) {
 	if dir == "" {
 		return "", errors.New("no passkey is registered: the first one needs the enrolment token of the node's data directory (give --data-dir, or --token)")

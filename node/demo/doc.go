@@ -10,4 +10,7 @@
 // node's approval gate until the driver approves it through the API. Every
 // step is checked: a step that did not happen as the story says is an
 // error, and the command exits non-zero.
+//
+// demo imports node and node/api (its client), ledger and negotiation;
+// only cmd imports it.
 package demo

@@ -15,6 +15,6 @@
 //
 // Run builds everything, measures a baseline with one counterparty and the
 // load with Config.Counterparties, and closes every node and the chain
-// before it returns. It must not be imported by the node itself; it
-// imports node, identity, ledger, p2p and chain.
+// before it returns. It imports node, negotiation, identity, ledger, p2p
+// and chain; only cmd imports it.
 package loadtest

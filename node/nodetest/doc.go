@@ -5,6 +5,7 @@
 // true).
 //
 // Only tests import it (package node_test and the packages above node:
-// node/api, node/web, node/mcp, cmd/parley). It imports node, so node's
-// internal tests cannot use it; it never imports a _test file.
+// node/api, node/web, node/mcp, cmd/parley). It imports node, chain,
+// identity, ledger and p2p, so node's internal tests cannot use it; it
+// never imports a _test file.
 package nodetest

@@ -27,5 +27,6 @@
 // given through their APIs, their p2p addresses and their MCP endpoints,
 // never anything but loopback, and returns the report; CountEntries reads
 // a stopped node's ledger to say what each phase wrote. soak imports
-// node/api, p2p/hostile, ledger and negotiation; only cmd imports it.
+// node and node/api (its client), p2p and p2p/hostile, ledger and
+// negotiation; only cmd imports it.
 package soak

@@ -34,6 +34,6 @@
 //     header equal to an allowed origin, which a form or a cross-site
 //     page cannot forge (CSRF).
 //
-// web imports node, approval and the leaf strictjson (its JSON bodies are
-// read with it) and is imported only by cmd.
+// web imports node, approval, negotiation and the leaf strictjson (its JSON
+// bodies are read with it) and is imported only by cmd.
 package web
