@@ -195,7 +195,7 @@ var actTable = []tableRow{
 		Roles: []Role{RolePoster}, States: states(postFundingStates, []State{StateCompleted}),
 		Sends: TypeAcceptDelivery, SendStates: []State{StateDelivered},
 		Expects: MilestoneReleased{}.fact(), FactStates: postFundingStates,
-		Checks: "the thread holds a DeliveryNotice of the milestone (state_forbidden); once the envelope went out, the act only releases on chain, in any state it leaves"}, checkAcceptDelivery},
+		Checks: "the thread holds a DeliveryNotice of the milestone (state_forbidden); it may start in funded and completed because, once its AcceptDelivery went out, the act only releases the milestone on chain (the retry of a failed transaction)"}, checkAcceptDelivery},
 	{ActRow{Act: ActCapability, Does: "show a capability (the node carries an escalation in it)",
 		Roles: []Role{RoleWorker}, States: liveStates, Sends: TypeCapabilityProof}, nil},
 	{ActRow{Act: ActCancel, Does: "cancel by mutual consent: the intent before funding, the signed Cancel after",
