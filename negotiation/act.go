@@ -36,6 +36,7 @@ const (
 	ActSubmitEvidence    Act = "evidence"           // a DisputeEvidence and its CID on chain
 	ActRule              Act = "rule"               // the arbitrator's ruling on chain
 	ActVeto              Act = "veto"               // a SupervisorVeto halting the thread
+	ActJoinDispute       Act = "join_dispute"       // the assigned arbitrator's import of a party's proof bundle
 )
 
 // Act codes. A local act the table refuses carries one of these, or
@@ -44,6 +45,19 @@ const (
 const (
 	CodeNotParty    Code = "not_party"    // the actor's role in the thread may not do the act
 	CodeBadArgument Code = "bad_argument" // an argument of the act is missing or out of range
+)
+
+// Sentinels for errors.Is: each matches every *Error with its code, so a
+// caller can tell May's refusals apart without comparing strings.
+var (
+	// ErrNotParty matches an act the actor's role may not do.
+	ErrNotParty = &Error{Code: CodeNotParty}
+	// ErrStateForbidden matches an act (or an input) the thread's state
+	// does not allow.
+	ErrStateForbidden = &Error{Code: CodeStateForbidden}
+	// ErrBadArgument matches an act with a missing or out-of-range
+	// argument.
+	ErrBadArgument = &Error{Code: CodeBadArgument}
 )
 
 // MaxRuling is the highest ruling an arbitrator may give. Ruling 0
@@ -72,7 +86,8 @@ type ActArgs struct {
 	Ruling uint64
 	// Party is the address an act names: propose_task's worker,
 	// propose_arbitrator's arbitrator, replace's new worker (zero to
-	// co-sign the other party's replacement) and veto's party.
+	// co-sign the other party's replacement, which with Nonce must exist:
+	// bad_argument) and veto's party.
 	Party Address
 	// Offer is the offer accept signs for (zero: the current one). An
 	// offer that is no longer current is terms_changed.
@@ -82,10 +97,16 @@ type ActArgs struct {
 	// again what this party signed at that nonce and is still waiting for
 	// the other party to sign.
 	Nonce *uint64
-	// Digest is the EIP-712 digest amend would sign (with Nonce).
+	// Digest is the EIP-712 digest amend would sign (with Nonce). Nil
+	// with Nonce co-signs the other party's amendment at Nonce as it
+	// stands, which must exist (bad_argument); nil without Nonce skips the
+	// check.
 	Digest *Hash
 	// Kind is the co-signed type submit_cosigned submits (CoSignedTypes).
 	Kind MessageType
+	// TopUp is set when the co-signed amendment submit_cosigned submits
+	// raises the escrow: only the poster pays the rise (not_party).
+	TopUp bool
 }
 
 // ActRow is one row of the act table.
@@ -153,6 +174,10 @@ var (
 	liveStates = []State{StateOpen, StateProposed, StateCountered, StateAgreed, StateFunded, StateDelivered, StateDisputed, StateArbitrated}
 	// anyone is every role, RoleNone included.
 	anyone = []Role{RoleNone, RolePoster, RoleWorker, RoleArbitrator, RoleSupervisor}
+	// arbitratedStates are the states of a thread whose dispute has an
+	// arbitrator: the one it is assigned in and those it can end in from
+	// there.
+	arbitratedStates = []State{StateArbitrated, StateResolved, StateVetoed}
 	// parties are the poster and the worker.
 	parties = []Role{RolePoster, RoleWorker}
 )
@@ -204,13 +229,13 @@ var actTable = []tableRow{
 		Checks: "before funding, once per party (state_forbidden); after funding, not again at a nonce this party signed while the pair is incomplete (state_forbidden)"}, checkCancel},
 	{ActRow{Act: ActAmend, Does: "sign an amendment of the remaining milestones and the deadline",
 		Roles: parties, States: postFundingStates, Sends: TypeMilestoneDefinition, Expects: MilestonesAmended{}.fact(),
-		Checks: "not the digest this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkAmend},
+		Checks: "to co-sign the other party's as it stands, it sent one at the nonce (bad_argument); not the digest this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkAmend},
 	{ActRow{Act: ActReplace, Does: "sign the hand-over of the task to a new worker",
 		Roles: parties, States: postFundingStates, Sends: TypeReplacementContext, Expects: WorkerReplaced{}.fact(),
-		Checks: "the new worker is a third party (bad_argument); not the replacement this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkReplace},
+		Checks: "the new worker is a third party (bad_argument); to co-sign the other party's, it sent one at the nonce (bad_argument); not the replacement this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkReplace},
 	{ActRow{Act: ActSubmitCoSigned, Does: "submit a complete co-signed pair on chain (mutualCancel, amend, replaceWorker)",
 		Roles: parties, States: postFundingStates,
-		Checks: "a co-signed type (bad_argument); both parties signed one digest (state_forbidden), at the task's nonce (state_forbidden); its fact is the co-signed act's"}, checkSubmit},
+		Checks: "a co-signed type (bad_argument); an amendment that raises the escrow only by the poster (not_party); both parties signed one digest (state_forbidden), at the task's nonce (state_forbidden); its fact is the co-signed act's"}, checkSubmit},
 	{ActRow{Act: ActOpenDispute, Does: "open a dispute, posting the bond",
 		Roles: parties, States: postFundingStates, Expects: DisputeOpened{}.fact()}, nil},
 	{ActRow{Act: ActProposeArbitrator, Does: "name the arbitrator this party accepts",
@@ -224,6 +249,9 @@ var actTable = []tableRow{
 	{ActRow{Act: ActVeto, Does: "halt the thread for the party that named this supervisor",
 		Roles: []Role{RoleSupervisor}, States: liveStates, Sends: TypeSupervisorVeto,
 		Checks: "the party is a party (bad_argument) that named this supervisor (not_party)"}, checkVeto},
+	{ActRow{Act: ActJoinDispute, Does: "join the dispute late, from the proof bundle of the thread a party handed over",
+		Roles: []Role{RoleArbitrator}, States: arbitratedStates,
+		Checks: "asked of the thread replayed from the bundle: its arbitrator is the actor"}, nil},
 }
 
 // ActRows returns a copy of the act table, in its order.
@@ -475,8 +503,20 @@ func checkCancel(t *Thread, by Address, a ActArgs) *Error {
 	return t.waiting(TypeMutualCancel, by, a.Nonce, all, func(*CoSigned) bool { return true })
 }
 
+// checkCoSignOther: to co-sign the other party's envelope of kind as it
+// stands, the other party sent one at the nonce.
+func (t *Thread) checkCoSignOther(kind MessageType, by Address, nonce uint64) *Error {
+	if t.PendingCoSign(kind, t.other(by), nonce) == nil {
+		return reject(CodeBadArgument, "", "no %s of the other party at nonce %d to co-sign", kind, nonce)
+	}
+	return nil
+}
+
 func checkAmend(t *Thread, by Address, a ActArgs) *Error {
 	if a.Digest == nil {
+		if a.Nonce != nil {
+			return t.checkCoSignOther(TypeMilestoneDefinition, by, *a.Nonce)
+		}
 		return nil
 	}
 	same := func(e *Envelope) bool {
@@ -488,6 +528,9 @@ func checkAmend(t *Thread, by Address, a ActArgs) *Error {
 
 func checkReplace(t *Thread, by Address, a ActArgs) *Error {
 	if a.Party == (Address{}) {
+		if a.Nonce != nil {
+			return t.checkCoSignOther(TypeReplacementContext, by, *a.Nonce)
+		}
 		return nil
 	}
 	if !t.isThirdParty(a.Party) {
@@ -497,9 +540,12 @@ func checkReplace(t *Thread, by Address, a ActArgs) *Error {
 	return t.waiting(TypeReplacementContext, by, a.Nonce, names, func(c *CoSigned) bool { return names(t.byHash[c.Envelopes[0]]) })
 }
 
-func checkSubmit(t *Thread, _ Address, a ActArgs) *Error {
+func checkSubmit(t *Thread, by Address, a ActArgs) *Error {
 	if !slices.Contains(CoSignedTypes, a.Kind) {
 		return reject(CodeBadArgument, "", "%q is not a co-signed act", a.Kind)
+	}
+	if a.Kind == TypeMilestoneDefinition && a.TopUp && t.RoleOf(by) != RolePoster {
+		return reject(CodeNotParty, "", "the amendment raises the escrow: only the poster pays the rise")
 	}
 	c := t.ready[a.Kind]
 	if c == nil {

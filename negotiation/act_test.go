@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -109,6 +110,7 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActSubmitEvidence:    {"poster worker arbitrator", "disputed arbitrated"},
 	ActRule:              {"arbitrator", "arbitrated"},
 	ActVeto:              {"supervisor", "open proposed countered agreed funded delivered disputed arbitrated"},
+	ActJoinDispute:       {"arbitrator", "arbitrated resolved vetoed"},
 }
 
 // mayExceptions are, by hand, the refusals the checks of the act table
@@ -385,7 +387,15 @@ func TestMayChecks(t *testing.T) {
 			{ActSubmitCoSigned, "worker", func(*transcript) ActArgs { return ActArgs{Kind: TypeTaskAcceptance} }, CodeBadArgument},
 			{ActSubmitCoSigned, "worker", func(*transcript) ActArgs { return ActArgs{Kind: TypeMilestoneDefinition} }, CodeStateForbidden},
 		}},
+		{"amend: co-sign only what the other party sent", StateFunded, nil, []step{
+			{ActAmend, "poster", none, ""}, // the nonce is not known yet
+			{ActAmend, "poster", func(*transcript) ActArgs { return ActArgs{Nonce: u(0)} }, CodeBadArgument},
+			{ActAmend, "poster", func(*transcript) ActArgs { return ActArgs{Nonce: u(0), Digest: new(Hash)} }, ""},
+		}},
 		{"amend: not the same digest twice", StateFunded, []string{"send worker amend ms=100,300 nonce=0 as=AM"}, []step{
+			{ActAmend, "poster", func(*transcript) ActArgs { return ActArgs{Nonce: u(0)} }, ""},
+			{ActAmend, "poster", func(*transcript) ActArgs { return ActArgs{Nonce: u(1)} }, CodeBadArgument},
+			{ActAmend, "worker", func(*transcript) ActArgs { return ActArgs{Nonce: u(0)} }, CodeBadArgument},
 			{ActAmend, "worker", func(tr *transcript) ActArgs { return ActArgs{Nonce: u(0), Digest: amendDigest(tr, "AM")} }, CodeStateForbidden},
 			{ActAmend, "worker", func(tr *transcript) ActArgs { return ActArgs{Nonce: u(1), Digest: amendDigest(tr, "AM")} }, ""},
 			{ActAmend, "worker", func(tr *transcript) ActArgs { return ActArgs{Nonce: u(0), Digest: new(Hash)} }, ""},
@@ -395,9 +405,20 @@ func TestMayChecks(t *testing.T) {
 			{ActReplace, "poster", party("worker"), CodeBadArgument},
 			{ActReplace, "worker", party("poster"), CodeBadArgument},
 			{ActReplace, "worker", none, ""}, // co-signs the poster's
+			{ActReplace, "worker", func(*transcript) ActArgs { return ActArgs{Nonce: u(0)} }, ""},
+			{ActReplace, "worker", func(*transcript) ActArgs { return ActArgs{Nonce: u(1)} }, CodeBadArgument},
+			{ActReplace, "poster", func(*transcript) ActArgs { return ActArgs{Nonce: u(0)} }, CodeBadArgument},
 			{ActReplace, "poster", func(tr *transcript) ActArgs { return ActArgs{Party: tr.parties["newworker"].addr, Nonce: u(0)} }, CodeStateForbidden},
 			{ActReplace, "poster", func(tr *transcript) ActArgs { return ActArgs{Party: tr.parties["stranger"].addr, Nonce: u(0)} }, ""},
 			{ActReplace, "worker", func(tr *transcript) ActArgs { return ActArgs{Party: tr.parties["newworker"].addr, Nonce: u(0)} }, ""},
+		}},
+		{"an amendment that raises the escrow is the poster's to submit", StateFunded, nil, []step{
+			{ActSubmitCoSigned, "worker", func(*transcript) ActArgs { return ActArgs{Kind: TypeMilestoneDefinition, TopUp: true} }, CodeNotParty},
+			// The role first; then the pair, which is not complete.
+			{ActSubmitCoSigned, "poster", func(*transcript) ActArgs { return ActArgs{Kind: TypeMilestoneDefinition, TopUp: true} }, CodeStateForbidden},
+			{ActSubmitCoSigned, "worker", func(*transcript) ActArgs { return ActArgs{Kind: TypeMilestoneDefinition} }, CodeStateForbidden},
+			// Only an amendment raises the escrow.
+			{ActSubmitCoSigned, "worker", func(*transcript) ActArgs { return ActArgs{Kind: TypeMutualCancel, TopUp: true} }, CodeStateForbidden},
 		}},
 		{"a complete replacement is submitted, not signed again", StateFunded, []string{"send poster replace new=newworker nonce=0", "send worker replace new=newworker nonce=0"}, []step{
 			{ActReplace, "poster", func(tr *transcript) ActArgs { return ActArgs{Party: tr.parties["newworker"].addr, Nonce: u(0)} }, ""},
@@ -603,4 +624,37 @@ func actTableMarkdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.Act, roles(r), states(r.States), sends, fact, also)
 	}
 	return b.String()
+}
+
+// TestMayErrors: a refusal is an *Error naming the act, which the
+// sentinels match by code (what a node returns as its own refusal).
+func TestMayErrors(t *testing.T) {
+	tr := threadIn(t, StateFunded)
+	for _, tc := range []struct {
+		act      Act
+		who      string
+		args     ActArgs
+		sentinel error
+	}{
+		{ActFund, "worker", ActArgs{}, ErrNotParty},
+		{ActFund, "poster", ActArgs{}, ErrStateForbidden},
+		{ActDeliver, "worker", ActArgs{Milestone: 9}, ErrBadArgument},
+	} {
+		err := tr.th.May(tc.act, tr.parties[tc.who].addr, tc.args)
+		var e *Error
+		if !errors.As(err, &e) || e.Field != string(tc.act) {
+			t.Fatalf("%s by the %s: %#v, want an *Error naming the act", tc.act, tc.who, err)
+		}
+		if !errors.Is(err, tc.sentinel) {
+			t.Errorf("%s by the %s: %v does not match %v", tc.act, tc.who, err, tc.sentinel)
+		}
+		for _, other := range []error{ErrNotParty, ErrStateForbidden, ErrBadArgument} {
+			if other != tc.sentinel && errors.Is(err, other) {
+				t.Errorf("%s by the %s: %v matches %v too", tc.act, tc.who, err, other)
+			}
+		}
+	}
+	if err := tr.th.May(ActDeliver, tr.parties["worker"].addr, ActArgs{}); err != nil {
+		t.Fatalf("an allowed act: %v (a nil error, not a typed nil)", err)
+	}
 }
