@@ -18,6 +18,15 @@
 //     as it was.
 //  3. Persist what Apply reports (the envelope, the outcome) before acting
 //     on it; the ledger, not this package, is the node's memory.
+//  4. For a local act (propose, accept, fund, deliver, dispute, rule, ...),
+//     ask Thread.May first: the act table (act.go) holds who may do each
+//     act, in which states, what it sends or which chain fact completes
+//     it, and what its arguments must satisfy; the state machine reads the
+//     same rows for every envelope and fact. Judge the node's own envelope
+//     with Thread.Check, which answers as Apply would without changing the
+//     thread, before recording or sending it; then Apply it.
+//  5. Ask the thread what it holds (AcceptanceOf, DeliveryOf,
+//     PendingCoSign, ReadyCoSign, Head, ...) rather than scanning Log.
 //
 // It imports only the schemas package, go-ethereum's pure encoding and
 // crypto packages, and encoding libraries. It must never import identity

@@ -1,6 +1,9 @@
 package negotiation
 
-import "math/big"
+import (
+	"math/big"
+	"slices"
+)
 
 // Fact is a chain event the node observed after its confirmations. After
 // funding, the chain decides races: facts move the thread, envelopes only
@@ -88,14 +91,6 @@ func (t *Thread) applyFact(f Fact) Outcome {
 	factErr := func(code Code, format string, args ...any) Outcome {
 		return refuse(from, reject(code, f.fact(), format, args...))
 	}
-	need := func(states ...State) bool {
-		for _, s := range states {
-			if t.state == s {
-				return true
-			}
-		}
-		return false
-	}
 	out := Outcome{Authentic: true, From: from}
 	if t.alreadyApplied(f) {
 		// A node learns of an effect twice, from the envelope and from the
@@ -103,11 +98,13 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		out.Code, out.To = CodeDuplicate, t.state
 		return out
 	}
+	// The states each fact is taken in are those of the act it completes
+	// (the act table); a withdrawal completes no act of the thread.
+	if r := factRow(f.fact()); r != nil && !slices.Contains(r.factStates(), t.state) {
+		return factErr(CodeStateForbidden, "%s in state %s (the act %s)", f.fact(), t.state, r.Act)
+	}
 	switch v := f.(type) {
 	case TaskFunded:
-		if !need(StateAgreed) {
-			return factErr(CodeStateForbidden, "funding in state %s", t.state)
-		}
 		if id := t.agreement.TaskID(); id.Cmp(&v.TaskID.Int) != 0 {
 			return factErr(CodeTaskMismatch, "funded task %s is not the agreed %s", v.TaskID.String(), id.String())
 		}
@@ -115,9 +112,6 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		t.taskID = &id
 		t.state = StateFunded
 	case ProofSubmitted:
-		if !need(StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "proof in state %s", t.state)
-		}
 		if err := t.milestoneIndex(v.Milestone); err != nil {
 			return refuse(from, err)
 		}
@@ -126,9 +120,6 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		}
 		t.state = StateDelivered
 	case MilestoneReleased:
-		if !need(StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "release in state %s", t.state)
-		}
 		if err := t.milestoneIndex(v.Milestone); err != nil {
 			return refuse(from, err)
 		}
@@ -136,52 +127,34 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		t.released[v.Milestone] = true
 		t.settleDeliveredState()
 	case DisputeOpened:
-		if !need(StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "dispute in state %s", t.state)
-		}
 		id := NewUint256(&v.DisputeID.Int)
 		t.disputeID = &id
 		t.state = StateDisputed
 	case ArbitratorAssigned:
-		if !need(StateDisputed) {
-			return factErr(CodeStateForbidden, "assignment in state %s", t.state)
-		}
 		if t.disputeID.Cmp(&v.DisputeID.Int) != 0 {
 			return factErr(CodeTaskMismatch, "not this task's dispute")
 		}
 		t.arbitrator = v.Arbitrator
 		t.state = StateArbitrated
 	case Ruled:
-		if !need(StateArbitrated) {
-			return factErr(CodeStateForbidden, "ruling in state %s", t.state)
-		}
 		if t.disputeID.Cmp(&v.DisputeID.Int) != 0 {
 			return factErr(CodeTaskMismatch, "not this task's dispute")
 		}
-		if v.Ruling > 10001 {
+		if !ValidRuling(v.Ruling) {
 			return factErr(CodeStateForbidden, "ruling %d out of range", v.Ruling)
 		}
 		r := v.Ruling
 		t.ruling = &r
 		t.state = StateResolved
 	case TaskCancelled:
-		if !need(StateAgreed, StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "cancel in state %s", t.state)
-		}
 		t.state = StateCancelled
 	case WorkerReplaced:
-		if !need(StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "replacement in state %s", t.state)
-		}
 		t.worker = v.NewWorker
 		t.delivered = map[int]Hash{}
 		t.settleDeliveredState()
 		delete(t.ready, TypeReplacementContext)
 		delete(t.cosigns, TypeReplacementContext)
 	case MilestonesAmended:
-		if !need(StateFunded, StateDelivered) {
-			return factErr(CodeStateForbidden, "amendment in state %s", t.state)
-		}
 		if len(v.Milestones) == 0 {
 			return factErr(CodeMilestoneInvalid, "no milestones")
 		}
@@ -234,7 +207,7 @@ func (t *Thread) Ruling() (uint64, bool) {
 // WorkerShare returns the basis points a ruling gives the worker (r-1), or
 // false for a refusal to rule (0).
 func WorkerShare(ruling uint64) (*big.Int, bool) {
-	if ruling == 0 || ruling > 10001 {
+	if ruling == 0 || !ValidRuling(ruling) {
 		return nil, false
 	}
 	return big.NewInt(int64(ruling - 1)), true

@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"math/big"
+	"slices"
 )
 
 // judge decides the effect of an authentic envelope. It changes nothing: it
@@ -52,21 +53,21 @@ func (t *Thread) isParty(a Address) bool {
 	return a != (Address{}) && (a == t.poster || a == t.worker)
 }
 
-func (t *Thread) requireRole(e *Envelope, roles ...Role) *Error {
+// requireSender checks the sender's role against the row of the act that
+// sends e's type (the act table).
+func (t *Thread) requireSender(e *Envelope) *Error {
 	r := t.RoleOf(e.Sender.EVMAddress)
-	for _, want := range roles {
-		if r == want && r != RoleNone {
-			return nil
-		}
+	if row := senderRow(e.Type); row != nil && row.allows(r) {
+		return nil
 	}
 	return reject(CodeRoleForbidden, "/sender", "%s (role %q) may not send %s", e.Sender.EVMAddress, r, e.Type)
 }
 
-func (t *Thread) requireState(e *Envelope, states ...State) *Error {
-	for _, s := range states {
-		if t.state == s {
-			return nil
-		}
+// requireSendState checks the thread's state against the states in which
+// the act table takes e's type.
+func (t *Thread) requireSendState(e *Envelope) *Error {
+	if row := senderRow(e.Type); row != nil && slices.Contains(row.envelopeStates(), t.state) {
+		return nil
 	}
 	return reject(CodeStateForbidden, "/type", "%s in state %s", e.Type, t.state)
 }
@@ -74,10 +75,10 @@ func (t *Thread) requireState(e *Envelope, states ...State) *Error {
 // requireCoSigner checks what every co-signed act after funding needs: a
 // party as sender, a funded task, and its taskId on the envelope.
 func (t *Thread) requireCoSigner(e *Envelope) *Error {
-	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+	if err := t.requireSender(e); err != nil {
 		return err
 	}
-	if err := t.requireState(e, StateFunded, StateDelivered); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return err
 	}
 	return t.requireTask(e)
@@ -111,7 +112,7 @@ func (t *Thread) nameSupervisor(party Address, s *Address) {
 // judgeProposal: a direct TaskProposal opens a thread, naming exactly one
 // recipient, the worker.
 func (t *Thread) judgeProposal(e *Envelope, p *TaskProposal) (commitFn, *Error) {
-	if t.state != StateOpen {
+	if !slices.Contains(senderRow(TypeTaskProposal).envelopeStates(), t.state) {
 		return nil, reject(CodeStateForbidden, "/type", "a negotiation has one proposal; counter instead")
 	}
 	if len(e.Recipients) != 1 || e.Recipients[0] == e.Sender.EVMAddress {
@@ -202,7 +203,7 @@ func (t *Thread) judgeCounter(e *Envelope, p *TaskCounterOffer) (commitFn, *Erro
 	sender := e.Sender.EVMAddress
 	joining := t.joining(e)
 	if !joining {
-		if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+		if err := t.requireSender(e); err != nil {
 			return nil, err
 		}
 	}
@@ -235,7 +236,7 @@ func (t *Thread) judgeCounter(e *Envelope, p *TaskCounterOffer) (commitFn, *Erro
 	}
 	// Rules judged from the sender's own chain come before the thread's
 	// state, so a refusal's code does not depend on arrival order.
-	if err := t.requireState(e, StateProposed, StateCountered); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
 	if replied != t.current {
@@ -279,7 +280,7 @@ func (t *Thread) judgeAcceptance(e *Envelope, p *TaskAcceptance) (commitFn, *Err
 	sender := e.Sender.EVMAddress
 	joining := t.joining(e)
 	if !joining {
-		if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+		if err := t.requireSender(e); err != nil {
 			return nil, err
 		}
 	}
@@ -303,7 +304,7 @@ func (t *Thread) judgeAcceptance(e *Envelope, p *TaskAcceptance) (commitFn, *Err
 	if k := t.knowledge(e); o.Revision < k {
 		return nil, reject(CodeTermsChanged, "/payload/acceptedOfferHash", "revision %d is superseded by revision %d, which you had seen", o.Revision, k)
 	}
-	if err := t.requireState(e, StateProposed, StateCountered); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
 	if e.Timestamp.After(t.expiry(o)) {
@@ -357,11 +358,11 @@ func (t *Thread) settlementFor(o *Offer, worker Address) (Settlement, Domain, er
 // requireMilestoneAct checks what every act on one milestone of a funded
 // task needs: the sender's role, the thread's state, the envelope's taskId
 // and a milestone that exists and is not yet released.
-func (t *Thread) requireMilestoneAct(e *Envelope, role Role, m int, states ...State) *Error {
-	if err := t.requireRole(e, role); err != nil {
+func (t *Thread) requireMilestoneAct(e *Envelope, m int) *Error {
+	if err := t.requireSender(e); err != nil {
 		return err
 	}
-	if err := t.requireState(e, states...); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return err
 	}
 	if err := t.requireTask(e); err != nil {
@@ -371,7 +372,7 @@ func (t *Thread) requireMilestoneAct(e *Envelope, role Role, m int, states ...St
 }
 
 func (t *Thread) milestoneIndex(m int) *Error {
-	if m < 0 || m >= len(t.milestones) {
+	if !t.hasMilestone(m) {
 		return reject(CodeMilestoneInvalid, "/payload/milestone", "no milestone %d", m)
 	}
 	if t.released[m] {
@@ -381,7 +382,7 @@ func (t *Thread) milestoneIndex(m int) *Error {
 }
 
 func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error) {
-	if err := t.requireMilestoneAct(e, RoleWorker, p.Milestone, StateFunded, StateDelivered); err != nil {
+	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}
 	return func(*Outcome) {
@@ -391,7 +392,7 @@ func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error
 }
 
 func (t *Thread) judgeRevisionRequest(e *Envelope, p *RevisionRequest) (commitFn, *Error) {
-	if err := t.requireMilestoneAct(e, RolePoster, p.Milestone, StateDelivered); err != nil {
+	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}
 	if _, ok := t.delivered[p.Milestone]; !ok {
@@ -415,7 +416,7 @@ func (t *Thread) settleDeliveredState() {
 }
 
 func (t *Thread) judgeAcceptDelivery(e *Envelope, p *AcceptDelivery) (commitFn, *Error) {
-	if err := t.requireMilestoneAct(e, RolePoster, p.Milestone, StateDelivered); err != nil {
+	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}
 	if t.delivered[p.Milestone] != p.DeliveryHash {
@@ -429,7 +430,7 @@ func (t *Thread) judgeAcceptDelivery(e *Envelope, p *AcceptDelivery) (commitFn, 
 }
 
 func (t *Thread) judgePaymentRequest(e *Envelope, p *PaymentRequest) (commitFn, *Error) {
-	if err := t.requireMilestoneAct(e, RoleWorker, p.Milestone, StateFunded, StateDelivered); err != nil {
+	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}
 	if p.Amount.Cmp(&t.milestones[p.Milestone].Amount.Int) > 0 {
@@ -439,7 +440,10 @@ func (t *Thread) judgePaymentRequest(e *Envelope, p *PaymentRequest) (commitFn, 
 }
 
 func (t *Thread) judgeCapability(e *Envelope, _ *CapabilityProof) (commitFn, *Error) {
-	if err := t.requireRole(e, RoleWorker); err != nil {
+	if err := t.requireSender(e); err != nil {
+		return nil, err
+	}
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
 	if err := t.checkTaskID(e); err != nil {
@@ -456,10 +460,10 @@ func (t *Thread) requireDispute(e *Envelope, id Uint256) *Error {
 }
 
 func (t *Thread) judgeEvidence(e *Envelope, p *DisputeEvidence) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster, RoleWorker, RoleArbitrator); err != nil {
+	if err := t.requireSender(e); err != nil {
 		return nil, err
 	}
-	if err := t.requireState(e, StateDisputed, StateArbitrated); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
 	if err := t.requireTask(e); err != nil {
@@ -472,10 +476,10 @@ func (t *Thread) judgeEvidence(e *Envelope, p *DisputeEvidence) (commitFn, *Erro
 }
 
 func (t *Thread) judgeArbitratorProposal(e *Envelope, p *ArbitratorProposal) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+	if err := t.requireSender(e); err != nil {
 		return nil, err
 	}
-	if err := t.requireState(e, StateDisputed); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
 	if err := t.requireTask(e); err != nil {
@@ -484,7 +488,7 @@ func (t *Thread) judgeArbitratorProposal(e *Envelope, p *ArbitratorProposal) (co
 	if err := t.requireDispute(e, p.DisputeID); err != nil {
 		return nil, err
 	}
-	if p.Arbitrator == t.poster || p.Arbitrator == t.worker {
+	if t.isParty(p.Arbitrator) {
 		return nil, reject(CodeRoleForbidden, "/payload/arbitrator", "a party cannot arbitrate its own dispute")
 	}
 	return func(*Outcome) { t.nominees[e.Sender.EVMAddress] = p.Arbitrator }, nil
@@ -533,13 +537,13 @@ func checkSigner(digest [32]byte, sig EVMSignature, sender Address) *Error {
 }
 
 func (t *Thread) judgeCancel(e *Envelope, p *MutualCancel) (commitFn, *Error) {
-	if err := t.requireRole(e, RolePoster, RoleWorker); err != nil {
+	if err := t.requireSender(e); err != nil {
 		return nil, err
 	}
-	if err := t.requireState(e, StateProposed, StateCountered, StateAgreed, StateFunded, StateDelivered); err != nil {
+	if err := t.requireSendState(e); err != nil {
 		return nil, err
 	}
-	if !t.state.postFunding() {
+	if !t.state.PostFunding() {
 		if err := t.checkTaskID(e); err != nil {
 			return nil, err
 		}
@@ -578,12 +582,7 @@ func (t *Thread) judgeAmendment(e *Envelope, p *MilestoneDefinition) (commitFn, 
 			return nil, reject(CodeMilestoneInvalid, "/payload/milestones", "released milestone %d cannot change", i)
 		}
 	}
-	amounts := make([]*big.Int, len(p.Milestones))
-	for i, m := range p.Milestones {
-		amounts[i] = m.Amount.Big()
-	}
-	d := t.agreement.Domain
-	digest, err := Amendment{TaskID: t.taskIDBytes(), MilestoneAmounts: amounts, Deadline: p.Deadline, TermsHash: p.TermsHash, Nonce: p.Nonce.Big()}.Digest(d)
+	digest, err := t.amendmentDigest(p)
 	if err != nil {
 		return nil, reject(CodeDigestMismatch, "/payload", "%v", err)
 	}
@@ -593,11 +592,21 @@ func (t *Thread) judgeAmendment(e *Envelope, p *MilestoneDefinition) (commitFn, 
 	return func(out *Outcome) { t.cosign(TypeMilestoneDefinition, e, Hash(digest), p.Signature, out) }, nil
 }
 
+// amendmentDigest returns the EIP-712 digest of the Amendment p signs for
+// the funded task.
+func (t *Thread) amendmentDigest(p *MilestoneDefinition) ([32]byte, error) {
+	amounts := make([]*big.Int, len(p.Milestones))
+	for i, m := range p.Milestones {
+		amounts[i] = m.Amount.Big()
+	}
+	return Amendment{TaskID: t.taskIDBytes(), MilestoneAmounts: amounts, Deadline: p.Deadline, TermsHash: p.TermsHash, Nonce: p.Nonce.Big()}.Digest(t.agreement.Domain)
+}
+
 func (t *Thread) judgeReplacement(e *Envelope, p *ReplacementContext) (commitFn, *Error) {
 	if err := t.requireCoSigner(e); err != nil {
 		return nil, err
 	}
-	if p.NewWorker == t.poster || p.NewWorker == t.worker || p.NewWorker == (Address{}) {
+	if !t.isThirdParty(p.NewWorker) {
 		return nil, reject(CodeRoleForbidden, "/payload/newWorker", "the replacement must be a third party")
 	}
 	d := t.agreement.Domain
@@ -617,6 +626,9 @@ func (t *Thread) judgeVeto(e *Envelope, p *SupervisorVeto) (commitFn, *Error) {
 	}
 	if s, ok := t.supervisors[p.Party]; !ok || s != e.Sender.EVMAddress {
 		return nil, reject(CodeRoleForbidden, "/sender", "not the supervisor %s named", p.Party)
+	}
+	if err := t.requireSendState(e); err != nil {
+		return nil, err
 	}
 	if err := t.checkTaskID(e); err != nil {
 		return nil, err

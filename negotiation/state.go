@@ -1,5 +1,7 @@
 package negotiation
 
+import "slices"
+
 // State is a negotiation thread's state.
 type State string
 
@@ -70,10 +72,7 @@ func (s State) Terminal() bool {
 }
 
 // negotiating reports whether offers may still be made or accepted.
-func (s State) negotiating() bool { return s == StateProposed || s == StateCountered }
-
-// postFunding reports whether the task is funded and not yet settled.
-func (s State) postFunding() bool { return s == StateFunded || s == StateDelivered }
+func (s State) negotiating() bool { return slices.Contains(negotiatingStates, s) }
 
 // Role is a party's role in a thread.
 type Role string

@@ -44,6 +44,23 @@ type transcript struct {
 	th      *Thread
 	nid     string
 	clock   time.Time
+	// params are those of the current thread.
+	params Params
+	// onInput, when set, is called with every input before it is applied
+	// (act_check_test.go).
+	onInput func(in Input, now time.Time)
+}
+
+// newTranscript returns a harness with the six parties and no thread yet.
+func newTranscript(t *testing.T) *transcript {
+	tr := &transcript{t: t, parties: map[string]*party{}, names: map[Address]string{}, labels: map[Hash]string{}, envs: map[string]*Envelope{}, clock: t0}
+	for _, n := range []string{"poster", "worker", "arbitrator", "supervisor", "stranger", "newworker"} {
+		p := newParty(t, n)
+		tr.parties[n] = p
+		tr.names[p.addr] = n
+	}
+	tr.nid = NewNegotiationID([16]byte{0xa1, 0xb2, 0xc3})
+	return tr
 }
 
 func TestTranscripts(t *testing.T) {
@@ -99,15 +116,12 @@ func parseBlocks(t *testing.T, path string) []block {
 	return out
 }
 
-func runTranscript(t *testing.T, path string) {
+func runTranscript(t *testing.T, path string) { runTranscriptWith(t, path, newTranscript(t)) }
+
+// runTranscriptWith replays the transcript at path with tr, comparing
+// (or, with -update, rewriting) the expected output.
+func runTranscriptWith(t *testing.T, path string, tr *transcript) {
 	blocks := parseBlocks(t, path)
-	tr := &transcript{t: t, parties: map[string]*party{}, names: map[Address]string{}, labels: map[Hash]string{}, envs: map[string]*Envelope{}, clock: t0}
-	for _, n := range []string{"poster", "worker", "arbitrator", "supervisor", "stranger", "newworker"} {
-		p := newParty(t, n)
-		tr.parties[n] = p
-		tr.names[p.addr] = n
-	}
-	tr.nid = NewNegotiationID([16]byte{0xa1, 0xb2, 0xc3})
 	var b strings.Builder
 	for i, bl := range blocks {
 		if bl.cmd == "" {
@@ -216,7 +230,7 @@ func (tr *transcript) run(cmd string) []string {
 		if err != nil {
 			return []string{"error " + string(CodeOf(err))}
 		}
-		tr.th = th
+		tr.th, tr.params = th, p
 		return []string{fmt.Sprintf("state %s %s", th.State(), th.State().A2A())}
 	case "announce":
 		poster := tr.parties["poster"]
@@ -326,6 +340,9 @@ func (tr *transcript) send(who, verb string, o map[string]string) []string {
 func ptrU(u Uint256) *Uint256 { return &u }
 
 func (tr *transcript) apply(label string, e *Envelope, now time.Time) []string {
+	if tr.onInput != nil {
+		tr.onInput(e, now)
+	}
 	out := tr.th.Apply(e, now)
 	res := "ok"
 	if out.Code != "" {
@@ -501,6 +518,9 @@ func (tr *transcript) fact(name string, o map[string]string) []string {
 		f = MilestonesAmended{Milestones: tr.ms(o["ms"])}
 	default:
 		tr.t.Fatalf("unknown fact %q", name)
+	}
+	if tr.onInput != nil {
+		tr.onInput(f, tr.clock)
 	}
 	out := tr.th.Apply(f, tr.clock)
 	res := "ok"
