@@ -102,7 +102,7 @@ func TestStepIsOneBatch(t *testing.T) {
 	}
 	n.openPXP(th)
 	var b batch
-	n.putReceived(&b, th, d, "ok", n.now())
+	n.putReceived(&b, th, d, "ok", th.th.State(), n.now())
 	var kinds []string
 	for _, rec := range b.records {
 		kinds = append(kinds, rec.Kind)

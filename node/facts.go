@@ -133,10 +133,12 @@ func (n *Node) retryFacts(ctx context.Context, t *thread) {
 	}
 }
 
-// applyFactLocked applies f to t and records the chain.event (t.mu held).
+// applyFactLocked judges f against t (Thread.Check), records the
+// chain.event, and only then applies f (t.mu held): a record that fails
+// leaves the thread as it was.
 func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
 	now := n.now()
-	out := t.th.Apply(f, now)
+	out := t.th.Check(f, now)
 	code := "ok"
 	if out.Code != "" {
 		code = string(out.Code)
@@ -149,12 +151,15 @@ func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fac
 	}
 	var rec batch
 	rec.put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now}, nil)
-	n.putState(&rec, t)
+	n.putStateOf(&rec, t, out.To)
 	if err := n.write(ctx, &rec, "chain event"); err != nil {
-		if rerr := n.rebuild(ctx, t); rerr != nil {
-			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
-		}
 		return out, err
+	}
+	if applied := t.th.Apply(f, now); applied.Code != out.Code {
+		// Check runs Apply on a copy: the two cannot disagree.
+		n.log.Error("the thread took a chain fact otherwise than it checked", "negotiation", t.id, "code", applied.Code)
+	} else {
+		out = applied
 	}
 	if p, ok := f.(negotiation.ProofSubmitted); ok {
 		t.proofs[p.Milestone] = p.ProofCID

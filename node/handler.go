@@ -55,13 +55,14 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 	}
 }
 
-// applyReceived applies a received envelope to t and records it (t.mu
-// held). A fresh thread is registered when its first envelope is
-// authentic and dropped otherwise.
+// applyReceived judges a received envelope against t (Thread.Check),
+// records an authentic one, and only then applies it (t.mu held): a
+// record that fails leaves the thread as it was. A fresh thread is
+// registered when its first envelope is authentic and dropped otherwise.
 func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
 	env := d.Envelope
 	now := n.now()
-	out := t.th.Apply(env, now)
+	out := t.th.Check(env, now)
 	drop := func() {
 		if fresh {
 			n.tmu.Lock()
@@ -82,15 +83,19 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		n.openPXP(t)
 		var b batch
-		n.putReceived(&b, t, d, negotiation.Code(code), now)
+		n.putReceived(&b, t, d, negotiation.Code(code), out.To, now)
 		if err := n.write(ctx, &b, string(env.Type)); err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
 			if !t.opened {
 				drop()
-			} else if rerr := n.rebuild(ctx, t); rerr != nil {
-				n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
 			}
 			return negotiation.Code(p2p.CodeBusy)
+		}
+		if applied := t.th.Apply(env, now); applied.Code != out.Code {
+			// Check runs Apply on a copy: the two cannot disagree.
+			n.log.Error("the thread took an envelope otherwise than it checked", "negotiation", t.id, "code", applied.Code)
+		} else {
+			out = applied
 		}
 		if fresh {
 			n.register(t)
@@ -124,13 +129,13 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 // whose effect on t was code, to b (t.mu held), in this order: the
 // announcement t answers and thread.opened when t is new, the card.sealed
 // of its card, the sender's identity.link the first time, the
-// envelope.received and the thread.state it caused.
-func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation.Code, now time.Time) {
+// envelope.received and the thread.state st it causes.
+func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation.Code, st negotiation.State, now time.Time) {
 	n.putOpened(b, t)
 	n.putCard(b, t)
 	n.putLink(b, t, d.Sender)
 	b.putEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
-	n.putState(b, t)
+	n.putStateOf(b, t, st)
 }
 
 // threadFor returns the thread d belongs to. For a negotiation the node

@@ -1012,16 +1012,27 @@ func (n *Node) liveParty(t *thread) bool {
 	return n.otherParty(t) != (negotiation.Address{})
 }
 
-// pxpSent records an envelope this side built in the mandate (t.mu held):
-// it refuses, changing nothing, what the mandate would.
-func (n *Node) pxpSent(t *thread, env *negotiation.Envelope) error {
+// pxpCheck judges an envelope this side built in the mandate as Sent
+// will (t.mu held), changing nothing: it refuses what the mandate would.
+func (n *Node) pxpCheck(t *thread, env *negotiation.Envelope) error {
 	if t.pxp == nil || t.pxp.m == nil || env.IsAnnouncement() {
 		return nil
 	}
-	if err := t.pxp.m.Sent(env); err != nil {
+	if err := t.pxp.m.Outgoing(env.Payload, nil, env.Timestamp); err != nil {
 		return &Error{Code: CodeOf(err), Msg: "the intent card refuses this " + string(env.Type), Err: err}
 	}
 	return nil
+}
+
+// pxpSent records an envelope this side built, checked (pxpCheck) and
+// recorded, in the mandate (t.mu held).
+func (n *Node) pxpSent(t *thread, env *negotiation.Envelope) {
+	if t.pxp == nil || t.pxp.m == nil || env.IsAnnouncement() {
+		return
+	}
+	if err := t.pxp.m.Sent(env); err != nil {
+		n.log.Error("the mandate refused an envelope it checked", "negotiation", t.id, "hash", env.Hash(), "err", err)
+	}
 }
 
 // pxpReceived records an effective envelope of the other party in t's

@@ -42,11 +42,13 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 }
 
 // sendLocked builds this node's next envelope of t with payload p for the
-// recipients to, applies it to the thread first, records it, and queues
-// it in the transport's durable outbox (t.mu held). When the state machine
-// refuses it, the thread is restored from the ledger and nothing is stored
-// or sent: the error carries the state machine's code. A fresh thread is
-// registered once its first envelope is recorded.
+// recipients to, has the thread and the mandate judge it first
+// (Thread.Check, Mandate.Outgoing: neither changes anything), records it,
+// and only then applies it to both and queues it in the transport's
+// durable outbox (t.mu held). When either refuses it, or its record
+// fails, nothing was applied, stored or sent: the error carries the
+// refusal's code. A fresh thread is registered once its first envelope
+// is recorded.
 func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
 	seq, prev, last := n.ownChain(t)
 	now := n.now()
@@ -69,27 +71,23 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out := t.th.Apply(env, now)
+	out := t.th.Check(env, now)
 	if !out.Effective() {
-		if rerr := n.rebuild(ctx, t); rerr != nil {
-			return nil, out, rerr
-		}
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
-	if err := n.pxpSent(t, env); err != nil {
-		if rerr := n.rebuild(ctx, t); rerr != nil {
-			return nil, out, rerr
-		}
+	if err := n.pxpCheck(t, env); err != nil {
 		return nil, out, err
 	}
 	var b batch
-	n.putSent(&b, t, env, now)
+	n.putSent(&b, t, env, out.To, now)
 	if err := n.write(ctx, &b, string(env.Type)); err != nil {
-		if rerr := n.rebuild(ctx, t); rerr != nil {
-			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
-		}
 		return nil, out, err
 	}
+	if applied := t.th.Apply(env, now); applied.Code != out.Code {
+		// Check runs Apply on a copy: the two cannot disagree.
+		n.log.Error("the thread refused an envelope it checked", "negotiation", t.id, "code", applied.Code)
+	}
+	n.pxpSent(t, env)
 	if fresh {
 		n.register(t)
 	} else {
@@ -107,13 +105,13 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 // putSent adds the records of sending env in t to b (t.mu held), in the
 // order of putReceived: the announcement t answers and thread.opened when
 // t is new, card.sealed, this node's identity.link the first time, the
-// envelope.sent and the thread.state it caused.
-func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, now time.Time) {
+// envelope.sent and the thread.state st it causes.
+func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, st negotiation.State, now time.Time) {
 	n.putOpened(b, t)
 	n.putCard(b, t)
 	n.putLink(b, t, n.keys.Link())
 	b.putEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
-	n.putState(b, t)
+	n.putStateOf(b, t, st)
 }
 
 // batch is the ledger records of one step of a thread, gathered as

@@ -190,8 +190,11 @@ func (n *Node) recordState(ctx context.Context, t *thread) error {
 // putState adds thread.state to b when t's state changed since the last
 // record (t.mu held). Once b is written the state counts as recorded, the
 // consent book learns it and the event is published.
-func (n *Node) putState(b *batch, t *thread) {
-	st := t.th.State()
+func (n *Node) putState(b *batch, t *thread) { n.putStateOf(b, t, t.th.State()) }
+
+// putStateOf is putState for the state st a step checked but has not
+// applied yet (Thread.Check's Outcome.To).
+func (n *Node) putStateOf(b *batch, t *thread, st negotiation.State) {
 	if st == t.recorded {
 		return
 	}
@@ -208,28 +211,6 @@ func (n *Node) putState(b *batch, t *thread) {
 		n.consentSettled(t.id, st)
 		n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
 	})
-}
-
-// rebuild replaces t's state machine with one replayed from the ledger
-// (t.mu held). It undoes an Apply whose record failed or whose effect an
-// own act must not keep.
-func (n *Node) rebuild(ctx context.Context, t *thread) error {
-	if !t.opened {
-		th, err := negotiation.NewThread(t.p)
-		if err != nil {
-			return err
-		}
-		t.th = th
-		t.pxp = nil
-		return nil
-	}
-	th, err := n.led.ReplayThread(ctx, t.p, replayFact)
-	if err != nil {
-		n.log.Error("thread replay failed", "negotiation", t.id, "err", err)
-		return fmt.Errorf("node: rebuild %s: %w", t.id, err)
-	}
-	t.th = th
-	return n.rebuildPXP(ctx, t)
 }
 
 // load rebuilds the node's memory from its ledger: the task board, the
