@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -148,7 +149,7 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 	other := pendingOf(t, f.other, negotiation.TypeMilestoneDefinition, nonce)
 	mine := pendingOf(t, n.self, negotiation.TypeMilestoneDefinition, nonce)
 	ready := readyPair(t, negotiation.TypeMilestoneDefinition, nonce)
-	t.mu.Unlock()
+	t.Unlock()
 	deadline := uint64(spec.Deadline.Unix())
 	if adopt {
 		if other == nil {
@@ -225,19 +226,19 @@ func (n *Node) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
 	if err != nil {
 		return nil
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	var found *negotiation.MilestoneDefinition
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		r := log[i]
 		if r.Type != negotiation.TypeMilestoneDefinition || r.Code != "" {
 			continue
 		}
-		p, ok := t.th.Envelope(r.Hash).Payload.(*negotiation.MilestoneDefinition)
+		p, ok := t.Th.Envelope(r.Hash).Payload.(*negotiation.MilestoneDefinition)
 		if !ok || [32]byte(p.TermsHash) != v.TermsHash || !p.Nonce.Big().IsUint64() || p.Nonce.Big().Uint64() != v.Nonce-1 {
 			continue
 		}
-		if found == nil || r.Sender == t.th.Poster() {
+		if found == nil || r.Sender == t.Th.Poster() {
 			found = p
 		}
 	}
@@ -276,7 +277,7 @@ func (n *Node) exportHandoff(ctx context.Context, nid string) (*handoff, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer t.mu.Unlock() // nothing is sent in the thread while it is exported
+	defer t.Unlock() // nothing is sent in the thread while it is exported
 	var buf bytes.Buffer
 	if _, err := n.led.Export(ctx, nid, &buf); err != nil {
 		return nil, failWrap(CodeStoreFailed, err, "export")
@@ -377,11 +378,11 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 	mine := pendingOf(t, n.self, negotiation.TypeReplacementContext, nonce)
 	var readyFor negotiation.Address
 	if c := readyPair(t, negotiation.TypeReplacementContext, nonce); c != nil {
-		if rp, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
+		if rp, ok := t.Th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
 			readyFor = rp.NewWorker
 		}
 	}
-	t.mu.Unlock()
+	t.Unlock()
 	var op *negotiation.ReplacementContext
 	if other != nil {
 		op = other.Payload.(*negotiation.ReplacementContext)
@@ -409,7 +410,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		return ActResult{}, n.actDone(act, err)
 	}
 	seq, _, _ := n.ownChain(t)
-	t.mu.Unlock()
+	t.Unlock()
 	if pkg != nil && pkg.ownHead != seq-1 {
 		pkg = nil // the other party's package lacks envelopes of this node
 	}
@@ -463,7 +464,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 
 // lastSent returns the hash of sender's last envelope in t (t.mu held).
 func lastSent(t *thread, sender negotiation.Address) negotiation.Hash {
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		if log[i].Sender == sender {
 			return log[i].Hash
@@ -562,7 +563,7 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 	}
 	params := negotiation.Params{NegotiationID: nid}
 	for _, e := range rep.Negotiation {
-		var b openedBody
+		var b engine.OpenedBody
 		if e.Kind != KindThreadOpened || json.Unmarshal(e.Body, &b) != nil || b.Announcement == "" {
 			continue
 		}
@@ -575,7 +576,7 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 		}
 		break
 	}
-	th, err := rep.ReplayThread(params, replayFact)
+	th, err := rep.ReplayThread(params, engine.ReplayFact)
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "replaying the package")
 	}
@@ -594,7 +595,7 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 		return err
 	}
 	n.takeOverLocked(t, true)
-	t.mu.Unlock()
+	t.Unlock()
 	return nil
 }
 
@@ -607,17 +608,17 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 // backoff, for a ReplacementContext that never comes (the old worker may be
 // gone for good).
 func (n *Node) takeOverLocked(t *thread, wait bool) {
-	if !t.observer || t.role != negotiation.RoleWorker || t.th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
+	if !t.Observer || t.Role != negotiation.RoleWorker || t.Th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
 		return
 	}
 	taskID, err := taskOf(t)
 	if err != nil {
 		return
 	}
-	nid := t.id
+	nid := t.ID
 	ready := false
-	if c := t.th.Ready(negotiation.TypeReplacementContext); c != nil {
-		p, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext)
+	if c := t.Th.Ready(negotiation.TypeReplacementContext); c != nil {
+		p, ok := t.Th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext)
 		ready = ok && p.NewWorker == n.self
 	}
 	switch {
@@ -643,8 +644,8 @@ func (n *Node) takeOver(ctx context.Context, nid string, taskID [32]byte) {
 	if err != nil {
 		return
 	}
-	done := t.th.RoleOf(n.self) == negotiation.RoleWorker
-	t.mu.Unlock()
+	done := t.Th.RoleOf(n.self) == negotiation.RoleWorker
+	t.Unlock()
 	if done {
 		return
 	}

@@ -73,11 +73,11 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 func (n *Node) signedChains() []string {
 	seen := map[string]bool{}
 	for _, t := range n.threadList() {
-		t.mu.Lock()
+		t.Lock()
 		for _, id := range foreignSigned(t, n.self) {
 			seen[id] = true
 		}
-		t.mu.Unlock()
+		t.Unlock()
 	}
 	out := make([]string, 0, len(seen))
 	for id := range seen {
@@ -90,32 +90,26 @@ func (n *Node) signedChains() []string {
 // signedIn names a negotiation in which this node signed for chain id.
 func (n *Node) signedIn(id string) string {
 	for _, t := range n.threadList() {
-		t.mu.Lock()
+		t.Lock()
 		ids := foreignSigned(t, n.self)
-		t.mu.Unlock()
+		t.Unlock()
 		if slices.Contains(ids, id) {
-			return t.id
+			return t.ID
 		}
 	}
 	return "?"
 }
 
 func (n *Node) threadList() []*thread {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	out := make([]*thread, 0, len(n.threads))
-	for _, t := range n.threads {
-		out = append(out, t)
-	}
-	return out
+	return n.eng.All()
 }
 
 // foreignSigned returns the non-dev chain ids of t's offers when self
 // sent a signed envelope in t (t.mu held).
 func foreignSigned(t *thread, self negotiation.Address) []string {
 	signed := false
-	for _, r := range t.th.Log() {
-		if r.Sender == self && signs(t.th.Envelope(r.Hash)) {
+	for _, r := range t.Th.Log() {
+		if r.Sender == self && signs(t.Th.Envelope(r.Hash)) {
 			signed = true
 			break
 		}
@@ -129,13 +123,13 @@ func foreignSigned(t *thread, self negotiation.Address) []string {
 			out = append(out, id.String())
 		}
 	}
-	if a := t.p.Announcement; a != nil {
+	if a := t.Params.Announcement; a != nil {
 		if p, ok := a.Payload.(*negotiation.TaskProposal); ok {
 			add(p.Terms)
 		}
 	}
-	for _, r := range t.th.Log() {
-		switch p := envelopePayload(t.th.Envelope(r.Hash)).(type) {
+	for _, r := range t.Th.Log() {
+		switch p := envelopePayload(t.Th.Envelope(r.Hash)).(type) {
 		case *negotiation.TaskProposal:
 			add(p.Terms)
 		case *negotiation.TaskCounterOffer:

@@ -95,58 +95,55 @@ func TestStepIsOneBatch(t *testing.T) {
 	if th == nil || !fresh {
 		t.Fatalf("no fresh thread for the proposal (%s)", code)
 	}
-	out := th.th.Apply(proposal, n.now())
+	out := th.Th.Apply(proposal, n.now())
 	if !out.Authentic || !out.Effective() {
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("the proposal: %+v", out)
 	}
 	n.openPXP(th)
 	var b batch
-	n.putReceived(&b, th, d, "ok", th.th.State(), n.now())
+	n.putReceived(&b, th, d, "ok", th.Th.State(), n.now())
 	var kinds []string
-	for _, rec := range b.records {
+	for _, rec := range b.Records() {
 		kinds = append(kinds, rec.Kind)
 	}
 	if !slices.Equal(kinds, received) {
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("the step puts %v, want %v", kinds, received)
 	}
-	recorded, steps := th.recorded, th.steps
+	recorded, steps := th.Recorded, th.Steps
 	events, stop := n.Subscribe(16)
 	defer stop()
-	b.records[2].At = b.records[2].At.Add(time.Second)
+	b.Records()[2].At = b.Records()[2].At.Add(time.Second)
 	head := n.Ledger().Head()
 	err = n.write(ctx, &b, string(proposal.Type))
 	var lerr *ledger.BatchError
 	if CodeOf(err) != CodeStoreFailed || !errors.As(err, &lerr) || lerr.Index != 2 {
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("a step with a refused record: %v, want %s naming record 2", err, CodeStoreFailed)
 	}
 	if got := n.Ledger().Head(); got != head {
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("the refused step wrote entries: head %d, was %d", got.Seq, head.Seq)
 	}
 	if got := step(0); len(got) != 0 {
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("the refused step left %v in the ledger", got)
 	}
-	if th.opened || len(th.links) != 0 || th.recorded != recorded || th.steps != steps {
-		th.mu.Unlock()
+	if th.Opened || len(th.Links) != 0 || th.Recorded != recorded || th.Steps != steps {
+		th.Unlock()
 		t.Fatalf("the refused step changed the thread: opened %v, links %v, recorded %s (was %s), steps %d (was %d)",
-			th.opened, th.links, th.recorded, recorded, th.steps, steps)
+			th.Opened, th.Links, th.Recorded, recorded, th.Steps, steps)
 	}
 	select {
 	case e := <-events:
-		th.mu.Unlock()
+		th.Unlock()
 		t.Fatalf("the refused step published %+v", e)
 	default:
 	}
 	// As applyReceived does when a fresh thread's first step fails.
-	n.tmu.Lock()
-	delete(n.threads, th.id)
-	n.tmu.Unlock()
-	th.dead = true
-	th.mu.Unlock()
+	n.eng.Drop(th)
+	th.Unlock()
 
 	// The same delivery again: the whole step, in order, consecutive.
 	if code := n.HandleEnvelope(ctx, d); code != "ok" {

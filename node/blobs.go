@@ -94,10 +94,10 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 	if err != nil {
 		return nil, p2p.ErrNotFound
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	who := negotiation.Address(requester.EVMAddress)
-	agreed, _ := t.th.AgreedArbitrator()
-	if who == (negotiation.Address{}) || (who != t.th.Poster() && who != t.th.Worker() && who != t.th.Arbitrator() && who != agreed) {
+	agreed, _ := t.Th.AgreedArbitrator()
+	if who == (negotiation.Address{}) || (who != t.Th.Poster() && who != t.Th.Worker() && who != t.Th.Arbitrator() && who != agreed) {
 		return nil, p2p.ErrNotFound
 	}
 	return data, nil

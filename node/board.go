@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -290,12 +291,12 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	if err != nil {
 		return ActResult{}, err
 	}
-	t, err := newThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
+	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
 	if err != nil {
 		return ActResult{}, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Lock()
+	defer t.Unlock()
 	env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
 	if err != nil {
 		return ActResult{}, n.actDone("propose_task", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // boardPoster signs announcements for the board tests.
@@ -55,7 +56,7 @@ func (p *boardPoster) announce(t *testing.T, at time.Time, deadline time.Time) *
 func boardNode(cfg BoardConfig, now *time.Time) *Node {
 	c := DefaultConfig()
 	c.Board = cfg
-	return &Node{cfg: c, board: map[negotiation.Hash]*boardEntry{}, threads: map[string]*thread{}, cs: newConsentBook(), now: func() time.Time { return *now }}
+	return &Node{cfg: c, board: map[negotiation.Hash]*boardEntry{}, eng: engine.New(engine.Config{}), cs: newConsentBook(), now: func() time.Time { return *now }}
 }
 
 // take puts env on n's board as takeAnnouncement does.

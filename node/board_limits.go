@@ -134,8 +134,8 @@ func (n *Node) oldestUnprotectedLocked() *boardEntry {
 func (n *Node) loadBoard() {
 	n.tmu.Lock()
 	defer n.tmu.Unlock()
-	for _, t := range n.threads {
-		if a := t.p.Announcement; a != nil {
+	for _, t := range n.eng.All() {
+		if a := t.Params.Announcement; a != nil {
 			if b := n.board[a.Hash()]; b != nil {
 				b.answered = true
 			}

@@ -64,10 +64,10 @@ func payloadNonce(e *negotiation.Envelope) *big.Int {
 // latestOf returns the latest envelope of type typ that sender sent in t
 // and the state machine took (t.mu held), or nil.
 func latestOf(t *thread, sender negotiation.Address, typ negotiation.MessageType) *negotiation.Envelope {
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		if r := log[i]; r.Sender == sender && r.Type == typ && r.Code == "" {
-			return t.th.Envelope(r.Hash)
+			return t.Th.Envelope(r.Hash)
 		}
 	}
 	return nil
@@ -87,11 +87,11 @@ func pendingOf(t *thread, sender negotiation.Address, typ negotiation.MessageTyp
 // readyPair returns the complete pair of kind typ when it names the task's
 // current nonce (t.mu held), or nil.
 func readyPair(t *thread, typ negotiation.MessageType, nonce uint64) *negotiation.CoSigned {
-	c := t.th.Ready(typ)
+	c := t.Th.Ready(typ)
 	if c == nil {
 		return nil
 	}
-	if n := payloadNonce(t.th.Envelope(c.Envelopes[0])); n == nil || !n.IsUint64() || n.Uint64() != nonce {
+	if n := payloadNonce(t.Th.Envelope(c.Envelopes[0])); n == nil || !n.IsUint64() || n.Uint64() != nonce {
 		return nil
 	}
 	return c
@@ -117,20 +117,20 @@ func (n *Node) funded(nid string) (fundedTask, error) {
 	if err != nil {
 		return fundedTask{}, err
 	}
-	defer t.mu.Unlock()
-	f := fundedTask{role: t.th.RoleOf(n.self), poster: t.th.Poster(), worker: t.th.Worker(), other: n.otherParty(t)}
+	defer t.Unlock()
+	f := fundedTask{role: t.Th.RoleOf(n.self), poster: t.Th.Poster(), worker: t.Th.Worker(), other: n.otherParty(t)}
 	if f.role != negotiation.RolePoster && f.role != negotiation.RoleWorker {
 		return f, fail(CodeNotParty, "only the poster or the worker signs this")
 	}
-	if st := t.th.State(); !postFunding(st) {
+	if st := t.Th.State(); !postFunding(st) {
 		return f, fail(CodeStateForbidden, "the task is %s: this act needs a funded task", st)
 	}
 	if f.taskID, err = taskOf(t); err != nil {
 		return f, err
 	}
-	ag := t.th.Agreement()
+	ag := t.Th.Agreement()
 	f.domain = ag.Domain
-	if off := t.th.Envelope(ag.Offer); off != nil {
+	if off := t.Th.Envelope(ag.Offer); off != nil {
 		switch p := off.Payload.(type) {
 		case *negotiation.TaskProposal:
 			f.terms = p.Terms
@@ -199,9 +199,9 @@ func (n *Node) Cancel(ctx context.Context, nid, reason string) (ActResult, error
 	if err != nil {
 		return ActResult{}, n.actDone(act, err)
 	}
-	role, st := t.th.RoleOf(n.self), t.th.State()
+	role, st := t.Th.RoleOf(n.self), t.Th.State()
 	sent := latestOf(t, n.self, negotiation.TypeMutualCancel) != nil
-	t.mu.Unlock()
+	t.Unlock()
 	switch {
 	case role != negotiation.RolePoster && role != negotiation.RoleWorker:
 		return ActResult{}, n.actDone(act, fail(CodeNotParty, "only the poster or the worker cancels"))
@@ -227,8 +227,8 @@ func (n *Node) cancelUnfunded(ctx context.Context, nid, reason string, st negoti
 	if err != nil {
 		return ActResult{}, n.actDone(act, err)
 	}
-	defer t.mu.Unlock()
-	if now := t.th.State(); !unfunded(now) {
+	defer t.Unlock()
+	if now := t.Th.State(); !unfunded(now) {
 		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was sent", now))
 	}
 	env, out, err := n.sendLocked(ctx, t, &negotiation.MutualCancel{Reason: reason}, n.recipients(t, false), false)
@@ -264,7 +264,7 @@ func (n *Node) cancelFunded(ctx context.Context, nid, reason string) (ActResult,
 	}
 	ready := readyPair(t, negotiation.TypeMutualCancel, nonce)
 	mine := pendingOf(t, n.self, negotiation.TypeMutualCancel, nonce)
-	t.mu.Unlock()
+	t.Unlock()
 	if ready != nil && ready.Digest == negotiation.Hash(digest) {
 		return n.resubmit(ctx, nid, act, negotiation.TypeMutualCancel)
 	}
@@ -295,20 +295,20 @@ func (n *Node) sendCoSigned(ctx context.Context, nid, act string, p negotiation.
 	if err != nil {
 		return ActResult{}, n.actDone(act, err)
 	}
-	role := t.th.RoleOf(n.self)
-	if st := t.th.State(); !postFunding(st) || (role != negotiation.RolePoster && role != negotiation.RoleWorker) {
-		t.mu.Unlock()
+	role := t.Th.RoleOf(n.self)
+	if st := t.Th.State(); !postFunding(st) || (role != negotiation.RolePoster && role != negotiation.RoleWorker) {
+		t.Unlock()
 		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was signed", st))
 	}
 	if check != nil {
 		if err := check(t); err != nil {
-			t.mu.Unlock()
+			t.Unlock()
 			return ActResult{}, n.actDone(act, err)
 		}
 	}
 	sig, err := n.keys.EVM().SignDigest(digest)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone(act, err)
 	}
 	switch v := p.(type) {
@@ -320,7 +320,7 @@ func (n *Node) sendCoSigned(ctx context.Context, nid, act string, p negotiation.
 		v.Signature = sig
 	}
 	env, out, err := n.sendLocked(ctx, t, p, append(n.recipients(t, false), extra...), false)
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone(act, err)
 	}
@@ -367,13 +367,13 @@ func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.
 	if err != nil {
 		return nil, err
 	}
-	c, st := t.th.Ready(kind), t.th.State()
+	c, st := t.Th.Ready(kind), t.Th.State()
 	taskID, terr := taskOf(t)
 	var pe *negotiation.Envelope
 	if c != nil {
-		pe = t.th.Envelope(c.Envelopes[0])
+		pe = t.Th.Envelope(c.Envelopes[0])
 	}
-	t.mu.Unlock()
+	t.Unlock()
 	switch {
 	case c == nil || pe == nil:
 		return nil, fail(CodeStateForbidden, "no co-signed %s to submit", kind)
@@ -439,8 +439,8 @@ func (n *Node) onCoSigned(t *thread, c *negotiation.CoSigned) {
 	if c == nil {
 		return
 	}
-	if t.th.RoleOf(n.self) == negotiation.RolePoster && n.client != nil && postFunding(t.th.State()) {
-		n.submitLater(t.id, c.Kind)
+	if t.Th.RoleOf(n.self) == negotiation.RolePoster && n.client != nil && postFunding(t.Th.State()) {
+		n.submitLater(t.ID, c.Kind)
 		return
 	}
 	if c.Kind == negotiation.TypeReplacementContext {
@@ -470,10 +470,10 @@ func (n *Node) resumeCoSigned(t *thread) {
 	if n.client == nil {
 		return
 	}
-	if t.th.RoleOf(n.self) == negotiation.RolePoster && postFunding(t.th.State()) {
+	if t.Th.RoleOf(n.self) == negotiation.RolePoster && postFunding(t.Th.State()) {
 		for _, k := range coSigned {
-			if t.th.Ready(k) != nil {
-				n.submitLater(t.id, k)
+			if t.Th.Ready(k) != nil {
+				n.submitLater(t.ID, k)
 			}
 		}
 		return

@@ -100,15 +100,15 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 	n.openPXP(t)
 	var question string
 	var ok bool
-	if m := t.pxp.m; m != nil {
+	if m := t.PXP.Mandate; m != nil {
 		var q negotiation.Escalation
 		q, ok = m.Paused()
 		question = q.Question
 	} else {
-		t.mu.Unlock()
+		t.Unlock()
 		return PendingApproval{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 	}
-	t.mu.Unlock()
+	t.Unlock()
 	if !ok {
 		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
 	}

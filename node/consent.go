@@ -168,7 +168,7 @@ func (n *Node) admitOpening(nid string, from negotiation.Address) negotiation.Co
 func (c *consentBook) countLocked(n *Node, from negotiation.Address) (per, total int) {
 	now := n.now()
 	for id, o := range c.opened {
-		if o.settled || now.Sub(o.at) >= n.cfg.Consent.Window || n.threads[id] == nil {
+		if o.settled || now.Sub(o.at) >= n.cfg.Consent.Window || n.eng.Lookup(id) == nil {
 			delete(c.opened, id)
 			continue
 		}
@@ -227,16 +227,15 @@ func (n *Node) loadConsent(ctx context.Context) error {
 	}
 	now := n.now()
 	opened := map[string]*openedBy{}
-	n.tmu.Lock()
-	for id, t := range n.threads {
+	for _, t := range n.eng.All() {
+		id := t.ID
 		by, ok := openerOf(t, n.self)
 		at, known := openedAt[id]
-		if !ok || !known || states[by].state == ConsentAllowed || !negotiationPhase(t.th.State()) || now.Sub(at) >= n.cfg.Consent.Window {
+		if !ok || !known || states[by].state == ConsentAllowed || !negotiationPhase(t.Th.State()) || now.Sub(at) >= n.cfg.Consent.Window {
 			continue
 		}
 		opened[id] = &openedBy{by: by, at: at}
 	}
-	n.tmu.Unlock()
 	c := n.cs
 	c.mu.Lock()
 	c.states, c.opened = states, opened
@@ -247,10 +246,10 @@ func (n *Node) loadConsent(ctx context.Context) error {
 // openerOf returns the counterparty that opened t, when an envelope it
 // sent opened it (not this node, not a thread joined late).
 func openerOf(t *thread, self negotiation.Address) (negotiation.Address, bool) {
-	if t.observer {
+	if t.Observer {
 		return negotiation.Address{}, false
 	}
-	log := t.th.Log()
+	log := t.Th.Log()
 	if len(log) == 0 || log[0].Sender == self {
 		return negotiation.Address{}, false
 	}
@@ -340,21 +339,18 @@ func (n *Node) consents(only *negotiation.Address) []ConsentView {
 	}
 	want := func(a negotiation.Address) bool { return only == nil || *only == a }
 	// The negotiations first (each under its own lock), then the book.
-	n.tmu.Lock()
-	threads := make([]*thread, 0, len(n.threads))
-	live := make(map[string]bool, len(n.threads))
-	for id, t := range n.threads {
-		threads = append(threads, t)
-		live[id] = true
-	}
-	n.tmu.Unlock()
+	threads := n.eng.All()
+	live := make(map[string]bool, len(threads))
 	for _, t := range threads {
-		t.mu.Lock()
+		live[t.ID] = true
+	}
+	for _, t := range threads {
+		t.Lock()
 		other := negotiation.Address{}
-		if !t.dead && !t.observer {
+		if !t.Dead && !t.Observer {
 			other = n.otherParty(t)
 		}
-		t.mu.Unlock()
+		t.Unlock()
 		if other != (negotiation.Address{}) && want(other) {
 			get(other).Negotiations++
 		}

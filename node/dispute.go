@@ -25,9 +25,9 @@ func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 	if err != nil {
 		return ActResult{}, n.actDone("open_dispute", err)
 	}
-	role, st := t.th.RoleOf(n.self), t.th.State()
+	role, st := t.Th.RoleOf(n.self), t.Th.State()
 	taskID, terr := taskOf(t)
-	t.mu.Unlock()
+	t.Unlock()
 	switch {
 	case role != negotiation.RolePoster && role != negotiation.RoleWorker:
 		return ActResult{}, n.actDone("open_dispute", fail(CodeNotParty, "only the poster or the worker opens a dispute"))
@@ -78,10 +78,10 @@ func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator neg
 	if err != nil {
 		return ActResult{}, n.actDone("propose_arbitrator", err)
 	}
-	role, st := t.th.RoleOf(n.self), t.th.State()
+	role, st := t.Th.RoleOf(n.self), t.Th.State()
 	taskID, terr := taskOf(t)
-	poster, worker := t.th.Poster(), t.th.Worker()
-	t.mu.Unlock()
+	poster, worker := t.Th.Poster(), t.Th.Worker()
+	t.Unlock()
 	switch {
 	case role != negotiation.RolePoster && role != negotiation.RoleWorker:
 		return ActResult{}, n.actDone("propose_arbitrator", fail(CodeNotParty, "only a party proposes an arbitrator"))
@@ -101,7 +101,7 @@ func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator neg
 		return ActResult{}, n.actDone("propose_arbitrator", err)
 	}
 	env, _, err := n.sendLocked(ctx, t, &negotiation.ArbitratorProposal{DisputeID: disputeID, Arbitrator: arbitrator}, n.recipients(t, false), false)
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("propose_arbitrator", err)
 	}
@@ -147,34 +147,34 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 	}
 	taskID, err := taskOf(t)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone("evidence", err)
 	}
 	id := disputeIDOf(t)
-	if st := t.th.State(); id == "" || (st != negotiation.StateDisputed && st != negotiation.StateArbitrated) {
-		t.mu.Unlock()
+	if st := t.Th.State(); id == "" || (st != negotiation.StateDisputed && st != negotiation.StateArbitrated) {
+		t.Unlock()
 		return ActResult{}, n.actDone("evidence", fail(CodeStateForbidden, "no dispute is open"))
 	}
-	if r := t.th.RoleOf(n.self); r != negotiation.RolePoster && r != negotiation.RoleWorker && r != negotiation.RoleArbitrator {
-		t.mu.Unlock()
+	if r := t.Th.RoleOf(n.self); r != negotiation.RolePoster && r != negotiation.RoleWorker && r != negotiation.RoleArbitrator {
+		t.Unlock()
 		return ActResult{}, n.actDone("evidence", fail(CodeNotParty, "only the parties and the arbitrator submit evidence"))
 	}
 	c, err := n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone("evidence", err)
 	}
 	ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
 	p := &negotiation.DisputeEvidence{DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: ref.CID, Files: []negotiation.FileRef{ref}, Description: spec.Description}
 	env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, true), false)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone("evidence", err)
 	}
 	n.joinEvidenceLocked(t)
 	r := ActResult{Envelope: envRef(env), Thread: n.viewLocked(t), Detail: map[string]string{"cid": c.String()}}
-	arbitrator := t.th.RoleOf(n.self) == negotiation.RoleArbitrator
-	t.mu.Unlock()
+	arbitrator := t.Th.RoleOf(n.self) == negotiation.RoleArbitrator
+	t.Unlock()
 	if err := n.host.PublishEvidence(ctx, id, env); err != nil {
 		n.log.Warn("evidence not published on the topic (it went directly)", "negotiation", nid, "err", err)
 	}
@@ -205,9 +205,9 @@ func (n *Node) Rule(ctx context.Context, nid string, ruling uint64) (ActResult, 
 	if err != nil {
 		return ActResult{}, n.actDone("rule", err)
 	}
-	role, st := t.th.RoleOf(n.self), t.th.State()
+	role, st := t.Th.RoleOf(n.self), t.Th.State()
 	taskID, terr := taskOf(t)
-	t.mu.Unlock()
+	t.Unlock()
 	switch {
 	case role != negotiation.RoleArbitrator:
 		return ActResult{}, n.actDone("rule", fail(CodeNotParty, "only the assigned arbitrator rules"))

@@ -9,6 +9,7 @@ import (
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // onChainEvents is the chain watcher's handler: it turns the events of
@@ -64,7 +65,7 @@ func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiatio
 		}
 		return ref.NegotiationID, f
 	}
-	nid := n.byTaskID(ref.TaskID)
+	nid := n.eng.ByTask(ref.TaskID)
 	if _, ok := f.(negotiation.MilestonesAmended); ok {
 		if f = n.amendedFact(nid, ref); f == nil {
 			return "", nil
@@ -78,55 +79,44 @@ func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiatio
 // effect). An event recorded before is skipped. A fact the thread refuses
 // for its state (funding seen before the last acceptance arrived) is kept
 // pending and applied again after the thread's next change.
-func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
-	t, err := n.locked(nid)
-	if err != nil {
+func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (out negotiation.Outcome, err error) {
+	at := engine.LogRef{Tx: l.TxHash.Hex(), Index: l.Index, Block: l.BlockNumber}
+	werr := n.eng.With(nid, func(t *thread) error {
+		if n.eng.Seen(at.Key()) {
+			out = negotiation.Outcome{Code: negotiation.CodeDuplicate}
+			return nil
+		}
+		if out, err = n.applyFactLocked(ctx, t, f, at); err != nil {
+			return nil
+		}
+		n.eng.MarkSeen(at.Key())
+		if out.Code == negotiation.CodeStateForbidden {
+			t.Pending = append(t.Pending, engine.PendingFact{Fact: f, At: at})
+		} else if out.Effective() {
+			n.retryFacts(ctx, t)
+		}
+		return nil
+	})
+	if werr != nil {
 		return negotiation.Outcome{}, nil // not a thread of this node
 	}
-	defer t.mu.Unlock()
-	key := logKey(l.TxHash.Hex(), l.Index)
-	n.tmu.Lock()
-	seen := n.seenLogs[key]
-	n.tmu.Unlock()
-	if seen {
-		return negotiation.Outcome{Code: negotiation.CodeDuplicate}, nil
-	}
-	out, err := n.applyFactLocked(ctx, t, f, l)
-	if err != nil {
-		return out, err
-	}
-	n.tmu.Lock()
-	n.seenLogs[key] = true
-	n.tmu.Unlock()
-	if out.Code == negotiation.CodeStateForbidden {
-		t.pending = append(t.pending, pendingFact{f: f, log: l})
-	} else if out.Effective() {
-		n.retryFacts(ctx, t)
-	}
-	return out, nil
-}
-
-// pendingFact is a chain fact a thread refused for its state, to apply
-// again after the thread's next change.
-type pendingFact struct {
-	f   negotiation.Fact
-	log types.Log
+	return out, err
 }
 
 // retryFacts applies the thread's pending facts again, in chain order,
 // until none takes effect (t.mu held).
 func (n *Node) retryFacts(ctx context.Context, t *thread) {
-	for progress := true; progress && len(t.pending) > 0; {
+	for progress := true; progress && len(t.Pending) > 0; {
 		progress = false
-		for i, p := range t.pending {
-			out, err := n.applyFactLocked(ctx, t, p.f, p.log)
+		for i, p := range t.Pending {
+			out, err := n.applyFactLocked(ctx, t, p.Fact, p.At)
 			if err != nil {
 				return
 			}
 			if out.Code == negotiation.CodeStateForbidden {
 				continue
 			}
-			t.pending = append(t.pending[:i:i], t.pending[i+1:]...)
+			t.Pending = append(t.Pending[:i:i], t.Pending[i+1:]...)
 			progress = true
 			break
 		}
@@ -136,41 +126,41 @@ func (n *Node) retryFacts(ctx context.Context, t *thread) {
 // applyFactLocked judges f against t (Thread.Check), records the
 // chain.event, and only then applies f (t.mu held): a record that fails
 // leaves the thread as it was.
-func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
+func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fact, l engine.LogRef) (negotiation.Outcome, error) {
 	now := n.now()
-	out := t.th.Check(f, now)
+	out := t.Th.Check(f, now)
 	code := "ok"
 	if out.Code != "" {
 		code = string(out.Code)
 	}
-	b := encodeFact(f)
-	b.Tx, b.LogIndex, b.Block, b.Code = l.TxHash.Hex(), l.Index, l.BlockNumber, code
+	b := engine.EncodeFact(f)
+	b.Tx, b.LogIndex, b.Block, b.Code = l.Tx, l.Index, l.Block, code
 	body, err := json.Marshal(b)
 	if err != nil {
 		return out, err
 	}
 	var rec batch
-	rec.put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now}, nil)
+	rec.Put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.ID, Body: body, At: now}, nil)
 	n.putStateOf(&rec, t, out.To)
 	if err := n.write(ctx, &rec, "chain event"); err != nil {
 		return out, err
 	}
-	if applied := t.th.Apply(f, now); applied.Code != out.Code {
+	if applied := t.Th.Apply(f, now); applied.Code != out.Code {
 		// Check runs Apply on a copy: the two cannot disagree.
-		n.log.Error("the thread took a chain fact otherwise than it checked", "negotiation", t.id, "code", applied.Code)
+		n.log.Error("the thread took a chain fact otherwise than it checked", "negotiation", t.ID, "code", applied.Code)
 	} else {
 		out = applied
 	}
 	if p, ok := f.(negotiation.ProofSubmitted); ok {
-		t.proofs[p.Milestone] = p.ProofCID
+		t.Proofs[p.Milestone] = p.ProofCID
 	}
 	n.m.facts.WithLabelValues(negotiation.FactName(f), code).Inc()
-	n.events.publish(Event{Kind: EventFact, NegotiationID: t.id, Fact: negotiation.FactName(f), Code: code, State: t.th.State(), Hash: l.TxHash.Hex(), At: now})
+	n.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: l.Tx, At: now})
 	if code != "ok" {
-		n.log.Debug("chain fact not applied", "negotiation", t.id, "fact", negotiation.FactName(f), "code", code)
+		n.log.Debug("chain fact not applied", "negotiation", t.ID, "fact", negotiation.FactName(f), "code", code)
 		return out, nil
 	}
-	n.index(t)
+	n.eng.Index(t)
 	n.afterFact(t, f)
 	return out, nil
 }
@@ -179,7 +169,7 @@ func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fac
 // dispute's evidence topic when the dispute opens, and hands the thread
 // over to the arbitrator once the chain assigns one.
 func (n *Node) afterFact(t *thread, f negotiation.Fact) {
-	role := t.th.RoleOf(n.self)
+	role := t.Th.RoleOf(n.self)
 	if role != negotiation.RolePoster && role != negotiation.RoleWorker {
 		return
 	}
@@ -188,7 +178,7 @@ func (n *Node) afterFact(t *thread, f negotiation.Fact) {
 		n.joinEvidenceLocked(t)
 	case negotiation.ArbitratorAssigned:
 		n.joinEvidenceLocked(t)
-		nid := t.id
+		nid := t.ID
 		n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
 	}
 }
@@ -200,20 +190,20 @@ func (n *Node) joinEvidenceLocked(t *thread) {
 	if id == "" || n.host == nil {
 		return
 	}
-	members := []negotiation.Address{t.th.Poster(), t.th.Worker()}
-	if a := t.th.Arbitrator(); a != (negotiation.Address{}) {
+	members := []negotiation.Address{t.Th.Poster(), t.Th.Worker()}
+	if a := t.Th.Arbitrator(); a != (negotiation.Address{}) {
 		members = append(members, a)
 	}
 	if err := n.host.JoinEvidence(id, members); err != nil {
-		n.log.Warn("evidence topic not joined", "negotiation", t.id, "err", err)
+		n.log.Warn("evidence topic not joined", "negotiation", t.ID, "err", err)
 	}
 }
 
 // disputeIDOf returns t's dispute id (the task id) once a dispute is open.
 func disputeIDOf(t *thread) string {
-	switch t.th.State() {
+	switch t.Th.State() {
 	case negotiation.StateDisputed, negotiation.StateArbitrated, negotiation.StateResolved:
-		if id := t.th.TaskID(); id != nil {
+		if id := t.Th.TaskID(); id != nil {
 			return id.String()
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -116,7 +117,7 @@ func TestFactBeforeItsStateIsKeptPending(t *testing.T) {
 			t.Fatal(err)
 		}
 		if e.Kind == ledger.KindChainEvent {
-			var b factBody
+			var b engine.FactBody
 			_ = json.Unmarshal(e.Body, &b)
 			codes = append(codes, b.Code)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -42,14 +43,14 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 			return n.reject(ctx, env, code)
 		}
 		if !fresh {
-			t.mu.Lock()
-			if t.dead {
-				t.mu.Unlock()
+			t.Lock()
+			if t.Dead {
+				t.Unlock()
 				continue
 			}
 		}
 		code = n.applyReceived(ctx, t, d, fresh)
-		t.mu.Unlock()
+		t.Unlock()
 		n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
 		return code
 	}
@@ -62,15 +63,10 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
 	env := d.Envelope
 	now := n.now()
-	out := t.th.Check(env, now)
+	out := t.Th.Check(env, now)
 	drop := func() {
 		if fresh {
-			n.tmu.Lock()
-			if n.threads[t.id] == t {
-				delete(n.threads, t.id)
-			}
-			n.tmu.Unlock()
-			t.dead = true
+			n.eng.Drop(t)
 		}
 	}
 	switch {
@@ -85,24 +81,24 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		var b batch
 		n.putReceived(&b, t, d, negotiation.Code(code), out.To, now)
 		if err := n.write(ctx, &b, string(env.Type)); err != nil {
-			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
-			if !t.opened {
+			n.log.Error("received envelope not recorded", "negotiation", t.ID, "cid", env.CID(), "err", err)
+			if !t.Opened {
 				drop()
 			}
 			return negotiation.Code(p2p.CodeBusy)
 		}
-		if applied := t.th.Apply(env, now); applied.Code != out.Code {
+		if applied := t.Th.Apply(env, now); applied.Code != out.Code {
 			// Check runs Apply on a copy: the two cannot disagree.
-			n.log.Error("the thread took an envelope otherwise than it checked", "negotiation", t.id, "code", applied.Code)
+			n.log.Error("the thread took an envelope otherwise than it checked", "negotiation", t.ID, "code", applied.Code)
 		} else {
 			out = applied
 		}
 		if fresh {
-			n.register(t)
+			n.eng.Register(t)
 		} else {
-			n.index(t)
+			n.eng.Index(t)
 		}
-		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.id, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.th.State(), At: now})
+		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.Th.State(), At: now})
 		if out.Effective() {
 			n.pxpReceived(t, env)
 			n.retryFacts(ctx, t)
@@ -118,7 +114,7 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 	default:
 		drop()
 		if out.Equivocation != nil {
-			n.recordEquivocation(ctx, t.id, out.Equivocation)
+			n.recordEquivocation(ctx, t.ID, out.Equivocation)
 			return out.Code
 		}
 		return n.reject(ctx, env, out.Code)
@@ -134,7 +130,7 @@ func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation
 	n.putOpened(b, t)
 	n.putCard(b, t)
 	n.putLink(b, t, d.Sender)
-	b.putEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
+	b.PutEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
 	n.putStateOf(b, t, st)
 }
 
@@ -148,7 +144,7 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	nid := env.NegotiationID
 	n.tmu.Lock()
 	defer n.tmu.Unlock()
-	if t := n.threads[nid]; t != nil {
+	if t := n.eng.Lookup(nid); t != nil {
 		return t, false, ""
 	}
 	if n.joining[nid] || n.quarantined(nid) {
@@ -201,13 +197,12 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	if code := n.admitOpening(nid, env.Sender.EVMAddress); code != "" {
 		return nil, false, code
 	}
-	nt, err := newThread(params, role, false)
+	nt, err := engine.NewThread(params, role, false)
 	if err != nil {
 		return nil, false, negotiation.CodeOf(err)
 	}
-	nt.mu.Lock()
-	n.threads[nid] = nt
-	return nt, true, ""
+	t, fresh = n.eng.Claim(nt)
+	return t, fresh, ""
 }
 
 // reject records input that is not authentic by hash and code only, in
@@ -248,12 +243,12 @@ func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome)
 	}
 	switch p := d.Envelope.Payload.(type) {
 	case *negotiation.DeliveryNotice:
-		if t.th.RoleOf(n.self) == negotiation.RolePoster || t.observer {
-			n.fetchFiles(t.id, d.Sender.PeerID, deliveryFiles(p))
+		if t.Th.RoleOf(n.self) == negotiation.RolePoster || t.Observer {
+			n.fetchFiles(t.ID, d.Sender.PeerID, deliveryFiles(p))
 		}
 	case *negotiation.DisputeEvidence:
 		if bundleFile(p) == nil {
-			n.fetchFiles(t.id, d.Sender.PeerID, evidenceFiles(p))
+			n.fetchFiles(t.ID, d.Sender.PeerID, evidenceFiles(p))
 		}
 	}
 }

@@ -15,17 +15,18 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
 // handedOff reports whether this node sent t's arbitrator a proof bundle
 // (t.mu held).
 func (n *Node) handedOff(t *thread) bool {
-	for _, r := range t.th.Log() {
+	for _, r := range t.Th.Log() {
 		if r.Sender != n.self || r.Type != negotiation.TypeDisputeEvidence {
 			continue
 		}
-		if p, ok := t.th.Envelope(r.Hash).Payload.(*negotiation.DisputeEvidence); ok && bundleFile(p) != nil {
+		if p, ok := t.Th.Envelope(r.Hash).Payload.(*negotiation.DisputeEvidence); ok && bundleFile(p) != nil {
 			return true
 		}
 	}
@@ -50,10 +51,10 @@ func (n *Node) handOffOnce(ctx context.Context, nid string) error {
 	if err != nil {
 		return err
 	}
-	arb := t.th.Arbitrator()
-	done := n.handedOff(t) || arb == (negotiation.Address{}) || t.th.State() != negotiation.StateArbitrated
-	ann := t.p.Announcement
-	t.mu.Unlock()
+	arb := t.Th.Arbitrator()
+	done := n.handedOff(t) || arb == (negotiation.Address{}) || t.Th.State() != negotiation.StateArbitrated
+	ann := t.Params.Announcement
+	t.Unlock()
 	if done {
 		return nil
 	}
@@ -73,7 +74,7 @@ func (n *Node) handOffOnce(ctx context.Context, nid string) error {
 	if t, err = n.locked(nid); err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	if n.handedOff(t) {
 		return nil
 	}
@@ -135,7 +136,7 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 			return err
 		}
 	}
-	th, err := rep.ReplayThread(params, replayFact)
+	th, err := rep.ReplayThread(params, engine.ReplayFact)
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "replaying the bundle")
 	}
@@ -163,12 +164,12 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 // observer joining in role (the arbitrator, or a replacement worker).
 func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep *ledger.BundleReport, bc cid.Cid, raw []byte, role negotiation.Role) error {
 	nid := params.NegotiationID
-	t, err := newThread(params, role, true)
+	t, err := engine.NewThread(params, role, true)
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Lock()
+	defer t.Unlock()
 	if err := n.recordOpened(ctx, t); err != nil {
 		return err
 	}
@@ -202,18 +203,16 @@ func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep 
 				return failWrap(CodeStoreFailed, err, "entry %d", e.Seq)
 			}
 			if e.Kind == KindIdentityLink {
-				var b linkBody
+				var b engine.LinkBody
 				if json.Unmarshal(e.Body, &b) == nil {
-					t.links[b.Address] = true
+					t.Links[b.Address] = true
 				}
 			} else {
-				var b factBody
+				var b engine.FactBody
 				if json.Unmarshal(e.Body, &b) == nil {
-					n.tmu.Lock()
-					n.seenLogs[logKey(b.Tx, b.LogIndex)] = true
-					n.tmu.Unlock()
+					n.eng.MarkSeen(engine.LogKey(b.Tx, b.LogIndex))
 					if b.Fact == "proof_submitted" && b.Milestone != nil {
-						t.proofs[*b.Milestone] = negotiation.CID(b.ProofCID)
+						t.Proofs[*b.Milestone] = negotiation.CID(b.ProofCID)
 					}
 				}
 			}
@@ -225,15 +224,15 @@ func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep 
 	}
 	// The thread is what this node's own ledger replays to: the import is
 	// checked by the same replay a restart does.
-	th, err := n.led.ReplayThread(ctx, params, replayFact)
+	th, err := n.led.ReplayThread(ctx, params, engine.ReplayFact)
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "replaying the imported thread")
 	}
-	t.th = th
+	t.Th = th
 	if err := n.recordState(ctx, t); err != nil {
 		return err
 	}
-	n.register(t)
+	n.eng.Register(t)
 	n.joinEvidenceLocked(t)
 	n.events.publish(Event{Kind: EventJoined, NegotiationID: nid, State: th.State(), CID: bc.String(), At: n.now()})
 	n.log.Info("joined a thread from a proof bundle", "negotiation", nid, "state", th.State(), "envelopes", len(rep.Envelopes))
@@ -244,13 +243,13 @@ func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep 
 // fetchThreadFiles fetches the delivered and evidence files of t this
 // node does not hold, each from the party that sent it (t.mu held).
 func (n *Node) fetchThreadFiles(t *thread) {
-	role := t.th.RoleOf(n.self)
-	for _, r := range t.th.Log() {
+	role := t.Th.RoleOf(n.self)
+	for _, r := range t.Th.Log() {
 		if r.Code != "" || r.Sender == n.self {
 			continue
 		}
 		var files []fileRef
-		switch p := t.th.Envelope(r.Hash).Payload.(type) {
+		switch p := t.Th.Envelope(r.Hash).Payload.(type) {
 		case *negotiation.DeliveryNotice:
 			if role == negotiation.RolePoster || role == negotiation.RoleArbitrator {
 				files = deliveryFiles(p)
@@ -267,7 +266,7 @@ func (n *Node) fetchThreadFiles(t *thread) {
 		if !ok {
 			continue
 		}
-		n.fetchFiles(t.id, l.PeerID, files)
+		n.fetchFiles(t.ID, l.PeerID, files)
 	}
 }
 
@@ -331,7 +330,7 @@ func VerifyBundle(r io.Reader, opts ledger.BundleOptions) (*ledger.BundleReport,
 		if e.Kind != KindIdentityLink {
 			continue
 		}
-		var b linkBody
+		var b engine.LinkBody
 		if err := json.Unmarshal(e.Body, &b); err != nil {
 			return nil, failWrap(CodeBadBundle, err, "entry %d", e.Seq)
 		}

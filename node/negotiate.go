@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // CounterSpec changes the current offer's terms: every member left empty
@@ -75,8 +76,8 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 	if err != nil {
 		return ActResult{}, n.actDone("counter", err)
 	}
-	defer t.mu.Unlock()
-	cur := t.th.Current()
+	defer t.Unlock()
+	cur := t.Th.Current()
 	if cur == nil {
 		return ActResult{}, n.actDone("counter", fail(CodeStateForbidden, "no offer to counter"))
 	}
@@ -105,13 +106,13 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 // acceptanceOf returns the hash of a's effective acceptance of offer o in
 // t (t.mu held).
 func (n *Node) acceptanceOf(t *thread, a negotiation.Address, o negotiation.Hash) (negotiation.Hash, bool) {
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		r := log[i]
 		if r.Sender != a || r.Type != negotiation.TypeTaskAcceptance || r.Code != "" {
 			continue
 		}
-		if e := t.th.Envelope(r.Hash); e != nil {
+		if e := t.Th.Envelope(r.Hash); e != nil {
 			if p, ok := e.Payload.(*negotiation.TaskAcceptance); ok && p.AcceptedOfferHash == o {
 				return r.Hash, true
 			}
@@ -142,7 +143,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 	if err != nil {
 		return ActResult{}, err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	p, msg := counterOffer(ann, terms, spec)
 	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
 	if err != nil {
@@ -159,29 +160,29 @@ func (n *Node) answerThread(b *boardEntry) (*thread, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := newThread(negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: b.env}, negotiation.RoleWorker, false)
+	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: b.env}, negotiation.RoleWorker, false)
 	if err != nil {
 		return nil, err
 	}
 	n.tmu.Lock()
 	b.answered = true // the board keeps it while this node negotiates on it
 	n.tmu.Unlock()
-	t.mu.Lock()
+	t.Lock()
 	return t, nil
 }
 
 // settlementOf returns the settlement of t's current offer with this
 // node's view of the worker (t.mu held).
 func (n *Node) settlementOf(t *thread) (*negotiation.Offer, negotiation.Settlement, negotiation.Domain, [32]byte, error) {
-	cur := t.th.Current()
+	cur := t.Th.Current()
 	if cur == nil {
 		return nil, negotiation.Settlement{}, negotiation.Domain{}, [32]byte{}, fail(CodeStateForbidden, "no offer to accept")
 	}
-	s, d, err := t.th.Settlement(cur)
+	s, d, err := t.Th.Settlement(cur)
 	if err != nil {
 		return nil, s, d, [32]byte{}, err
 	}
-	if w := t.th.Worker(); w == (negotiation.Address{}) {
+	if w := t.Th.Worker(); w == (negotiation.Address{}) {
 		s.Worker = [20]byte(n.self) // the worker's first answer to an announcement
 	}
 	digest, err := s.Digest(d)
@@ -227,13 +228,13 @@ func (n *Node) AcceptWith(ctx context.Context, nid string, spec AcceptSpec) (Act
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
-	st := t.th.State()
+	st := t.Th.State()
 	cur, s, d, digest, err := n.settlementOf(t)
 	already := false
 	if err == nil {
 		_, already = n.acceptanceOf(t, n.self, cur.Hash())
 	}
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
@@ -271,11 +272,11 @@ func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash,
 		return ActResult{}, err
 	}
 	cur, s, d, digest, err := n.settlementOf(t)
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}
-	return n.accept(ctx, t.id, t, cur.Hash(), s, d, digest, spec)
+	return n.accept(ctx, t.ID, t, cur.Hash(), s, d, digest, spec)
 }
 
 // accept asks for approval, then signs and sends the acceptance of offer
@@ -296,10 +297,10 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer nego
 			return ActResult{}, n.actDone("accept", err)
 		}
 	} else {
-		t.mu.Lock()
+		t.Lock()
 	}
-	defer t.mu.Unlock()
-	if cur := t.th.Current(); cur == nil || cur.Hash() != offer {
+	defer t.Unlock()
+	if cur := t.Th.Current(); cur == nil || cur.Hash() != offer {
 		return ActResult{}, n.actDone("accept", fail(Code(negotiation.CodeTermsChanged), "the offer changed while the approval was pending; nothing was signed"))
 	}
 	sig, err := n.keys.EVM().SignDigest(digest)
@@ -310,7 +311,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer nego
 	spec.apply(p)
 	to := n.recipients(t, false)
 	if fresh != nil {
-		to = []negotiation.Address{t.th.Poster()}
+		to = []negotiation.Address{t.Th.Poster()}
 	}
 	env, out, err := n.sendLocked(ctx, t, p, to, fresh != nil)
 	if err != nil {
@@ -335,9 +336,9 @@ func (n *Node) precheckAccept(ctx context.Context, nid string, fresh *thread, of
 			return err
 		}
 	} else {
-		t.mu.Lock()
+		t.Lock()
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	p := &negotiation.TaskAcceptance{AcceptedOfferHash: offer, SettlementDigest: digest}
 	spec.apply(p)
 	return n.pxpPrepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))

@@ -21,6 +21,7 @@ import (
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 	"github.com/parleynet/parley/storeguard"
 )
@@ -73,13 +74,12 @@ type Node struct {
 	wacfg   approval.Config
 	pk      *passkeys
 
+	eng *engine.Engine // the threads and their one write path
+
 	tmu      sync.Mutex // guards the maps below
-	threads  map[string]*thread
-	byTask   map[[32]byte]string
 	board    map[negotiation.Hash]*boardEntry
 	joining  map[string]bool
 	fetching map[fetchKey]bool
-	seenLogs map[string]bool // chain events recorded, by "tx/index"
 
 	events *broadcaster
 	rej    *rejectionLog
@@ -126,12 +126,9 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n := &Node{
 		cfg: cfg, o: o, now: o.clock,
 		log:      o.logger.With("component", "node"),
-		threads:  map[string]*thread{},
-		byTask:   map[[32]byte]string{},
 		board:    map[negotiation.Hash]*boardEntry{},
 		joining:  map[string]bool{},
 		fetching: map[fetchKey]bool{},
-		seenLogs: map[string]bool{},
 		pk:       newPasskeys(),
 		px:       newPXPNode(),
 		cs:       newConsentBook(),
@@ -143,6 +140,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
+	n.eng = engine.New(engine.Config{Now: n.now, Unknown: n.unknownErr, Count: func(c int) { n.m.threads.Set(float64(c)) }})
 	n.gate = o.gate
 	reg := o.registerer
 	if reg == nil {
@@ -204,6 +202,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.openLedger(ctx, lcfg); err != nil {
 		return err
 	}
+	n.eng.Open(n.led)
 	if err = n.startApprovals(); err != nil {
 		return err
 	}
@@ -239,7 +238,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.spawn(n.checkLedger)
 	n.resume()
 	n.resumeConfirmations()
-	n.log.Info("node started", "peer", n.host.ID(), "threads", len(n.threads), "ledger_head", n.led.Head().Seq)
+	n.log.Info("node started", "peer", n.host.ID(), "threads", n.eng.Len(), "ledger_head", n.led.Head().Seq)
 	return nil
 }
 

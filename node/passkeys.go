@@ -587,12 +587,12 @@ func (n *Node) pendingFor(act Act, req approval.IntentRequest, action approval.A
 // from the board; "" when neither knows it.
 func (n *Node) taskTitle(nid string, args map[string]any) string {
 	if t := n.lookup(nid); t != nil {
-		t.mu.Lock()
+		t.Lock()
 		var title string
-		if cur := t.th.Current(); cur != nil && cur.Terms != nil {
+		if cur := t.Th.Current(); cur != nil && cur.Terms != nil {
 			title = cur.Terms.Title
 		}
-		t.mu.Unlock()
+		t.Unlock()
 		if title != "" {
 			return title
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // Ledger kinds of the node's PXP records besides the ledger's own
@@ -93,34 +94,6 @@ type sealedCard struct {
 
 func newPXPNode() *pxpNode {
 	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}, drafts: map[negotiation.Hash]*draftCard{}}
-}
-
-// pxpThread is one negotiation's PXP state (guarded by its thread's mu).
-type pxpThread struct {
-	m      *negotiation.Mandate // nil: the negotiation runs without a card
-	sealed bool                 // card.sealed of the negotiation is recorded
-	cardID string               // the CID of the card's object
-
-	room     *roomMeta
-	agent    string                      // the agent last in this side's seat
-	agents   map[negotiation.Hash]string // the agent per envelope sent
-	messages map[negotiation.Hash]string // messages no payload member carried
-	events   int                         // PXP records, for RoomView.Version
-	asking   map[int]bool                // relayed answers whose confirmation is being asked
-}
-
-// roomMeta is what create_room named.
-type roomMeta struct {
-	Topic            string              `json:"topic"`
-	Principal        string              `json:"principal,omitempty"`
-	Counterpart      negotiation.Address `json:"counterpart"`
-	CounterpartProxy string              `json:"counterpartProxy,omitempty"`
-	Agent            string              `json:"agent,omitempty"`
-}
-
-func newPXPThread() *pxpThread {
-	return &pxpThread{agents: map[negotiation.Hash]string{}, messages: map[negotiation.Hash]string{},
-		asking: map[int]bool{}}
 }
 
 // Record bodies.
@@ -376,8 +349,8 @@ func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation
 		return CardInfo{}, err
 	}
 	var b batch
-	b.put(obj, nil)
-	b.put(sealed, nil)
+	b.Put(obj, nil)
+	b.Put(sealed, nil)
 	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return CardInfo{}, err
 	}
@@ -409,12 +382,12 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 	if err != nil {
 		return CardInfo{}, err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	n.openPXP(t)
-	if t.pxp.m == nil {
+	if t.PXP.Mandate == nil {
 		return CardInfo{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 	}
-	return cardInfo(t.pxp.m.Card(), nid), nil
+	return cardInfo(t.PXP.Mandate.Card(), nid), nil
 }
 
 // cardRecord returns the pxp.object record of card c and its CID.
@@ -455,7 +428,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 		return negotiation.Hash{}, err
 	}
 	err = n.canReseal(t)
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
@@ -465,7 +438,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if t, err = n.locked(nid); err != nil {
 		return negotiation.Hash{}, err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	if err := n.canReseal(t); err != nil {
 		return negotiation.Hash{}, err
 	}
@@ -478,9 +451,9 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 		return negotiation.Hash{}, err
 	}
 	var b batch
-	b.put(obj, nil)
+	b.Put(obj, nil)
 	n.putOpened(&b, t)
-	b.put(r, nil)
+	b.Put(r, nil)
 	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return negotiation.Hash{}, err
 	}
@@ -494,20 +467,20 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 // canReseal refuses a new card once this side has sent an envelope or
 // escalated in t (t.mu held).
 func (n *Node) canReseal(t *thread) error {
-	if t.observer || t.role == negotiation.RoleArbitrator {
+	if t.Observer || t.Role == negotiation.RoleArbitrator {
 		return fail(CodeNotParty, "an arbitrator acts under no intent card")
 	}
-	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
-		return fail(CodeStateForbidden, "%s answers this node's announcement: it acts under the card the announcement carried", t.id)
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
+		return fail(CodeStateForbidden, "%s answers this node's announcement: it acts under the card the announcement carried", t.ID)
 	}
-	for _, r := range t.th.Log() {
+	for _, r := range t.Th.Log() {
 		if r.Sender == n.self {
-			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.id)
+			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
 		}
 	}
 	n.openPXP(t)
-	if t.pxp.m != nil && len(t.pxp.m.Escalations()) > 0 {
-		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.id)
+	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
+		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
 	}
 	return nil
 }
@@ -519,15 +492,15 @@ func (n *Node) canReseal(t *thread) error {
 // one. It does no I/O; the card.sealed record is written with the
 // thread's first record (putCard).
 func (n *Node) openPXP(t *thread) {
-	if t.pxp != nil {
+	if t.PXP != nil {
 		return
 	}
-	t.pxp = newPXPThread()
-	if t.opened || t.observer || t.role == negotiation.RoleArbitrator {
+	t.PXP = engine.NewPXP()
+	if t.Opened || t.Observer || t.Role == negotiation.RoleArbitrator {
 		return
 	}
 	var sc sealedCard
-	ann := t.p.Announcement
+	ann := t.Params.Announcement
 	n.px.mu.Lock()
 	switch {
 	case ann != nil && ann.Sender.EVMAddress == n.self:
@@ -543,10 +516,10 @@ func (n *Node) openPXP(t *thread) {
 	}
 	m, err := n.mandateFor(t, sc.card)
 	if err != nil {
-		n.log.Error("no mandate", "negotiation", t.id, "err", err)
+		n.log.Error("no mandate", "negotiation", t.ID, "err", err)
 		return
 	}
-	t.pxp.m, t.pxp.cardID = m, sc.cid
+	t.PXP.Mandate, t.PXP.CardID = m, sc.cid
 }
 
 // mandateFor returns a mandate under card that knows t's announcement
@@ -556,7 +529,7 @@ func (n *Node) mandateFor(t *thread, card *negotiation.IntentCard) (*negotiation
 	if err != nil {
 		return nil, err
 	}
-	if ann := t.p.Announcement; ann != nil {
+	if ann := t.Params.Announcement; ann != nil {
 		if ann.Sender.EVMAddress == n.self {
 			err = m.Sent(ann)
 		} else {
@@ -573,22 +546,22 @@ func (n *Node) mandateFor(t *thread, card *negotiation.IntentCard) (*negotiation
 // to b, once (t.mu held; nothing otherwise). It goes with the thread's
 // first records; once b is written the card counts as sealed.
 func (n *Node) putCard(b *batch, t *thread) {
-	if t.pxp == nil || t.pxp.m == nil || t.pxp.sealed {
+	if t.PXP == nil || t.PXP.Mandate == nil || t.PXP.Sealed {
 		return
 	}
 	scope := scopeOpened
-	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
 		scope = scopeAnnouncement
 	}
-	px := t.pxp
-	r, err := n.cardSealedRecord(t.id, px.m.Card(), px.cardID, scope, "")
+	px := t.PXP
+	r, err := n.cardSealedRecord(t.ID, px.Mandate.Card(), px.CardID, scope, "")
 	if err != nil {
-		b.fail(err)
+		b.Fail(err)
 		return
 	}
-	b.put(r, func() {
-		px.sealed = true
-		px.events++
+	b.Put(r, func() {
+		px.Sealed = true
+		px.Events++
 	})
 }
 
@@ -599,16 +572,16 @@ func (n *Node) putCard(b *batch, t *thread) {
 // escalation (its refused attempt again, then Escalate), answer (Answer)
 // and confirmation (ConfirmAnswer).
 func (n *Node) rebuildPXP(ctx context.Context, t *thread) error {
-	if !t.opened {
-		t.pxp = nil
+	if !t.Opened {
+		t.PXP = nil
 		return nil
 	}
-	px := newPXPThread()
+	px := engine.NewPXP()
 	var card *cardSealedBody
 	var entries []ledger.Entry
-	for e, err := range n.led.ByNegotiation(ctx, t.id) {
+	for e, err := range n.led.ByNegotiation(ctx, t.ID) {
 		if err != nil {
-			return fmt.Errorf("node: pxp replay %s: %w", t.id, err)
+			return fmt.Errorf("node: pxp replay %s: %w", t.ID, err)
 		}
 		switch e.Kind {
 		case ledger.KindCardSealed:
@@ -617,15 +590,15 @@ func (n *Node) rebuildPXP(ctx context.Context, t *thread) error {
 				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
 			}
 			card = &b
-			px.events++
+			px.Events++
 		case KindRoomOpened:
-			var b roomMeta
+			var b engine.RoomMeta
 			if err := json.Unmarshal(e.Body, &b); err != nil {
 				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
 			}
-			px.room = &b
+			px.Room = &b
 			if b.Agent != "" {
-				px.agent = b.Agent
+				px.Agent = b.Agent
 			}
 		case KindSeat:
 			var b seatBody
@@ -633,39 +606,39 @@ func (n *Node) rebuildPXP(ctx context.Context, t *thread) error {
 				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
 			}
 			if b.Agent != "" {
-				px.agents[b.Envelope], px.agent = b.Agent, b.Agent
+				px.Agents[b.Envelope], px.Agent = b.Agent, b.Agent
 			}
 			if b.Message != "" {
-				px.messages[b.Envelope] = b.Message
+				px.Messages[b.Envelope] = b.Message
 			}
 		case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived, ledger.KindEscalation, ledger.KindCardAmended, KindAnswerConfirmed:
 			entries = append(entries, e)
 		}
 	}
-	t.pxp = px
-	if card == nil || t.observer || t.role == negotiation.RoleArbitrator {
+	t.PXP = px
+	if card == nil || t.Observer || t.Role == negotiation.RoleArbitrator {
 		return nil
 	}
 	c, err := n.cardByCID(ctx, card.Card)
 	if err != nil {
-		return fmt.Errorf("node: pxp replay %s: card %s: %w", t.id, card.Card, err)
+		return fmt.Errorf("node: pxp replay %s: card %s: %w", t.ID, card.Card, err)
 	}
 	m, err := n.mandateFor(t, c)
 	if err != nil {
 		return err
 	}
-	px.m, px.sealed, px.cardID = m, true, card.Card
+	px.Mandate, px.Sealed, px.CardID = m, true, card.Card
 	for _, e := range entries {
 		if err := n.replayPXP(ctx, t, px, e); err != nil {
-			return fmt.Errorf("node: pxp replay %s entry %d: %w", t.id, e.Seq, err)
+			return fmt.Errorf("node: pxp replay %s entry %d: %w", t.ID, e.Seq, err)
 		}
 	}
 	return nil
 }
 
 // replayPXP feeds one recorded entry to px's mandate.
-func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger.Entry) error {
-	m := px.m
+func (n *Node) replayPXP(ctx context.Context, t *thread, px *engine.PXP, e ledger.Entry) error {
+	m := px.Mandate
 	switch e.Kind {
 	case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived:
 		var b struct {
@@ -693,7 +666,7 @@ func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger
 		}
 		if n.fromCounterparty(t, env) {
 			if err := m.Received(env); err != nil {
-				n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.id, "hash", env.Hash(), "err", err)
+				n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.ID, "hash", env.Hash(), "err", err)
 			}
 		}
 	case ledger.KindEscalation:
@@ -723,7 +696,7 @@ func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger
 		if err := m.Escalate(p.Question, p.Reason, at); err != nil {
 			return err
 		}
-		px.events++
+		px.Events++
 	case ledger.KindCardAmended:
 		var b amendedBody
 		if err := json.Unmarshal(e.Body, &b); err != nil {
@@ -740,7 +713,7 @@ func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger
 		if _, err := m.Answer(p.Question, p.Answer, b.Via, at); err != nil {
 			return err
 		}
-		px.events++
+		px.Events++
 	case KindAnswerConfirmed:
 		var b confirmedBody
 		if err := json.Unmarshal(e.Body, &b); err != nil {
@@ -749,7 +722,7 @@ func (n *Node) replayPXP(ctx context.Context, t *thread, px *pxpThread, e ledger
 		if err := m.ConfirmAnswer(b.Index); err != nil {
 			return err
 		}
-		px.events++
+		px.Events++
 	}
 	return nil
 }
@@ -762,7 +735,7 @@ func (n *Node) fromCounterparty(t *thread, env *negotiation.Envelope) bool {
 	if s == n.self {
 		return false
 	}
-	switch t.th.RoleOf(s) {
+	switch t.Th.RoleOf(s) {
 	case negotiation.RolePoster, negotiation.RoleWorker:
 		return true
 	}
@@ -824,10 +797,10 @@ func payloadOf(t negotiation.MessageType) negotiation.Payload {
 func (n *Node) pxpPrepare(ctx context.Context, t *thread, p negotiation.Payload, ts time.Time) error {
 	n.openPXP(t)
 	px := p.Proxy()
-	m := t.pxp.m
+	m := t.PXP.Mandate
 	if m == nil {
 		if len(px.Claims) > 0 || len(px.Reviews) > 0 || len(px.DependsOn) > 0 || px.Status != "" || px.Escalation != nil {
-			return fail(CodeNoCard, "negotiation %s runs without an intent card: claims, reviews and escalations need one", t.id)
+			return fail(CodeNoCard, "negotiation %s runs without an intent card: claims, reviews and escalations need one", t.ID)
 		}
 		return nil
 	}
@@ -843,7 +816,7 @@ func (n *Node) pxpPrepare(ctx context.Context, t *thread, p negotiation.Payload,
 	}
 	stakes := offerTermsOf(p)
 	if acc, ok := p.(*negotiation.TaskAcceptance); ok {
-		if cur := t.th.Current(); cur != nil && cur.Hash() == acc.AcceptedOfferHash {
+		if cur := t.Th.Current(); cur != nil && cur.Hash() == acc.AcceptedOfferHash {
 			stakes = cur.Terms
 		}
 	}
@@ -867,7 +840,7 @@ func (n *Node) pxpPrepare(ctx context.Context, t *thread, p negotiation.Payload,
 		}
 		return &Error{Code: CodeOf(err), Msg: "the intent card refuses this " + string(p.MessageType()), Err: err}
 	}
-	if !t.opened {
+	if !t.Opened {
 		return &Error{Code: Code(ee.Code), Msg: "outside the principal's intent card; nothing was opened or sent: " + ee.Question, Err: err}
 	}
 	if eerr := n.escalateLocked(ctx, t, ee.Question, triggerReason(ee.Triggers), p, ts); eerr != nil {
@@ -922,7 +895,7 @@ func triggerReason(ts []negotiation.Trigger) string {
 // this side has one that may carry it (a worker's CapabilityProof); a
 // poster has none before funding, so its escalation stays local.
 func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason string, attemptP negotiation.Payload, now time.Time) error {
-	m := t.pxp.m
+	m := t.PXP.Mandate
 	at := now.UTC().Truncate(time.Millisecond)
 	priv := escalationPrivate{Question: question, Reason: reason, At: negotiation.FormatTime(at)}
 	if acc, ok := attemptP.(*negotiation.TaskAcceptance); ok && len(acc.Signature) == 0 {
@@ -956,19 +929,19 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 			return err
 		}
 		var b batch
-		b.put(obj, nil)
-		b.put(ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.id, Body: body, At: at}, nil)
+		b.Put(obj, nil)
+		b.Put(ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.ID, Body: body, At: at}, nil)
 		return n.write(ctx, &b, "escalation")
 	}()
 	if err != nil {
 		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
-			n.log.Error("pxp rebuild failed", "negotiation", t.id, "err", rerr)
+			n.log.Error("pxp rebuild failed", "negotiation", t.ID, "err", rerr)
 		}
 		return err
 	}
-	t.pxp.events++
-	n.log.Info("escalated to the principal", "negotiation", t.id, "question", question)
-	n.events.publish(Event{Kind: EventEscalation, NegotiationID: t.id, Detail: question, State: t.th.State(), At: n.now()})
+	t.PXP.Events++
+	n.log.Info("escalated to the principal", "negotiation", t.ID, "question", question)
+	n.events.publish(Event{Kind: EventEscalation, NegotiationID: t.ID, Detail: question, State: t.Th.State(), At: n.now()})
 	n.carryEscalation(ctx, t, question, reason)
 	return nil
 }
@@ -989,10 +962,10 @@ func triggerName(tr negotiation.Trigger) string {
 // question (docs/pxp.md, "In the node"). A carrier the state machine or
 // the mandate refuses is not sent; the pause stands either way.
 func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason string) {
-	if t.th.RoleOf(n.self) != negotiation.RoleWorker || !n.liveParty(t) {
+	if t.Th.RoleOf(n.self) != negotiation.RoleWorker || !n.liveParty(t) {
 		return
 	}
-	st := t.th.State()
+	st := t.Th.State()
 	if st == negotiation.StateCompleted || st == negotiation.StateResolved || st == negotiation.StateCancelled ||
 		st == negotiation.StateVetoed || st == negotiation.StateExpired {
 		return
@@ -1003,7 +976,7 @@ func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason 
 		PXP:         negotiation.PXP{Status: negotiation.StatusEscalate, Escalation: &negotiation.Escalation{Question: question, Reason: reason}},
 	}
 	if _, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false); err != nil {
-		n.log.Info("escalation not carried to the other party", "negotiation", t.id, "err", err)
+		n.log.Info("escalation not carried to the other party", "negotiation", t.ID, "err", err)
 	}
 }
 
@@ -1015,10 +988,10 @@ func (n *Node) liveParty(t *thread) bool {
 // pxpCheck judges an envelope this side built in the mandate as Sent
 // will (t.mu held), changing nothing: it refuses what the mandate would.
 func (n *Node) pxpCheck(t *thread, env *negotiation.Envelope) error {
-	if t.pxp == nil || t.pxp.m == nil || env.IsAnnouncement() {
+	if t.PXP == nil || t.PXP.Mandate == nil || env.IsAnnouncement() {
 		return nil
 	}
-	if err := t.pxp.m.Outgoing(env.Payload, nil, env.Timestamp); err != nil {
+	if err := t.PXP.Mandate.Outgoing(env.Payload, nil, env.Timestamp); err != nil {
 		return &Error{Code: CodeOf(err), Msg: "the intent card refuses this " + string(env.Type), Err: err}
 	}
 	return nil
@@ -1027,24 +1000,24 @@ func (n *Node) pxpCheck(t *thread, env *negotiation.Envelope) error {
 // pxpSent records an envelope this side built, checked (pxpCheck) and
 // recorded, in the mandate (t.mu held).
 func (n *Node) pxpSent(t *thread, env *negotiation.Envelope) {
-	if t.pxp == nil || t.pxp.m == nil || env.IsAnnouncement() {
+	if t.PXP == nil || t.PXP.Mandate == nil || env.IsAnnouncement() {
 		return
 	}
-	if err := t.pxp.m.Sent(env); err != nil {
-		n.log.Error("the mandate refused an envelope it checked", "negotiation", t.id, "hash", env.Hash(), "err", err)
+	if err := t.PXP.Mandate.Sent(env); err != nil {
+		n.log.Error("the mandate refused an envelope it checked", "negotiation", t.ID, "hash", env.Hash(), "err", err)
 	}
 }
 
 // pxpReceived records an effective envelope of the other party in t's
 // mandate (t.mu held).
 func (n *Node) pxpReceived(t *thread, env *negotiation.Envelope) {
-	if t.pxp == nil || t.pxp.m == nil || !n.fromCounterparty(t, env) {
+	if t.PXP == nil || t.PXP.Mandate == nil || !n.fromCounterparty(t, env) {
 		return
 	}
-	if err := t.pxp.m.Received(env); err != nil {
+	if err := t.PXP.Mandate.Received(env); err != nil {
 		// The thread decides and the mandate follows (docs/pxp.md): it
 		// refuses only what is not the other party's envelope.
-		n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.id, "hash", env.Hash(), "err", err)
+		n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.ID, "hash", env.Hash(), "err", err)
 	}
 }
 
@@ -1057,12 +1030,12 @@ func (n *Node) pausedErr(nid string) error {
 	if t == nil {
 		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.pxp == nil || t.pxp.m == nil {
+	t.Lock()
+	defer t.Unlock()
+	if t.PXP == nil || t.PXP.Mandate == nil {
 		return nil
 	}
-	if q, ok := t.pxp.m.Paused(); ok {
+	if q, ok := t.PXP.Mandate.Paused(); ok {
 		return fail(Code(negotiation.CodePaused), "negotiation %s waits for the principal's answer to %q", nid, q.Question)
 	}
 	return nil
@@ -1084,39 +1057,31 @@ type PendingEscalation struct {
 // Escalations returns the questions every paused negotiation waits on,
 // oldest first.
 func (n *Node) Escalations() []PendingEscalation {
-	n.tmu.Lock()
-	ts := make([]*thread, 0, len(n.threads))
-	for _, t := range n.threads {
-		ts = append(ts, t)
-	}
-	n.tmu.Unlock()
 	var out []PendingEscalation
-	for _, t := range ts {
-		t.mu.Lock()
+	n.eng.Each(context.Background(), func(t *thread) {
 		if e, ok := pendingEscalation(t); ok {
-			if cur := t.th.Current(); cur != nil && cur.Terms != nil {
+			if cur := t.Th.Current(); cur != nil && cur.Terms != nil {
 				e.Title = cur.Terms.Title
 			}
 			out = append(out, e)
 		}
-		t.mu.Unlock()
-	}
+	})
 	slices.SortFunc(out, func(a, b PendingEscalation) int { return a.At.Compare(b.At) })
 	return out
 }
 
 // pendingEscalation returns t's pending question (t.mu held).
 func pendingEscalation(t *thread) (PendingEscalation, bool) {
-	if t.pxp == nil || t.pxp.m == nil {
+	if t.PXP == nil || t.PXP.Mandate == nil {
 		return PendingEscalation{}, false
 	}
-	if _, ok := t.pxp.m.Paused(); !ok {
+	if _, ok := t.PXP.Mandate.Paused(); !ok {
 		return PendingEscalation{}, false
 	}
-	es := t.pxp.m.Escalations()
+	es := t.PXP.Mandate.Escalations()
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].Answer < 0 {
-			e := PendingEscalation{NegotiationID: t.id, Question: es[i].Question, Reason: es[i].Reason, At: es[i].At}
+			e := PendingEscalation{NegotiationID: t.ID, Question: es[i].Question, Reason: es[i].Reason, At: es[i].At}
 			for _, tr := range es[i].Triggers {
 				e.Triggers = append(e.Triggers, triggerName(tr))
 			}
@@ -1161,9 +1126,9 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 	if err != nil {
 		return negotiation.PrincipalAnswer{}, err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	n.openPXP(t)
-	m := t.pxp.m
+	m := t.PXP.Mandate
 	if m == nil {
 		return negotiation.PrincipalAnswer{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 	}
@@ -1189,8 +1154,8 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 			return err
 		}
 		var b batch
-		b.put(obj, nil)
-		b.put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
+		b.Put(obj, nil)
+		b.Put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
 		return n.write(ctx, &b, "card.amended")
 	}()
 	if err != nil {
@@ -1199,9 +1164,9 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		}
 		return negotiation.PrincipalAnswer{}, err
 	}
-	t.pxp.events++
+	t.PXP.Events++
 	n.log.Info("the principal answered", "negotiation", nid, "via", via, "card", a.CardHash)
-	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.th.State(), At: n.now()})
+	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.Th.State(), At: n.now()})
 	if !a.Confirmed {
 		n.askConfirmations(t)
 	}
@@ -1213,22 +1178,22 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 // asked already (t.mu held). Each request waits on a goroutine the node
 // owns; an approval records answer.confirmed and confirms the answer.
 func (n *Node) askConfirmations(t *thread) {
-	for i, a := range t.pxp.m.Answers() {
-		if a.Confirmed || t.pxp.asking[i] {
+	for i, a := range t.PXP.Mandate.Answers() {
+		if a.Confirmed || t.PXP.Asking[i] {
 			continue
 		}
-		t.pxp.asking[i] = true
-		nid, q, ans, via := t.id, a.Amendment.Question, a.Amendment.Answer, a.Via
+		t.PXP.Asking[i] = true
+		nid, q, ans, via := t.ID, a.Amendment.Question, a.Amendment.Answer, a.Via
 		n.spawn(func(ctx context.Context) {
 			err := n.confirmAnswer(ctx, nid, i, q, ans, via)
 			if err != nil {
 				n.log.Info("relayed answer not confirmed", "negotiation", nid, "answer", i, "err", err)
 			}
 			if t, lerr := n.locked(nid); lerr == nil {
-				if t.pxp != nil {
-					delete(t.pxp.asking, i)
+				if t.PXP != nil {
+					delete(t.PXP.Asking, i)
 				}
-				t.mu.Unlock()
+				t.Unlock()
 			}
 		})
 	}
@@ -1249,8 +1214,8 @@ func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, a
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
-	if t.pxp == nil || t.pxp.m == nil || i >= len(t.pxp.m.Answers()) || t.pxp.m.Answers()[i].Confirmed {
+	defer t.Unlock()
+	if t.PXP == nil || t.PXP.Mandate == nil || i >= len(t.PXP.Mandate.Answers()) || t.PXP.Mandate.Answers()[i].Confirmed {
 		return nil
 	}
 	body, err := json.Marshal(confirmedBody{Index: i, Request: req.RequestID})
@@ -1260,30 +1225,22 @@ func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, a
 	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindAnswerConfirmed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
 		return failWrap(CodeStoreFailed, err, "answer.confirmed")
 	}
-	if err := t.pxp.m.ConfirmAnswer(i); err != nil {
+	if err := t.PXP.Mandate.ConfirmAnswer(i); err != nil {
 		return err
 	}
-	t.pxp.events++
-	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.th.State(), At: n.now()})
+	t.PXP.Events++
+	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.Th.State(), At: n.now()})
 	return nil
 }
 
 // resumeConfirmations asks again, after a start, for the confirmation of
 // every relayed answer still unconfirmed.
 func (n *Node) resumeConfirmations() {
-	n.tmu.Lock()
-	ts := make([]*thread, 0, len(n.threads))
-	for _, t := range n.threads {
-		ts = append(ts, t)
-	}
-	n.tmu.Unlock()
-	for _, t := range ts {
-		t.mu.Lock()
-		if t.pxp != nil && t.pxp.m != nil {
+	n.eng.Each(context.Background(), func(t *thread) {
+		if t.PXP != nil && t.PXP.Mandate != nil {
 			n.askConfirmations(t)
 		}
-		t.mu.Unlock()
-	}
+	})
 }
 
 // BriefView is a negotiation's decision brief: JSON (the record) and
@@ -1305,19 +1262,19 @@ func (n *Node) Brief(ctx context.Context, nid string) (BriefView, error) {
 	if err != nil {
 		return BriefView{}, err
 	}
-	defer t.mu.Unlock()
-	if !ended(t.th.StateAt(n.now())) {
-		return BriefView{}, fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.th.State())
+	defer t.Unlock()
+	if !ended(t.Th.StateAt(n.now())) {
+		return BriefView{}, fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
 	}
 	n.openPXP(t)
 	var ms []*negotiation.Mandate
-	if m := t.pxp.m; m != nil {
-		if r := t.th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
+	if m := t.PXP.Mandate; m != nil {
+		if r := t.Th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
 			ms = append(ms, m)
 		}
 	}
 	h := n.led.Head()
-	b, err := negotiation.NewBrief(t.th, negotiation.LedgerHead{Seq: h.Seq, Hash: h.Hash}, ms...)
+	b, err := negotiation.NewBrief(t.Th, negotiation.LedgerHead{Seq: h.Seq, Hash: h.Hash}, ms...)
 	if err != nil {
 		return BriefView{}, &Error{Code: CodeOf(err), Msg: "brief", Err: err}
 	}
@@ -1369,17 +1326,17 @@ func (n *Node) recordSeat(ctx context.Context, t *thread, agent string, h negoti
 	}
 	body, err := json.Marshal(seatBody{Agent: agent, Envelope: h, Message: message})
 	if err == nil {
-		_, _, err = n.led.Append(ctx, ledger.Record{Kind: KindSeat, NegotiationID: t.id, Body: body, At: n.now()})
+		_, _, err = n.led.Append(ctx, ledger.Record{Kind: KindSeat, NegotiationID: t.ID, Body: body, At: n.now()})
 	}
 	if err != nil {
-		n.log.Warn("seat not recorded", "negotiation", t.id, "envelope", h, "err", err)
+		n.log.Warn("seat not recorded", "negotiation", t.ID, "envelope", h, "err", err)
 		return
 	}
 	n.openPXP(t)
 	if agent != "" {
-		t.pxp.agents[h], t.pxp.agent = agent, agent
+		t.PXP.Agents[h], t.PXP.Agent = agent, agent
 	}
 	if message != "" {
-		t.pxp.messages[h] = message
+		t.PXP.Messages[h] = message
 	}
 }

@@ -87,13 +87,13 @@ func (n *Node) loadRefusals(ctx context.Context) error {
 // refusalsLocked returns t's refusals with the envelopes' hashes (t.mu
 // held).
 func (n *Node) refusalsLocked(t *thread) []RefusalView {
-	rs := n.out.of(t.id)
+	rs := n.out.of(t.ID)
 	if len(rs) == 0 {
 		return nil
 	}
 	byCID := map[string]negotiation.Hash{}
-	for _, r := range t.th.Log() {
-		if e := t.th.Envelope(r.Hash); e != nil && r.Sender == n.self {
+	for _, r := range t.Th.Log() {
+		if e := t.Th.Envelope(r.Hash); e != nil && r.Sender == n.self {
 			byCID[e.CID().String()] = r.Hash
 		}
 	}

@@ -16,27 +16,16 @@ func (n *Node) resume() {
 		if err := n.resendUnqueued(ctx); err != nil && ctx.Err() == nil {
 			n.log.Warn("queueing recorded envelopes failed", "err", err)
 		}
-		n.tmu.Lock()
-		ts := make([]*thread, 0, len(n.threads))
-		for _, t := range n.threads {
-			ts = append(ts, t)
-		}
-		n.tmu.Unlock()
-		for _, t := range ts {
-			if ctx.Err() != nil {
-				return
-			}
-			t.mu.Lock()
+		n.eng.Each(ctx, func(t *thread) {
 			n.retryFacts(ctx, t)
 			n.joinEvidenceLocked(t)
-			role := t.th.RoleOf(n.self)
-			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.th.State() == negotiation.StateArbitrated && !n.handedOff(t) {
-				nid := t.id
+			role := t.Th.RoleOf(n.self)
+			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.Th.State() == negotiation.StateArbitrated && !n.handedOff(t) {
+				nid := t.ID
 				n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
 			}
 			n.fetchThreadFiles(t)
 			n.resumeCoSigned(t)
-			t.mu.Unlock()
-		}
+		})
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // A room is one negotiation as PXP's MCP binding shows it (seed section 8):
@@ -197,28 +198,28 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	if err != nil {
 		return RoomInfo{}, err
 	}
-	t, err := newThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
+	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
 	if err != nil {
 		return RoomInfo{}, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Lock()
+	defer t.Unlock()
 	n.openPXP(t)
-	meta := roomMeta(req)
+	meta := engine.RoomMeta(req)
 	body, err := json.Marshal(meta)
 	if err != nil {
 		return RoomInfo{}, err
 	}
 	var b batch
 	n.putOpened(&b, t)
-	b.put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
+	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
 	n.putCard(&b, t)
 	if err := n.write(ctx, &b, "room "+nid); err != nil {
 		return RoomInfo{}, err
 	}
-	t.pxp.room, t.pxp.agent = &meta, req.Agent
-	n.register(t)
-	n.events.publish(Event{Kind: EventState, NegotiationID: nid, State: t.th.State(), At: n.now()})
+	t.PXP.Room, t.PXP.Agent = &meta, req.Agent
+	n.eng.Register(t)
+	n.events.publish(Event{Kind: EventState, NegotiationID: nid, State: t.Th.State(), At: n.now()})
 	return RoomInfo{ID: nid, Role: negotiation.RolePoster, Counterpart: req.Counterpart, CounterpartPeer: n.peerOf(req.Counterpart)}, nil
 }
 
@@ -243,27 +244,27 @@ func (n *Node) Room(_ context.Context, nid string) (RoomView, error) {
 	if err != nil {
 		return RoomView{}, err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	return n.roomLocked(t), nil
 }
 
 // roomLocked builds t's room view (t.mu held).
 func (n *Node) roomLocked(t *thread) RoomView {
 	n.openPXP(t)
-	th, px := t.th, t.pxp
+	th, px := t.Th, t.PXP
 	st := th.StateAt(n.now())
-	v := RoomView{ID: t.id, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
-		Counterpart: n.otherParty(t), Agent: px.agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
+	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
+		Counterpart: n.otherParty(t), Agent: px.Agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
 	if v.Role == negotiation.RoleNone {
-		v.Role = t.role
+		v.Role = t.Role
 	}
-	if px.room != nil {
-		v.Topic, v.Principal, v.CounterpartProxy = px.room.Topic, px.room.Principal, px.room.CounterpartProxy
+	if px.Room != nil {
+		v.Topic, v.Principal, v.CounterpartProxy = px.Room.Topic, px.Room.Principal, px.Room.CounterpartProxy
 		if v.Counterpart == (negotiation.Address{}) {
-			v.Counterpart = px.room.Counterpart
+			v.Counterpart = px.Room.Counterpart
 		}
 	}
-	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress != n.self {
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress != n.self {
 		if v.Counterpart == (negotiation.Address{}) {
 			v.Counterpart = ann.Sender.EVMAddress
 		}
@@ -277,7 +278,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 			v.Topic = c.Terms.Title
 		}
 	}
-	if m := px.m; m != nil {
+	if m := px.Mandate; m != nil {
 		c := m.Card()
 		h := c.Seal()
 		v.Card, v.CardHash, v.Principal = json.RawMessage(c.Bytes()), &h, c.Principal.Name
@@ -311,8 +312,8 @@ func (n *Node) roomLocked(t *thread) RoomView {
 		}
 		re := roomEnvelope(e, r, n.self, th.RoleOf(r.Sender))
 		if re.Ours {
-			re.Agent = px.agents[r.Hash]
-			if m := px.messages[r.Hash]; m != "" && re.Message == "" {
+			re.Agent = px.Agents[r.Hash]
+			if m := px.Messages[r.Hash]; m != "" && re.Message == "" {
 				re.Message = m
 			}
 		}
@@ -339,12 +340,12 @@ func (n *Node) roomLocked(t *thread) RoomView {
 	case last == nil:
 		// A new room: its creator opens it; a negotiation answering an
 		// announcement waits for this side's answer.
-		ann := t.p.Announcement
-		v.YourTurn = (px.room != nil && t.role == negotiation.RolePoster) || (ann != nil && ann.Sender.EVMAddress != n.self)
+		ann := t.Params.Announcement
+		v.YourTurn = (px.Room != nil && t.Role == negotiation.RolePoster) || (ann != nil && ann.Sender.EVMAddress != n.self)
 	default:
 		v.YourTurn = last.Sender.EVMAddress != n.self
 	}
-	v.Version = len(th.Log()) + t.steps + px.events
+	v.Version = len(th.Log()) + t.Steps + px.Events
 	return v
 }
 
@@ -448,9 +449,9 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		return err
 	}
 	n.openPXP(t)
-	opening := t.pxp.room != nil && len(t.th.Log()) == 0
+	opening := t.PXP.Room != nil && len(t.Th.Log()) == 0
 	if !opening {
-		t.mu.Unlock()
+		t.Unlock()
 		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
 		if pt.Category != "" || pt.Token != nil {
 			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
@@ -458,7 +459,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		_, err := n.Counter(ctx, nid, spec)
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
 	if pt.Token != nil {
 		spec.Token = *pt.Token
@@ -469,7 +470,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 	}
 	p := &negotiation.TaskProposal{Terms: terms}
 	fields.apply(p)
-	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.pxp.room.Counterpart}, false)
+	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.PXP.Room.Counterpart}, false)
 	if err != nil {
 		return n.actDone("propose_task", err)
 	}
@@ -490,9 +491,9 @@ func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage
 	if err != nil {
 		return err
 	}
-	defer t.mu.Unlock()
+	defer t.Unlock()
 	n.openPXP(t)
-	if t.pxp.m == nil {
+	if t.PXP.Mandate == nil {
 		return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 	}
 	reason := msg.Escalation.Reason

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // EnvelopeRef names an envelope the node sent.
@@ -64,14 +65,14 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	var pk negotiation.PublicKey
 	copy(pk[:], n.keys.Inbox().PublicKey())
 	h := negotiation.Header{
-		NegotiationID: t.id, TaskID: t.th.TaskID(), Sequence: seq, PreviousHash: prev, Timestamp: ts,
+		NegotiationID: t.ID, TaskID: t.Th.TaskID(), Sequence: seq, PreviousHash: prev, Timestamp: ts,
 		Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk}, Recipients: to,
 	}
 	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out := t.th.Check(env, now)
+	out := t.Th.Check(env, now)
 	if !out.Effective() {
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
@@ -83,19 +84,19 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	if err := n.write(ctx, &b, string(env.Type)); err != nil {
 		return nil, out, err
 	}
-	if applied := t.th.Apply(env, now); applied.Code != out.Code {
+	if applied := t.Th.Apply(env, now); applied.Code != out.Code {
 		// Check runs Apply on a copy: the two cannot disagree.
-		n.log.Error("the thread refused an envelope it checked", "negotiation", t.id, "code", applied.Code)
+		n.log.Error("the thread refused an envelope it checked", "negotiation", t.ID, "code", applied.Code)
 	}
 	n.pxpSent(t, env)
 	if fresh {
-		n.register(t)
+		n.eng.Register(t)
 	} else {
-		n.index(t)
+		n.eng.Index(t)
 	}
 	n.retryFacts(ctx, t)
 	n.m.sent.WithLabelValues(string(env.Type)).Inc()
-	n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.id, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.th.State(), At: now})
+	n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
 	if len(to) > 0 {
 		n.queue(ctx, env)
 	}
@@ -110,62 +111,20 @@ func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, st negoti
 	n.putOpened(b, t)
 	n.putCard(b, t)
 	n.putLink(b, t, n.keys.Link())
-	b.putEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
+	b.PutEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
 	n.putStateOf(b, t, st)
 }
 
-// batch is the ledger records of one step of a thread, gathered as
-// go-ethereum's ethdb.Batch gathers its puts, and the effects in memory
-// that follow from them. write appends the records in one AppendAll, in
-// the order they were put, and only then runs the effects, in the same
-// order: a batch that fails leaves the thread's record of what it wrote
-// (opened, links, recorded state, card sealed) as it was.
-type batch struct {
-	records []ledger.Record
-	effects []func()
-	err     error // the first record that could not be built
-}
-
-// put adds r, and effect (nil for none) to run once the batch is written.
-func (b *batch) put(r ledger.Record, effect func()) {
-	b.records = append(b.records, r)
-	if effect != nil {
-		b.effects = append(b.effects, effect)
-	}
-}
-
-// putEnvelope adds the record of an authentic envelope
-// (ledger.EnvelopeRecord).
-func (b *batch) putEnvelope(kind string, env *negotiation.Envelope, effect negotiation.Code, at time.Time, after func()) {
-	r, err := ledger.EnvelopeRecord(kind, env, effect, at)
-	if err != nil {
-		b.fail(err)
-		return
-	}
-	b.put(r, after)
-}
-
-// fail records that a record could not be built: write then writes
-// nothing and returns err.
-func (b *batch) fail(err error) {
-	if b.err == nil {
-		b.err = err
-	}
-}
+// batch is the ledger records of one step of a thread (engine.Batch).
+type batch = engine.Batch
 
 // write appends b's records in one synced transaction (ledger.AppendAll)
 // and then runs b's effects (t.mu held for the thread they touch). A
 // failure is CodeStoreFailed naming what was recorded; then no record was
 // written and no effect ran.
 func (n *Node) write(ctx context.Context, b *batch, what string) error {
-	if b.err != nil {
-		return failWrap(CodeStoreFailed, b.err, "recording the %s", what)
-	}
-	if _, err := n.led.AppendAll(ctx, b.records...); err != nil {
+	if err := n.eng.Write(ctx, b); err != nil {
 		return failWrap(CodeStoreFailed, err, "recording the %s", what)
-	}
-	for _, f := range b.effects {
-		f()
 	}
 	return nil
 }
@@ -235,10 +194,10 @@ func (n *Node) resendUnqueued(ctx context.Context) error {
 // otherParty returns the counterparty of this node in t (zero when not
 // known yet).
 func (n *Node) otherParty(t *thread) negotiation.Address {
-	if t.th.Poster() == n.self {
-		return t.th.Worker()
+	if t.Th.Poster() == n.self {
+		return t.Th.Worker()
 	}
-	return t.th.Poster()
+	return t.Th.Poster()
 }
 
 // recipients returns who a direct envelope of t goes to: the counterparty,
@@ -251,14 +210,14 @@ func (n *Node) recipients(t *thread, evidence bool) []negotiation.Address {
 			to = append(to, a)
 		}
 	}
-	if t.th.RoleOf(n.self) == negotiation.RoleArbitrator {
-		add(t.th.Poster())
-		add(t.th.Worker())
+	if t.Th.RoleOf(n.self) == negotiation.RoleArbitrator {
+		add(t.Th.Poster())
+		add(t.Th.Worker())
 		return to
 	}
 	add(n.otherParty(t))
 	if evidence {
-		add(t.th.Arbitrator())
+		add(t.Th.Arbitrator())
 	}
 	return to
 }

@@ -31,7 +31,7 @@ func chainErr(op string, err error) error {
 // taskOf returns t's task id bytes (t.mu held), or an error before
 // funding.
 func taskOf(t *thread) ([32]byte, error) {
-	id := t.th.TaskID()
+	id := t.Th.TaskID()
 	if id == nil {
 		return [32]byte{}, fail(CodeStateForbidden, "the task is not funded")
 	}
@@ -54,8 +54,8 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 	if err != nil {
 		return ActResult{}, n.actDone("fund", err)
 	}
-	ag, st, role := t.th.Agreement(), t.th.State(), t.th.RoleOf(n.self)
-	t.mu.Unlock()
+	ag, st, role := t.Th.Agreement(), t.Th.State(), t.Th.RoleOf(n.self)
+	t.Unlock()
 	if role != negotiation.RolePoster {
 		return ActResult{}, n.actDone("fund", fail(CodeNotParty, "only the poster funds the escrow"))
 	}
@@ -122,32 +122,32 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 	if err != nil {
 		return ActResult{}, n.actDone("deliver", err)
 	}
-	if t.th.RoleOf(n.self) != negotiation.RoleWorker {
-		t.mu.Unlock()
+	if t.Th.RoleOf(n.self) != negotiation.RoleWorker {
+		t.Unlock()
 		return ActResult{}, n.actDone("deliver", fail(CodeNotParty, "only the worker delivers"))
 	}
 	taskID, err := taskOf(t)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone("deliver", err)
 	}
-	if st := t.th.State(); st != negotiation.StateFunded && st != negotiation.StateDelivered {
-		t.mu.Unlock()
+	if st := t.Th.State(); st != negotiation.StateFunded && st != negotiation.StateDelivered {
+		t.Unlock()
 		return ActResult{}, n.actDone("deliver", fail(CodeStateForbidden, "no delivery in state %s", st))
 	}
-	if spec.Milestone < 0 || spec.Milestone >= len(t.th.Milestones()) {
-		t.mu.Unlock()
-		return ActResult{}, n.actDone("deliver", fail(CodeBadArgument, "milestone %d of %d", spec.Milestone, len(t.th.Milestones())))
+	if spec.Milestone < 0 || spec.Milestone >= len(t.Th.Milestones()) {
+		t.Unlock()
+		return ActResult{}, n.actDone("deliver", fail(CodeBadArgument, "milestone %d of %d", spec.Milestone, len(t.Th.Milestones())))
 	}
 	c, err := n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data)
 	if err != nil {
-		t.mu.Unlock()
+		t.Unlock()
 		return ActResult{}, n.actDone("deliver", err)
 	}
 	ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
 	p := &negotiation.DeliveryNotice{Milestone: spec.Milestone, ProofCID: ref.CID, Files: []negotiation.FileRef{ref}, Note: spec.Note}
 	env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false)
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("deliver", err)
 	}
@@ -171,13 +171,13 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 // pendingDelivery returns the latest DeliveryNotice of milestone m the
 // thread holds (t.mu held).
 func pendingDelivery(t *thread, m int) (*negotiation.Envelope, *negotiation.DeliveryNotice) {
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		r := log[i]
 		if r.Type != negotiation.TypeDeliveryNotice || r.Code != "" {
 			continue
 		}
-		e := t.th.Envelope(r.Hash)
+		e := t.Th.Envelope(r.Hash)
 		if p, ok := e.Payload.(*negotiation.DeliveryNotice); ok && p.Milestone == m {
 			return e, p
 		}
@@ -202,12 +202,12 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 	if err != nil {
 		return ActResult{}, n.actDone("accept_delivery", err)
 	}
-	role := t.th.RoleOf(n.self)
+	role := t.Th.RoleOf(n.self)
 	taskID, terr := taskOf(t)
 	env, notice := pendingDelivery(t, milestone)
-	proof, haveProof := t.proofs[milestone]
+	proof, haveProof := t.Proofs[milestone]
 	worker := n.otherParty(t)
-	t.mu.Unlock()
+	t.Unlock()
 	switch {
 	case role != negotiation.RolePoster:
 		return ActResult{}, n.actDone("accept_delivery", fail(CodeNotParty, "only the poster accepts a delivery"))
@@ -252,11 +252,11 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 	if t, err = n.locked(nid); err != nil {
 		return ActResult{}, n.actDone("accept_delivery", err)
 	}
-	if cur, _ := pendingDelivery(t, milestone); cur != nil && cur.Hash() == env.Hash() && t.th.State() == negotiation.StateDelivered && !releasedIn(t, env.Hash()) {
+	if cur, _ := pendingDelivery(t, milestone); cur != nil && cur.Hash() == env.Hash() && t.Th.State() == negotiation.StateDelivered && !releasedIn(t, env.Hash()) {
 		p := &negotiation.AcceptDelivery{Milestone: milestone, DeliveryHash: env.Hash()}
 		sent, _, err = n.sendLocked(ctx, t, p, n.recipients(t, false), false)
 	}
-	t.mu.Unlock()
+	t.Unlock()
 	if err != nil {
 		return ActResult{}, n.actDone("accept_delivery", err)
 	}
@@ -278,11 +278,11 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 // releasedIn reports whether t holds an AcceptDelivery naming delivery d
 // (t.mu held).
 func releasedIn(t *thread, d negotiation.Hash) bool {
-	for _, r := range t.th.Log() {
+	for _, r := range t.Th.Log() {
 		if r.Type != negotiation.TypeAcceptDelivery || r.Code != "" {
 			continue
 		}
-		if p, ok := t.th.Envelope(r.Hash).Payload.(*negotiation.AcceptDelivery); ok && p.DeliveryHash == d {
+		if p, ok := t.Th.Envelope(r.Hash).Payload.(*negotiation.AcceptDelivery); ok && p.DeliveryHash == d {
 			return true
 		}
 	}

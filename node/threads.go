@@ -4,122 +4,34 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ipfs/go-cid"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
-// thread is one negotiation as this node holds it: the state machine's
-// thread and what the node recorded about it. Every Apply and the ledger
-// append that records it happen under mu, so the ledger's order of a
-// negotiation's entries is the order the thread took them, and a replay
-// of the ledger rebuilds the same thread.
-type thread struct {
-	mu sync.Mutex
-	id string
-	p  negotiation.Params
-	th *negotiation.Thread
-
-	role     negotiation.Role // this node's role when the thread was opened
-	observer bool             // joined late from a proof bundle (an arbitrator)
-	opened   bool             // thread.opened is recorded
-	dead     bool             // removed from the node's map: look it up again
-
-	links    map[negotiation.Address]bool // identity.link recorded per party
-	recorded negotiation.State            // the last thread.state recorded
-	proofs   map[int]negotiation.CID      // proof CIDs the chain reported, per milestone
-	pending  []pendingFact                // chain facts refused for the thread's state, to retry
-	steps    int                          // thread.state records, for RoomView.Version
-	pxp      *pxpThread                   // PXP state: the mandate (nil until openPXP or a replay)
-}
-
-func newThread(p negotiation.Params, role negotiation.Role, observer bool) (*thread, error) {
-	th, err := negotiation.NewThread(p)
-	if err != nil {
-		return nil, err
-	}
-	return &thread{
-		id: p.NegotiationID, p: p, th: th, role: role, observer: observer,
-		links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{},
-	}, nil
-}
-
-// announcementCID returns the CID of the announcement the thread answers,
-// or cid.Undef.
-func (t *thread) announcementCID() cid.Cid {
-	if t.p.Announcement == nil {
-		return cid.Undef
-	}
-	return t.p.Announcement.CID()
-}
+// thread is one negotiation as this node holds it (engine.Thread).
+type thread = engine.Thread
 
 // lookup returns the live thread for nid, or nil.
-func (n *Node) lookup(nid string) *thread {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	return n.threads[nid]
-}
+func (n *Node) lookup(nid string) *thread { return n.eng.Lookup(nid) }
 
 // locked returns the thread for nid with its lock held, or an
 // unknown_negotiation error. The caller unlocks.
-func (n *Node) locked(nid string) (*thread, error) {
-	for {
-		t := n.lookup(nid)
-		if t == nil {
-			if err := n.quarantineErr(nid); err != nil {
-				return nil, err
-			}
-			return nil, fail(CodeUnknownNegotiation, "no negotiation %s", nid)
-		}
-		t.mu.Lock()
-		if !t.dead {
-			return t, nil
-		}
-		t.mu.Unlock()
+func (n *Node) locked(nid string) (*thread, error) { return n.eng.Locked(nid) }
+
+// unknownErr is the engine's error for a negotiation it does not hold:
+// the quarantine's when the ledger's record of it is damaged, else
+// unknown_negotiation.
+func (n *Node) unknownErr(nid string) error {
+	if err := n.quarantineErr(nid); err != nil {
+		return err
 	}
-}
-
-// register adds t to the node's threads (t.mu held by the caller or t not
-// yet shared).
-func (n *Node) register(t *thread) {
-	n.tmu.Lock()
-	n.threads[t.id] = t
-	n.indexLocked(t)
-	n.tmu.Unlock()
-	n.m.threads.Set(float64(n.threadCount()))
-}
-
-func (n *Node) threadCount() int {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	return len(n.threads)
-}
-
-// index records the task id of t's agreement, so chain events find t.
-func (n *Node) index(t *thread) {
-	n.tmu.Lock()
-	n.indexLocked(t)
-	n.tmu.Unlock()
-}
-
-func (n *Node) indexLocked(t *thread) {
-	if a := t.th.Agreement(); a != nil {
-		n.byTask[[32]byte(a.Digest)] = t.id
-	}
-}
-
-// byTaskID returns the negotiation of a task id, or "".
-func (n *Node) byTaskID(id [32]byte) string {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	return n.byTask[id]
+	return fail(CodeUnknownNegotiation, "no negotiation %s", nid)
 }
 
 // recordOpened appends thread.opened for a new thread (t.mu held), in a
@@ -136,28 +48,28 @@ func (n *Node) recordOpened(ctx context.Context, t *thread) error {
 // in memory only (a stranger's; one already stored writes nothing). Once
 // b is written the thread is opened.
 func (n *Node) putOpened(b *batch, t *thread) {
-	if t.opened {
+	if t.Opened {
 		return
 	}
-	body := openedBody{Role: t.role, Observer: t.observer}
-	if c := t.announcementCID(); c.Defined() {
+	body := engine.OpenedBody{Role: t.Role, Observer: t.Observer}
+	if c := t.AnnouncementCID(); c.Defined() {
 		body.Announcement = c.String()
-		if ann := t.p.Announcement; ann.Sender.EVMAddress != n.self {
+		if ann := t.Params.Announcement; ann.Sender.EVMAddress != n.self {
 			seen := n.now()
 			n.tmu.Lock()
 			if e := n.board[ann.Hash()]; e != nil {
 				seen = e.seen
 			}
 			n.tmu.Unlock()
-			b.putEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
+			b.PutEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
 		}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		b.fail(err)
+		b.Fail(err)
 		return
 	}
-	b.put(ledger.Record{Kind: KindThreadOpened, NegotiationID: t.id, Body: raw, At: n.now()}, func() { t.opened = true })
+	b.Put(ledger.Record{Kind: KindThreadOpened, NegotiationID: t.ID, Body: raw, At: n.now()}, func() { t.Opened = true })
 }
 
 // putLink adds the identity link of a party of t to b once per
@@ -168,15 +80,15 @@ func (n *Node) putLink(b *batch, t *thread, l *identity.Link) {
 		return
 	}
 	a := negotiation.Address(l.EVMAddress)
-	if t.links[a] {
+	if t.Links[a] {
 		return
 	}
-	raw, err := json.Marshal(linkBody{Address: a, Link: l.Bytes()})
+	raw, err := json.Marshal(engine.LinkBody{Address: a, Link: l.Bytes()})
 	if err != nil {
-		b.fail(err)
+		b.Fail(err)
 		return
 	}
-	b.put(ledger.Record{Kind: KindIdentityLink, NegotiationID: t.id, Body: raw, At: n.now()}, func() { t.links[a] = true })
+	b.Put(ledger.Record{Kind: KindIdentityLink, NegotiationID: t.ID, Body: raw, At: n.now()}, func() { t.Links[a] = true })
 }
 
 // recordState appends thread.state when t's state changed since the last
@@ -190,26 +102,26 @@ func (n *Node) recordState(ctx context.Context, t *thread) error {
 // putState adds thread.state to b when t's state changed since the last
 // record (t.mu held). Once b is written the state counts as recorded, the
 // consent book learns it and the event is published.
-func (n *Node) putState(b *batch, t *thread) { n.putStateOf(b, t, t.th.State()) }
+func (n *Node) putState(b *batch, t *thread) { n.putStateOf(b, t, t.Th.State()) }
 
 // putStateOf is putState for the state st a step checked but has not
 // applied yet (Thread.Check's Outcome.To).
 func (n *Node) putStateOf(b *batch, t *thread, st negotiation.State) {
-	if st == t.recorded {
+	if st == t.Recorded {
 		return
 	}
-	raw, err := json.Marshal(stateBody{State: st, A2A: string(st.A2A())})
+	raw, err := json.Marshal(engine.StateBody{State: st, A2A: string(st.A2A())})
 	if err != nil {
-		b.fail(err)
+		b.Fail(err)
 		return
 	}
 	at := n.now()
-	b.put(ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.id, Body: raw, At: at}, func() {
-		from := t.recorded
-		t.recorded = st
-		t.steps++
-		n.consentSettled(t.id, st)
-		n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
+	b.Put(ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.ID, Body: raw, At: at}, func() {
+		from := t.Recorded
+		t.Recorded = st
+		t.Steps++
+		n.consentSettled(t.ID, st)
+		n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: st, From: from, At: n.now()})
 	})
 }
 
@@ -219,7 +131,7 @@ func (n *Node) putStateOf(b *batch, t *thread, st negotiation.State) {
 // ledger recorded).
 func (n *Node) load(ctx context.Context) error {
 	type pending struct {
-		body   openedBody
+		body   engine.OpenedBody
 		links  map[negotiation.Address]bool
 		proofs map[int]negotiation.CID
 		state  negotiation.State
@@ -255,23 +167,23 @@ func (n *Node) load(ctx context.Context) error {
 			p.opened = true
 			order = append(order, e.NegotiationID)
 		case KindIdentityLink:
-			var b linkBody
+			var b engine.LinkBody
 			if p != nil && json.Unmarshal(e.Body, &b) == nil {
 				p.links[b.Address] = true
 			}
 		case ledger.KindThreadState:
-			var b stateBody
+			var b engine.StateBody
 			if p != nil && json.Unmarshal(e.Body, &b) == nil {
 				p.state = b.State
 				p.steps++
 			}
 		case ledger.KindChainEvent:
-			var b factBody
+			var b engine.FactBody
 			if err := json.Unmarshal(e.Body, &b); err != nil {
 				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 			}
-			key := logKey(b.Tx, b.LogIndex)
-			n.seenLogs[key] = true
+			key := engine.LogKey(b.Tx, b.LogIndex)
+			n.eng.MarkSeen(key)
 			if p != nil {
 				if b.Fact == "proof_submitted" && b.Milestone != nil {
 					p.proofs[*b.Milestone] = negotiation.CID(b.ProofCID)
@@ -303,7 +215,7 @@ func (n *Node) load(ctx context.Context) error {
 			}
 			params.Announcement = ann
 		}
-		th, err := n.led.ReplayThread(ctx, params, replayFact)
+		th, err := n.led.ReplayThread(ctx, params, engine.ReplayFact)
 		if n.quarantine(nid, err) {
 			continue
 		}
@@ -311,8 +223,8 @@ func (n *Node) load(ctx context.Context) error {
 			return fmt.Errorf("node: load %s: %w", nid, err)
 		}
 		t := &thread{
-			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
-			links: p.links, proofs: p.proofs, recorded: p.state, steps: p.steps,
+			ID: nid, Params: params, Th: th, Role: p.body.Role, Observer: p.body.Observer, Opened: true,
+			Links: p.links, Proofs: p.proofs, Recorded: p.state, Steps: p.steps,
 		}
 		if err := n.rebuildPXP(ctx, t); n.quarantine(nid, err) {
 			continue
@@ -320,20 +232,19 @@ func (n *Node) load(ctx context.Context) error {
 			return fmt.Errorf("node: load %s: %w", nid, err)
 		}
 		for _, k := range p.keys {
-			var b factBody
+			var b engine.FactBody
 			if json.Unmarshal(p.facts[k].Body, &b) != nil || b.Code != string(negotiation.CodeStateForbidden) {
 				continue
 			}
-			f, err := decodeFact(b)
+			f, err := engine.DecodeFact(b)
 			if err != nil {
 				return fmt.Errorf("node: load %s: %w", nid, err)
 			}
-			t.pending = append(t.pending, pendingFact{f: f, log: types.Log{TxHash: common.HexToHash(b.Tx), Index: b.LogIndex, BlockNumber: b.Block}})
+			t.Pending = append(t.Pending, engine.PendingFact{Fact: f, At: engine.LogRef{Tx: b.Tx, Index: b.LogIndex, Block: b.Block}})
 		}
-		n.threads[nid] = t
-		n.indexLocked(t)
+		n.eng.Register(t)
 	}
-	n.m.threads.Set(float64(len(n.threads)))
+	n.m.threads.Set(float64(n.eng.Len()))
 	return nil
 }
 
@@ -373,15 +284,13 @@ func (n *Node) envelopeByCID(ctx context.Context, s string) (*negotiation.Envelo
 	return negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
 }
 
-func logKey(tx string, index uint) string { return fmt.Sprintf("%s/%d", tx, index) }
-
 // ownChain returns the sequence, previousHash and last timestamp of this
 // node's next envelope in t (t.mu held).
 func (n *Node) ownChain(t *thread) (seq uint64, prev negotiation.Hash, last time.Time) {
-	log := t.th.Log()
+	log := t.Th.Log()
 	for i := len(log) - 1; i >= 0; i-- {
 		if log[i].Sender == n.self {
-			if e := t.th.Envelope(log[i].Hash); e != nil {
+			if e := t.Th.Envelope(log[i].Hash); e != nil {
 				last = e.Timestamp
 			}
 			return log[i].Seq + 1, log[i].Hash, last

@@ -84,46 +84,35 @@ func addr(a negotiation.Address) *negotiation.Address {
 
 // Thread returns the view of negotiation nid.
 func (n *Node) Thread(nid string) (ThreadView, error) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return ThreadView{}, err
-	}
-	defer t.mu.Unlock()
-	return n.viewLocked(t), nil
+	var v ThreadView
+	err := n.eng.With(nid, func(t *thread) error {
+		v = n.viewLocked(t)
+		return nil
+	})
+	return v, err
 }
 
 // Threads returns every thread, in the order of their negotiation ids
 // (stable across calls).
 func (n *Node) Threads() []ThreadView {
-	n.tmu.Lock()
-	ids := make([]string, 0, len(n.threads))
-	for id := range n.threads {
-		ids = append(ids, id)
-	}
-	n.tmu.Unlock()
-	slices.Sort(ids)
-	out := make([]ThreadView, 0, len(ids))
-	for _, id := range ids {
-		if v, err := n.Thread(id); err == nil {
-			out = append(out, v)
-		}
-	}
+	out := make([]ThreadView, 0, n.eng.Len())
+	n.eng.Each(context.Background(), func(t *thread) { out = append(out, n.viewLocked(t)) })
 	return out
 }
 
 // viewLocked builds t's view (t.mu held).
 func (n *Node) viewLocked(t *thread) ThreadView {
-	th := t.th
+	th := t.Th
 	st := th.StateAt(n.now())
 	v := ThreadView{
-		NegotiationID: t.id, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self),
+		NegotiationID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self),
 		Poster: addr(th.Poster()), Worker: addr(th.Worker()), Arbitrator: addr(th.Arbitrator()),
-		Observer: t.observer, Pending: len(t.pending), Milestones: th.Milestones(),
+		Observer: t.Observer, Pending: len(t.Pending), Milestones: th.Milestones(),
 	}
 	if v.Role == negotiation.RoleNone {
-		v.Role = t.role
+		v.Role = t.Role
 	}
-	if a := t.p.Announcement; a != nil {
+	if a := t.Params.Announcement; a != nil {
 		h := a.Hash()
 		v.Announcement = &h
 	}
@@ -155,7 +144,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 			continue
 		}
 		seen[p.Milestone] = true
-		d := DeliveryView{Milestone: p.Milestone, Notice: r.Hash, ProofCID: p.ProofCID, ChainProof: t.proofs[p.Milestone], Files: p.Files, Accepted: releasedIn(t, r.Hash), Fetched: true}
+		d := DeliveryView{Milestone: p.Milestone, Notice: r.Hash, ProofCID: p.ProofCID, ChainProof: t.Proofs[p.Milestone], Files: p.Files, Accepted: releasedIn(t, r.Hash), Fetched: true}
 		for _, f := range deliveryFiles(p) {
 			if !n.objectStored(context.Background(), f.c) {
 				d.Fetched = false
@@ -205,7 +194,7 @@ func (n *Node) Status() (Status, error) {
 	s := Status{
 		Name: n.cfg.Name, Address: n.self, PeerID: n.host.ID().String(), Capabilities: n.cfg.Capabilities,
 		LinkHash: negotiation.Hash(n.keys.Link().Hash()), LinkExpires: n.keys.Link().ExpiresAt,
-		Threads: n.threadCount(), Ledger: n.led.Head(), Chain: n.client != nil,
+		Threads: n.eng.Len(), Ledger: n.led.Head(), Chain: n.client != nil,
 		Approvals: len(n.PendingApprovals()), Outbox: n.host.OutboxLen(),
 		LedgerCheck: n.ledgerCheckView(),
 	}

@@ -1,0 +1,49 @@
+// Package engine holds the negotiation threads of a node and their one
+// write path: the map from negotiation id to Thread (the state machine's
+// negotiation.Thread and what the node recorded about it, with the
+// thread's PXP state), the index from task id to negotiation, the chain
+// events recorded, the batch in which every step is written to the
+// ledger, and the bodies of the ledger entries it writes (thread.opened,
+// identity.link, thread.state, chain.event) with the replay of chain
+// facts from them.
+//
+// Callers (node) follow this contract:
+//
+//  1. Build an Engine with New(Config): it does no I/O and starts no
+//     goroutine. Give it the ledger with Open once the node has opened
+//     it, before the first Write.
+//  2. Reach a thread only through the engine: With(nid, f) runs f with
+//     the thread's lock held and releases it when f returns, on every
+//     path; Each does the same for every thread in negotiation-id order.
+//     Nothing is read or changed on a Thread without its lock. (Locked,
+//     Thread.Lock and Thread.Unlock serve the callers not yet moved to
+//     With: a caller of them unlocks on every return path.)
+//  3. A step (an envelope sent or received, a chain fact) is judged
+//     first with negotiation.Thread.Check, which changes nothing; its
+//     records go into one Batch in a defined order (the announcement
+//     answered and thread.opened when the thread is new, card.sealed, an
+//     identity.link the first time, the envelope or chain.event, the
+//     thread.state Check reported) and are written by one Write, one
+//     ledger.AppendAll, all or none; only then is the input applied
+//     (Thread.Apply) and the batch's effects run. A refused step and a
+//     step whose record failed leave the thread as it was: nothing is
+//     applied and then undone by replaying the ledger.
+//  4. A fresh thread (the first envelope of a negotiation) is Claimed,
+//     locked, before its first step, Registered once that step is
+//     written and Dropped otherwise; a thread whose agreement names a
+//     task is Indexed so that chain events find it (ByTask).
+//  5. At start the node replays every thread from the ledger
+//     (ledger.ReplayThread with ReplayFact, the chain facts that took
+//     effect, in the order they did) and Registers it.
+//
+// The engine's own lock guards its maps only: it is never held while a
+// thread's lock is taken (except a fresh, unshared one in Claim) or a
+// caller's function runs, so it may be taken under any other lock.
+//
+// engine imports negotiation, identity and ledger of the module (and the
+// standard library): never p2p, chain, node/gate or node. What it needs
+// from the node that holds it (the clock, the error for a negotiation it
+// does not hold, the thread-count metric) comes in its Config as small
+// functions (STYLE.md: a container is not a service); the node wires it,
+// keeps the transport and the chain, and calls the engine.
+package engine
