@@ -73,7 +73,7 @@ func (n *Node) locked(nid string) (*thread, error) {
 	for {
 		t := n.lookup(nid)
 		if t == nil {
-			if err := n.quarantineErr(nid); err != nil {
+			if err := n.check.quarantineErr(nid); err != nil {
 				return nil, err
 			}
 			return nil, fail(CodeUnknownNegotiation, "no negotiation %s", nid)
@@ -135,12 +135,7 @@ func (n *Node) recordOpened(ctx context.Context, t *thread) error {
 		// only (a stranger's); an announcement already stored writes
 		// nothing.
 		if ann := t.p.Announcement; ann.Sender.EVMAddress != n.self {
-			seen := n.now()
-			n.tmu.Lock()
-			if e := n.board[ann.Hash()]; e != nil {
-				seen = e.seen
-			}
-			n.tmu.Unlock()
+			seen := n.board.seenAt(ann.Hash(), n.now())
 			if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, ann, "ok", seen); err != nil {
 				return failWrap(CodeStoreFailed, err, "the announcement answered")
 			}
@@ -195,7 +190,7 @@ func (n *Node) recordState(ctx context.Context, t *thread) error {
 	from := t.recorded
 	t.recorded = st
 	t.steps++
-	n.consentSettled(t.id, st)
+	n.cs.settled(t.id, st)
 	n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
 	return nil
 }
@@ -301,7 +296,7 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		if p.body.Announcement != "" {
 			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
-			if n.quarantine(nid, err) {
+			if n.check.quarantine(nid, err) {
 				continue
 			}
 			if err != nil {
@@ -310,7 +305,7 @@ func (n *Node) load(ctx context.Context) error {
 			params.Announcement = ann
 		}
 		th, err := n.led.ReplayThread(ctx, params, replayFact)
-		if n.quarantine(nid, err) {
+		if n.check.quarantine(nid, err) {
 			continue
 		}
 		if err != nil {
@@ -320,7 +315,7 @@ func (n *Node) load(ctx context.Context) error {
 			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
 			links: p.links, proofs: p.proofs, recorded: p.state, steps: p.steps,
 		}
-		if err := n.rebuildPXP(ctx, t); n.quarantine(nid, err) {
+		if err := n.rebuildPXP(ctx, t); n.check.quarantine(nid, err) {
 			continue
 		} else if err != nil {
 			return fmt.Errorf("node: load %s: %w", nid, err)
@@ -361,7 +356,7 @@ func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
 		return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 	}
 	if env.IsAnnouncement() {
-		n.board[env.Hash()] = &boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self}
+		n.board.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self})
 	}
 	return nil
 }
