@@ -255,6 +255,6 @@ func (n *Node) onP2PEvent(ev p2p.Event) {
 		n.rej.rejected(transportRejection(ev))
 	case p2p.EventRefused:
 		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
-		n.noteRefused(ev)
+		n.out.note(ev)
 	}
 }

@@ -133,7 +133,6 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		seenLogs: map[string]bool{},
 		pk:       newPasskeys(),
 		px:       newPXPNode(),
-		out:      newRefusals(),
 		events:   newBroadcaster(),
 	}
 	if cfg.Name != "" {
@@ -144,11 +143,12 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
 	}
-	m, err := newMetrics(reg, n.peerCount)
+	m, err := newMetrics(reg, func() float64 { return float64(len(n.Peers())) })
 	if err != nil {
 		return nil, failWrap(CodeBadConfig, err, "metrics")
 	}
 	n.m = m
+	n.out = newRefusals(n.now, n.events)
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
@@ -218,7 +218,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.loadServices(ctx); err != nil {
 		return err
 	}
-	if err = n.loadRefusals(ctx); err != nil {
+	if err = n.out.load(ctx, n.led); err != nil {
 		return err
 	}
 	if err = n.startChain(ctx); err != nil {
@@ -499,18 +499,6 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
-
-// peerCount returns how many peers the transport is connected to.
-func (n *Node) peerCount() float64 {
-	n.mu.Lock()
-	h := n.host
-	started := n.state == stateStarted
-	n.mu.Unlock()
-	if !started || h == nil || h.Libp2p() == nil {
-		return 0
-	}
-	return float64(len(h.Libp2p().Network().Peers()))
-}
 
 // fetchKey names one file to fetch for one negotiation.
 type fetchKey struct {

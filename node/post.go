@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
@@ -46,7 +47,7 @@ func (n *Node) terms(ctx context.Context, spec TaskSpec) (negotiation.Terms, err
 	if err != nil {
 		return negotiation.Terms{}, err
 	}
-	chainID, registry, err := n.domain(ctx)
+	chainID, registry, err := domain(ctx, n.cfg.Chain, n.client)
 	if err != nil {
 		return negotiation.Terms{}, err
 	}
@@ -74,20 +75,20 @@ func milestones(specs []MilestoneSpec) ([]negotiation.Milestone, error) {
 }
 
 // domain returns the chain id and registry offers are signed for: the
-// chain's, or the configured ones on a node without a chain.
-func (n *Node) domain(ctx context.Context) (*big.Int, negotiation.Address, error) {
-	registry := negotiation.Address(n.cfg.Chain.Contracts.TaskRegistry)
-	if n.client != nil {
-		id, err := n.client.ChainID(ctx)
+// chain's (client), or the configured ones (c) on a node without a chain.
+func domain(ctx context.Context, c ChainConfig, client *chain.Client) (*big.Int, negotiation.Address, error) {
+	registry := negotiation.Address(c.Contracts.TaskRegistry)
+	if client != nil {
+		id, err := client.ChainID(ctx)
 		if err != nil {
 			return nil, registry, failWrap(CodeChainFailed, err, "chain id")
 		}
 		return id, registry, nil
 	}
-	if n.cfg.Chain.ChainID == 0 || registry == (negotiation.Address{}) {
+	if c.ChainID == 0 || registry == (negotiation.Address{}) {
 		return nil, registry, fail(CodeNoChain, "no chain: set chain.chain_id and chain.contracts.task_registry to offer tasks")
 	}
-	return new(big.Int).SetUint64(n.cfg.Chain.ChainID), registry, nil
+	return new(big.Int).SetUint64(c.ChainID), registry, nil
 }
 
 // newNegotiationID returns a fresh UUID v4.

@@ -140,7 +140,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	if r, ok := th.Ruling(); ok {
 		v.Ruling = &r
 	}
-	v.Refused = n.refusalsLocked(t)
+	v.Refused = n.out.ofThread(t, n.self)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	seen := map[int]bool{}
