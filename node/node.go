@@ -190,7 +190,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	n.self = negotiation.Address(n.keys.EVM().Address())
 	n.log = n.log.With("address", n.self.String())
-	n.check.log = n.log
+	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
+	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
 	lcfg.Dir = filepath.Join(n.cfg.DataDir, LedgerDirName)
@@ -202,7 +203,6 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.o.ledgerTune != nil {
 		n.o.ledgerTune(&lcfg)
 	}
-	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: lcfg.Owner}
 	if n.led, err = n.stores.ledger(ctx, lcfg); err != nil {
 		return err
 	}
@@ -216,9 +216,6 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err = n.loadServices(ctx); err != nil {
-		return err
-	}
-	if err = n.out.load(ctx, n.led); err != nil {
 		return err
 	}
 	if err = n.startChain(ctx); err != nil {
@@ -247,7 +244,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 // loadServices gives the consent book and the task board what they keep
 // of the threads the ledger rebuilt (at start, after the threads are
 // loaded): the negotiations counterparties opened that are still open,
-// and the announcements a negotiation answers.
+// and the announcements a negotiation answers; and rebuilds the refusals
+// of this node's envelopes.
 func (n *Node) loadServices(ctx context.Context) error {
 	openers := map[string]negotiation.Address{}
 	var answered []negotiation.Hash
@@ -265,7 +263,7 @@ func (n *Node) loadServices(ctx context.Context) error {
 		return err
 	}
 	n.board.restore(answered, n.now())
-	return nil
+	return n.out.load(ctx, n.led)
 }
 
 // startChain builds the chain client and the watcher (not yet started).
