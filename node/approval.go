@@ -62,7 +62,7 @@ func (n *Node) authorizeWith(ctx context.Context, act Act, nid string, args map[
 		if err := n.pausedErr(nid); err != nil {
 			return approval.IntentRequest{}, err
 		}
-		if err := n.restsOnDamage(ctx, nid, true); err != nil {
+		if err := n.check.restsOn(ctx, n.led, nid, true); err != nil {
 			return approval.IntentRequest{}, err
 		}
 	}
@@ -124,7 +124,7 @@ func (n *Node) authorizeWith(ctx context.Context, act Act, nid string, args map[
 	if slices.Contains(GatedActs, act) {
 		// Damage the full check found while the approval was pending: the
 		// receipt is spent, the act is not performed.
-		if err := n.restsOnDamage(ctx, nid, false); err != nil {
+		if err := n.check.restsOn(ctx, n.led, nid, false); err != nil {
 			return req, err
 		}
 	}

@@ -7,6 +7,15 @@
 // the Node is the transport's Handler and BlobProvider, a ledger cursor
 // backs the chain watcher).
 //
+// The Node is a container, not a service: what is not wiring, lifecycle
+// or an act is a small service type the Node holds as a field, each
+// owning its state and its lock (a leaf), built in New or given the
+// ledger at Start: the task board (board), the principal's consent list
+// (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
+// (ledgerCheck), the evidence of rejected input (rejectionLog), the
+// refusals of this node's envelopes (refusals), the event stream
+// (broadcaster) and the stores' opener (storeOpener).
+//
 // Callers follow this contract (docs/node.md has the details):
 //
 //  1. Build a Node with New(cfg, opts...): it validates and does no I/O;

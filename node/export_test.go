@@ -43,4 +43,4 @@ func (n *Node) ApproveOnlyForTest(ctx context.Context, requestID string, respons
 
 // FlushRejectionsForTest ends the current window of rejection evidence and
 // writes its entries now.
-func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.flushRejections(ctx) }
+func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.rej.flush(ctx, n.led, n.log) }

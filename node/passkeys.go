@@ -599,7 +599,7 @@ func (n *Node) taskTitle(nid string, args map[string]any) string {
 	}
 	if s, ok := args["acceptedOfferHash"].(string); ok {
 		if h, err := negotiation.ParseHash(s); err == nil {
-			if b, err := n.announcement(h); err == nil {
+			if b, err := n.board.announcement(h); err == nil {
 				if p, ok := b.env.Payload.(*negotiation.TaskProposal); ok {
 					return p.Terms.Title
 				}
