@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 )
 
 // Code is a stable, machine-readable reason a node refused an act or a
@@ -65,6 +66,11 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns e's code as a string: node/gate's errors match the
+// node's sentinels by it (errors.Is(err, ErrApprovalDenied) holds for the
+// gate's approval_denied).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
@@ -108,15 +114,19 @@ func failWrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-// CodeOf returns the code of err: the node's own, or the state machine's
-// when the state machine refused an envelope the node built; "" when err
-// carries none.
+// CodeOf returns the code of err: the node's own, the state machine's
+// when the state machine refused an envelope the node built, or the
+// approval gate's (node/gate, whose codes share the node's names); ""
+// when err carries none.
 func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
 	if c := negotiation.CodeOf(err); c != "" {
+		return Code(c)
+	}
+	if c := gate.CodeOf(err); c != "" {
 		return Code(c)
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/storeguard"
 )
 
@@ -15,7 +16,7 @@ import (
 // records, refusals and resets use.
 const (
 	StoreLedger    = "ledger"
-	StoreApprovals = "approvals"
+	StoreApprovals = gate.StoreName
 )
 
 // KindStoreReset is the ledger kind of the audit entry a reset writes:
@@ -143,14 +144,16 @@ func (n *Node) openLedger(ctx context.Context, lcfg ledger.Config) error {
 
 // openApprovals opens the approval store with its record beside it and
 // the node as its owner.
-func (n *Node) openApprovals() error {
+func (n *Node) openApprovals() (*gate.Store, error) {
 	dir := approvalsDir(n.cfg.DataDir)
-	return n.openStore(n.ctx, StoreApprovals, dir, func() error {
-		s, err := openApprovalStore(dir, n.o.logger, withStoreRecord(storeguard.RecordFile(dir), n.keys.Inbox().PeerID().String(), n.now))
+	var store *gate.Store
+	err := n.openStore(n.ctx, StoreApprovals, dir, func() error {
+		s, err := gate.OpenStore(dir, n.o.logger, gate.WithRecord(storeguard.RecordFile(dir), n.keys.Inbox().PeerID().String(), n.now))
 		if err != nil {
 			return err
 		}
-		n.apStore = s
+		store = s
 		return nil
 	})
+	return store, err
 }
