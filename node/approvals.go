@@ -170,7 +170,7 @@ func (n *Node) startApprovals() error {
 		Spawn: n.spawn,
 		Title: n.taskTitle,
 		Draft: func(h string) []PlainLine {
-			if c := n.draftOf(h); c != nil {
+			if c := n.px.draftOf(h); c != nil {
 				return CardLines(c)
 			}
 			return nil

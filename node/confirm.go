@@ -41,34 +41,34 @@ type draftCard struct {
 
 // holdDraft keeps c shown to the approval requests that confirm it, until
 // the returned function is called.
-func (n *Node) holdDraft(c *negotiation.IntentCard) func() {
+func (px *pxpNode) holdDraft(c *negotiation.IntentCard) func() {
 	h := c.Seal()
-	n.px.mu.Lock()
-	d := n.px.drafts[h]
+	px.mu.Lock()
+	d := px.drafts[h]
 	if d == nil {
 		d = &draftCard{card: c}
-		n.px.drafts[h] = d
+		px.drafts[h] = d
 	}
 	d.refs++
-	n.px.mu.Unlock()
+	px.mu.Unlock()
 	return func() {
-		n.px.mu.Lock()
+		px.mu.Lock()
 		if d.refs--; d.refs == 0 {
-			delete(n.px.drafts, h)
+			delete(px.drafts, h)
 		}
-		n.px.mu.Unlock()
+		px.mu.Unlock()
 	}
 }
 
 // draftOf returns the card with hash s waiting for confirmation, or nil.
-func (n *Node) draftOf(s string) *negotiation.IntentCard {
+func (px *pxpNode) draftOf(s string) *negotiation.IntentCard {
 	h, err := negotiation.ParseHash(s)
 	if err != nil {
 		return nil
 	}
-	n.px.mu.Lock()
-	defer n.px.mu.Unlock()
-	if d := n.px.drafts[h]; d != nil {
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	if d := px.drafts[h]; d != nil {
 		return d.card
 	}
 	return nil
@@ -135,7 +135,7 @@ func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval
 		return PendingApproval{}, err
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(negotiation.ViaWeb)}
-	release := n.holdDraft(c)
+	release := n.px.holdDraft(c)
 	p, err := n.gt.Ask(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium",
 		func(ctx context.Context) error {
 			_, err := n.sealDefaultCard(ctx, c.Bytes(), negotiation.ViaWeb)

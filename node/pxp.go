@@ -327,7 +327,7 @@ func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.Inten
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(via)}
 	reason := "seal the intent card an agent drafted: the node then acts for " + c.Principal.Name + " within it"
-	defer n.holdDraft(c)()
+	defer n.px.holdDraft(c)()
 	_, err := n.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
 	return err
 }

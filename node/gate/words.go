@@ -49,16 +49,17 @@ func withExpiry(p PendingApproval, now time.Time) PendingApproval {
 	return p
 }
 
-// How an answer or a card arrived: the values of negotiation.Via (the
-// node's tests check they agree), which the gate does not import.
+// How an answer or a card arrived, as the plain words name it: the
+// values of negotiation.Via, which the gate does not import (node's
+// TestGateWordsMatchTheProtocol checks they agree).
 const (
-	viaWeb = "web"
-	viaAPI = "api"
-	viaMCP = "mcp"
+	ViaWeb = "web" // typed on the principal's pages
+	ViaAPI = "api" // sent through the node's API
+	ViaMCP = "mcp" // relayed by an agent over MCP
 )
 
-// zeroAddress is the token address of native ETH (negotiation.Address{}).
-const zeroAddress = "0x0000000000000000000000000000000000000000"
+// NativeToken is the token address of native ETH (negotiation.Address{}).
+const NativeToken = "0x0000000000000000000000000000000000000000"
 
 // actTitle says act in a sentence.
 func actTitle(act Act, title string, args map[string]any) string {
@@ -87,17 +88,17 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Rule on the dispute about " + task
 	case ActConfirmCard:
 		switch str(args["via"]) {
-		case viaWeb:
+		case ViaWeb:
 			return fmt.Sprintf("Seal your intent card for «%s»", str(args["principal"]))
-		case viaAPI:
+		case ViaAPI:
 			return fmt.Sprintf("Seal the intent card sent through the node's API for «%s»", str(args["principal"]))
 		}
 		return fmt.Sprintf("Seal the intent card your agent drafted for «%s»", str(args["principal"]))
 	case ActConfirmAnswer:
 		switch str(args["via"]) {
-		case viaWeb:
+		case ViaWeb:
 			return fmt.Sprintf("Seal your answer: «%s»", str(args["answer"]))
-		case viaAPI:
+		case ViaAPI:
 			return fmt.Sprintf("Confirm the answer sent through the node's API: «%s»", str(args["answer"]))
 		}
 		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
@@ -131,7 +132,7 @@ var lineLabels = []struct{ key, label string }{
 // signing means and the risk, then every other argument.
 func plainLines(act Act, title string, req approval.IntentRequest, args map[string]any) []PlainLine {
 	var out []PlainLine
-	native := str(args["token"]) == "" || str(args["token"]) == zeroAddress
+	native := str(args["token"]) == "" || str(args["token"]) == NativeToken
 	if title != "" {
 		out = append(out, PlainLine{"Task", title})
 	}
@@ -202,11 +203,11 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 // viaWords says how an answer or a card arrived.
 func viaWords(v string) string {
 	switch v {
-	case viaWeb:
+	case ViaWeb:
 		return "typed on your pages (web): your passkey seals these exact words"
-	case viaAPI:
+	case ViaAPI:
 		return "through the node's API (api): an agent or a script holding its key sent it, not you"
-	case viaMCP:
+	case ViaMCP:
 		return "relayed by an agent over MCP (mcp), not typed by you"
 	}
 	return v
