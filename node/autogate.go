@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -45,9 +44,9 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 	case !gate.IsDevChainID(n.cfg.Chain.ChainID):
 		return fail(CodeBadConfig, why+"; this node's chain.chain_id is %d", dev, n.cfg.Chain.ChainID)
 	}
-	if ids := n.signedChains(); len(ids) > 0 {
+	if ids, in := n.signedChains(); len(ids) > 0 {
 		return fail(CodeBadConfig, why+"; this node's ledger holds signatures it made for chain id %s (negotiation %s): its keys have signed where real money moves, so they are approved by a person from now on",
-			dev, strings.Join(ids, ", "), n.signedIn(ids[0]))
+			dev, strings.Join(ids, ", "), in[ids[0]])
 	}
 	return nil
 }
@@ -55,45 +54,31 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 // signedChains returns the chain ids, other than dev chains', of the
 // negotiations in which this node sent an envelope carrying an EIP-712
 // signature (an acceptance's settlement signature, a cancel's, an
-// amendment's or a replacement's), sorted.
-func (n *Node) signedChains() []string {
-	seen := map[string]bool{}
-	for _, t := range n.threadList() {
+// amendment's or a replacement's), sorted, and for each one such
+// negotiation.
+func (n *Node) signedChains() ([]string, map[string]string) {
+	n.tmu.Lock()
+	threads := make([]*thread, 0, len(n.threads))
+	for _, t := range n.threads {
+		threads = append(threads, t)
+	}
+	n.tmu.Unlock()
+	in := map[string]string{}
+	for _, t := range threads {
 		t.mu.Lock()
 		for _, id := range foreignSigned(t, n.self) {
-			seen[id] = true
+			if _, ok := in[id]; !ok {
+				in[id] = t.id
+			}
 		}
 		t.mu.Unlock()
 	}
-	out := make([]string, 0, len(seen))
-	for id := range seen {
+	out := make([]string, 0, len(in))
+	for id := range in {
 		out = append(out, id)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// signedIn names a negotiation in which this node signed for chain id.
-func (n *Node) signedIn(id string) string {
-	for _, t := range n.threadList() {
-		t.mu.Lock()
-		ids := foreignSigned(t, n.self)
-		t.mu.Unlock()
-		if slices.Contains(ids, id) {
-			return t.id
-		}
-	}
-	return "?"
-}
-
-func (n *Node) threadList() []*thread {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	out := make([]*thread, 0, len(n.threads))
-	for _, t := range n.threads {
-		out = append(out, t)
-	}
-	return out
+	return out, in
 }
 
 // foreignSigned returns the non-dev chain ids of t's offers when self
