@@ -144,10 +144,6 @@ func (g *Gate) Close() error {
 	return g.store.Close()
 }
 
-// Explicit reports whether an explicit Decider decides instead of the
-// principal's passkeys.
-func (g *Gate) Explicit() bool { return g != nil && g.cfg.Decider != nil }
-
 // running refuses a call on a nil gate or while the node is not running.
 func (g *Gate) running() error {
 	if g == nil {
