@@ -31,7 +31,7 @@
 //  3. Acts (PostTask, ProposeTask, Counter, Accept, Fund, Deliver,
 //     AcceptDelivery, OpenDispute, ProposeArbitrator, SubmitEvidence, Rule,
 //     Withdraw...) check role and state, pass every gated act through the
-//     one Gate (recording request, decision and consumption in the ledger
+//     one node/gate Gate (recording request, decision and consumption in the ledger
 //     first), build envelopes with the inbox key, apply them to the thread,
 //     record them, and only then queue them in the durable outbox. A refused
 //     act returns an *Error with a stable Code and changes nothing; an act
@@ -46,9 +46,11 @@
 //     ledger replays to.
 //
 // node imports p2p, ledger, chain, approval, negotiation, identity,
-// storeguard and strictjson, and node/engine and node/gate once they
-// exist; never contracts/bindings (contract events reach it as facts,
-// chain.FactOf), cmd or a package above it. The packages above it
+// storeguard and strictjson, node/gate (the approval of gated acts: the
+// node builds one at Start and hands it to the pages and the API through
+// Gate) and node/engine once it exists; never contracts/bindings
+// (contract events reach it as facts, chain.FactOf), cmd or a package
+// above it. The packages above it
 // (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are
 // imported only by cmd (node/demo and node/soak use node/api's client), and
 // node/nodetest only by tests.

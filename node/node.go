@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,11 +14,11 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/p2p"
 	"github.com/parleynet/parley/storeguard"
 )
@@ -66,12 +64,7 @@ type Node struct {
 	client  *chain.Client
 	watcher *chain.Watcher
 	cursor  *ledgerCursor
-	gate    Gate // an explicit gate (WithGate), or nil: the principal's passkeys decide
-	apStore *approvalStore
-	tokens  *dirTokens // the data directory's enrolment and revocation tokens
-	cer     *approval.Ceremonies
-	wacfg   approval.Config
-	pk      *passkeys
+	gt      *gate.Gate // the approval of gated acts (built at Start)
 
 	tmu      sync.Mutex // guards the maps below
 	threads  map[string]*thread
@@ -131,14 +124,12 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		joining:  map[string]bool{},
 		fetching: map[fetchKey]bool{},
 		seenLogs: map[string]bool{},
-		pk:       newPasskeys(),
 		px:       newPXPNode(),
 		events:   newBroadcaster(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
-	n.gate = o.gate
 	reg := o.registerer
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
@@ -382,8 +373,8 @@ func (n *Node) shutdown() error {
 	if n.backend != nil && n.ownsBE {
 		n.backend.Close()
 	}
-	if n.apStore != nil {
-		errs = append(errs, n.apStore.Close())
+	if n.gt != nil {
+		errs = append(errs, n.gt.Close())
 	}
 	if n.led != nil {
 		errs = append(errs, n.led.Close())
@@ -446,40 +437,6 @@ func (n *Node) Link() *identity.Link {
 		return nil
 	}
 	return n.keys.Link()
-}
-
-// startApprovals opens the approval store in the data directory and sets
-// up the principal's ceremonies and the consumption gate, recording their
-// audit events in the ledger.
-func (n *Node) startApprovals() error {
-	cfg := approval.DefaultConfig()
-	cfg.RPID = n.cfg.WebAuthn.RPID
-	cfg.Origins = slices.Clone(n.cfg.WebAuthn.Origins)
-	cfg.UserID = append([]byte(nil), n.self[:]...)
-	if n.cfg.Name != "" {
-		cfg.UserName = "parley-" + n.cfg.Name
-		cfg.UserDisplayName = "Parley " + n.cfg.Name + " (" + n.self.String() + ")"
-	} else {
-		cfg.UserName = "parley-" + strings.ToLower(n.self.String())
-		cfg.UserDisplayName = "Parley " + n.self.String()
-	}
-	cfg.Now = n.now
-	if err := cfg.Validate(); err != nil {
-		return failWrap(CodeBadConfig, err, "web")
-	}
-	var err error
-	if n.apStore, err = n.stores.approvals(n.ctx, n.cfg.DataDir, n.led); err != nil {
-		return err
-	}
-	n.tokens = newDirTokens(n.cfg.DataDir)
-	if n.cer, err = approval.New(cfg, tokenStore{n.apStore, n.tokens}, approval.AuditFunc(n.audit)); err != nil {
-		return failWrap(CodeBadConfig, err, "web")
-	}
-	n.wacfg = cfg
-	if n.gate != nil {
-		n.log.Warn("approvals are decided by an explicit gate, not by the principal's passkeys (tests and devnet only)")
-	}
-	return nil
 }
 
 // approvalsDir is the approval store's directory in dataDir.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/storeguard"
 )
 
@@ -17,7 +18,7 @@ import (
 // records, refusals and resets use.
 const (
 	StoreLedger    = "ledger"
-	StoreApprovals = "approvals"
+	StoreApprovals = gate.StoreName
 )
 
 // KindStoreReset is the ledger kind of the audit entry a reset writes:
@@ -160,10 +161,10 @@ func (s storeOpener) ledger(ctx context.Context, lcfg ledger.Config) (led *ledge
 // approvals opens the approval store of dataDir with its record beside it
 // and the node as its owner, its audit entry of a reset going to led. It
 // returns the store whenever it opened, even with an error.
-func (s storeOpener) approvals(ctx context.Context, dataDir string, led *ledger.Ledger) (st *approvalStore, err error) {
+func (s storeOpener) approvals(ctx context.Context, dataDir string, led *ledger.Ledger) (st *gate.Store, err error) {
 	dir := approvalsDir(dataDir)
 	err = s.open(ctx, StoreApprovals, dir, func() error {
-		as, err := openApprovalStore(dir, s.logger, withStoreRecord(storeguard.RecordFile(dir), s.owner, s.now))
+		as, err := gate.OpenStore(dir, s.logger, gate.WithRecord(storeguard.RecordFile(dir), s.owner, s.now))
 		if err != nil {
 			return err
 		}

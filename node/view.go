@@ -206,7 +206,7 @@ func (n *Node) Status() (Status, error) {
 		Name: n.cfg.Name, Address: n.self, PeerID: n.host.ID().String(), Capabilities: n.cfg.Capabilities,
 		LinkHash: negotiation.Hash(n.keys.Link().Hash()), LinkExpires: n.keys.Link().ExpiresAt,
 		Threads: n.threadCount(), Ledger: n.led.Head(), Chain: n.client != nil,
-		Approvals: len(n.PendingApprovals()), Outbox: n.host.OutboxLen(),
+		Approvals: len(n.gt.PendingApprovals()), Outbox: n.host.OutboxLen(),
 		LedgerCheck: n.check.view(),
 	}
 	for _, a := range n.host.Addrs() {
