@@ -84,17 +84,15 @@ var rules = map[string]rule{
 		never: []string{"ledger", "p2p", "chain", "node"},
 	},
 
-	// The threads and their one write path (node/engine), and the
-	// approval of gated acts (node/gate, planned: issue 13), split out of
-	// node.
+	// The threads and their one write path (node/engine/doc.go).
 	"node/engine": {
 		may:   []string{"negotiation", "identity", "ledger"},
 		never: []string{"p2p", "chain", "node/gate", "node"},
 	},
+	// The approval of gated acts (node/gate/doc.go).
 	"node/gate": {
-		may:     []string{"approval", "storeguard"},
-		never:   []string{"node/engine", "ledger", "p2p", "chain", "node"},
-		planned: true,
+		may:   []string{"approval", "storeguard"},
+		never: []string{"node/engine", "ledger", "p2p", "chain", "negotiation", "node"},
 	},
 
 	// The composition root.
@@ -112,7 +110,7 @@ var rules = map[string]rule{
 	// through node/api's client.
 	"node/api": {
 		may:   []string{"node", "approval", "ledger", "negotiation", "p2p", "strictjson"},
-		tests: []string{"chain", "identity", "node/nodetest"},
+		tests: []string{"chain", "identity", "storeguard", "node/nodetest"},
 	},
 	"node/web": {
 		may:   []string{"node", "approval", "negotiation", "strictjson"},

@@ -128,7 +128,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
-	b, err := n.announcement(ann)
+	b, err := n.board.announcement(ann)
 	if err != nil {
 		return ActResult{}, n.actDone("counter", err)
 	}
@@ -164,9 +164,7 @@ func (n *Node) answerThread(b *boardEntry) (*thread, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.tmu.Lock()
-	b.answered = true // the board keeps it while this node negotiates on it
-	n.tmu.Unlock()
+	n.board.answer(b) // the board keeps it while this node negotiates on it
 	t.Lock()
 	return t, nil
 }
@@ -260,7 +258,7 @@ func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash,
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
-	b, err := n.announcement(ann)
+	b, err := n.board.announcement(ann)
 	if err != nil {
 		return ActResult{}, n.actDone("accept", err)
 	}

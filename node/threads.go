@@ -28,7 +28,7 @@ func (n *Node) locked(nid string) (*thread, error) { return n.eng.Locked(nid) }
 // the quarantine's when the ledger's record of it is damaged, else
 // unknown_negotiation.
 func (n *Node) unknownErr(nid string) error {
-	if err := n.quarantineErr(nid); err != nil {
+	if err := n.check.quarantineErr(nid); err != nil {
 		return err
 	}
 	return fail(CodeUnknownNegotiation, "no negotiation %s", nid)
@@ -55,12 +55,7 @@ func (n *Node) putOpened(b *batch, t *thread) {
 	if c := t.AnnouncementCID(); c.Defined() {
 		body.Announcement = c.String()
 		if ann := t.Params.Announcement; ann.Sender.EVMAddress != n.self {
-			seen := n.now()
-			n.tmu.Lock()
-			if e := n.board[ann.Hash()]; e != nil {
-				seen = e.seen
-			}
-			n.tmu.Unlock()
+			seen := n.board.seenAt(ann.Hash(), n.now())
 			b.PutEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
 		}
 	}
@@ -120,7 +115,7 @@ func (n *Node) putStateOf(b *batch, t *thread, st negotiation.State) {
 		from := t.Recorded
 		t.Recorded = st
 		t.Steps++
-		n.consentSettled(t.ID, st)
+		n.cs.settled(t.ID, st)
 		n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: st, From: from, At: n.now()})
 	})
 }
@@ -207,7 +202,7 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		if p.body.Announcement != "" {
 			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
-			if n.quarantine(nid, err) {
+			if n.check.quarantine(nid, err) {
 				continue
 			}
 			if err != nil {
@@ -216,7 +211,7 @@ func (n *Node) load(ctx context.Context) error {
 			params.Announcement = ann
 		}
 		th, err := n.led.ReplayThread(ctx, params, engine.ReplayFact)
-		if n.quarantine(nid, err) {
+		if n.check.quarantine(nid, err) {
 			continue
 		}
 		if err != nil {
@@ -226,7 +221,7 @@ func (n *Node) load(ctx context.Context) error {
 			ID: nid, Params: params, Th: th, Role: p.body.Role, Observer: p.body.Observer, Opened: true,
 			Links: p.links, Proofs: p.proofs, Recorded: p.state, Steps: p.steps,
 		}
-		if err := n.rebuildPXP(ctx, t); n.quarantine(nid, err) {
+		if err := n.rebuildPXP(ctx, t); n.check.quarantine(nid, err) {
 			continue
 		} else if err != nil {
 			return fmt.Errorf("node: load %s: %w", nid, err)
@@ -266,7 +261,7 @@ func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
 		return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 	}
 	if env.IsAnnouncement() {
-		n.board[env.Hash()] = &boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self}
+		n.board.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self})
 	}
 	return nil
 }
