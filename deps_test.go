@@ -110,7 +110,7 @@ var rules = map[string]rule{
 	// through node/api's client.
 	"node/api": {
 		may:   []string{"node", "approval", "ledger", "negotiation", "p2p", "strictjson"},
-		tests: []string{"chain", "identity", "storeguard", "node/nodetest"},
+		tests: []string{"chain", "identity", "storeguard", "node/gate", "node/nodetest"},
 	},
 	"node/web": {
 		may:   []string{"node", "approval", "negotiation", "strictjson"},

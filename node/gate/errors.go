@@ -27,6 +27,41 @@ const (
 	CodeStoreFailed     Code = "store_failed"     // the approval store, the token record or the audit trail failed
 )
 
+// The classes of the gate's codes, in the words every package of Parley
+// uses (docs/api.md, "Errors").
+const (
+	classInvalid     = "invalid"     // a malformed argument, or one that names nothing that waits
+	classForbidden   = "forbidden"   // the principal or the explicit gate denied the act
+	classConflict    = "conflict"    // decided, expired, consumed or pending meanwhile
+	classInternal    = "internal"    // the node's configuration or the gate's stores
+	classUnavailable = "unavailable" // the gate's node is not running
+)
+
+// classes holds the class of every code of the gate, the same as the
+// node's code of the same name.
+var classes = map[Code]string{
+	CodeBadArgument:     classInvalid,
+	CodeBadConfig:       classInternal,
+	CodeNotStarted:      classUnavailable,
+	CodeStateForbidden:  classConflict,
+	CodeApprovalDenied:  classForbidden,
+	CodeApprovalExpired: classConflict,
+	CodeAlreadyConsumed: classConflict,
+	CodeApprovalPending: classConflict,
+	CodeStoreFailed:     classInternal,
+}
+
+// Class returns the class of c: the gate's own for its codes, the
+// approval protocol's for a code the gate keeps from a ceremony's refusal
+// (not_authorized, credential_unknown, verification_failed, ...); "" for a
+// string that is neither.
+func (c Code) Class() string {
+	if k, ok := classes[c]; ok {
+		return k
+	}
+	return approval.Code(c).Class()
+}
+
 // Error is a refusal of the gate, with a stable code.
 type Error struct {
 	// Code is the stable reason.
@@ -51,6 +86,9 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Class returns the class of e's code.
+func (e *Error) Class() string { return e.Code.Class() }
 
 // Is makes errors.Is(err, target) match when target carries e's code: a
 // *Error with it, or any error whose ErrorCode method returns it (the
