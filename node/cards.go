@@ -1,0 +1,344 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// The principal's intent cards: the node's default card and those sealed
+// for one negotiation, their records (card.sealed, pxp.object) and their
+// loading at start (docs/pxp.md).
+
+// pxpNode is the node's PXP state outside any negotiation: its principal's
+// default intent card and every card it sealed, by hash.
+type pxpNode struct {
+	mu    sync.Mutex
+	card  *negotiation.IntentCard         // the default card, or nil
+	cards map[negotiation.Hash]sealedCard // every card sealed by this node
+	via   map[negotiation.Hash]negotiation.Via
+	// drafts are the cards waiting for the principal's confirmation, by
+	// hash, so their approval requests show them in full.
+	drafts map[negotiation.Hash]*draftCard
+}
+
+// sealedCard is a card and the CID of the object that stores it.
+type sealedCard struct {
+	card *negotiation.IntentCard
+	cid  string
+}
+
+func newPXPNode() *pxpNode {
+	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}, drafts: map[negotiation.Hash]*draftCard{}}
+}
+
+// Record bodies.
+
+type cardSealedBody struct {
+	Hash      negotiation.Hash `json:"hash"`
+	Principal string           `json:"principal"`
+	Card      string           `json:"card"`  // the CID of the card's pxp.object
+	Scope     string           `json:"scope"` // default, negotiation, announcement
+	Via       negotiation.Via  `json:"via,omitempty"`
+}
+
+// The scopes of a card.sealed entry.
+const (
+	scopeDefault      = "default"      // the node's default card (no negotiation)
+	scopeOpened       = "opened"       // the default card, in force when the negotiation opened
+	scopeNegotiation  = "negotiation"  // a card sealed for this negotiation
+	scopeAnnouncement = "announcement" // the card the node's announcement carried
+)
+
+// CardInfo is a sealed intent card as the node's API shows it to its
+// principal (the card's body is private: peers see the name and hash).
+type CardInfo struct {
+	Hash      negotiation.Hash `json:"hash"`
+	Principal string           `json:"principal"`
+	Card      json.RawMessage  `json:"card"`
+	// NegotiationID is the negotiation the card is sealed for; empty for
+	// the node's default card.
+	NegotiationID string `json:"negotiationId,omitempty"`
+}
+
+func cardInfo(c *negotiation.IntentCard, nid string) CardInfo {
+	return CardInfo{Hash: c.Seal(), Principal: c.Principal.Name, Card: json.RawMessage(c.Bytes()), NegotiationID: nid}
+}
+
+// cardByCID reads and parses a stored card.
+func (n *Node) cardByCID(ctx context.Context, s string) (*negotiation.IntentCard, error) {
+	c, err := cid.Decode(s)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := n.led.Object(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return negotiation.ParseIntentCard(raw)
+}
+
+// loadCards reads every card the node sealed as its default card; the
+// last one is in force.
+func (n *Node) loadCards(ctx context.Context) error {
+	for e, err := range n.led.ByKind(ctx, ledger.KindCardSealed) {
+		if err != nil {
+			return fmt.Errorf("node: load cards: %w", err)
+		}
+		var b cardSealedBody
+		if err := json.Unmarshal(e.Body, &b); err != nil {
+			return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
+		}
+		if e.NegotiationID != "" || b.Scope != scopeDefault {
+			continue
+		}
+		c, err := n.cardByCID(ctx, b.Card)
+		if err != nil {
+			return fmt.Errorf("node: load entry %d: card: %w", e.Seq, err)
+		}
+		n.px.mu.Lock()
+		n.px.card = c
+		n.px.cards[c.Seal()] = sealedCard{card: c, cid: b.Card}
+		n.px.via[c.Seal()] = b.Via
+		n.px.mu.Unlock()
+	}
+	return nil
+}
+
+// parseCard parses a card for sealing: the card's own codes (too_large,
+// schema_invalid, rule_invalid, ...) on bad input.
+func parseCard(raw []byte) (*negotiation.IntentCard, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return nil, fail(CodeBadArgument, "no card")
+	}
+	c, err := negotiation.ParseIntentCard(raw)
+	if err != nil {
+		return nil, &Error{Code: CodeOf(err), Msg: "intent card", Err: err}
+	}
+	return c, nil
+}
+
+// confirmCard asks the principal to confirm a card that arrived through
+// the API (via api) or an agent drafted (via mcp) with a passkey, through
+// the approval gate; the request shows the whole card and its hash binds
+// it. Only a card via web needs none: the pages seal one only after the
+// principal's passkey confirmed it (SealCardOnPage).
+func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.IntentCard, via negotiation.Via) error {
+	if !via.Valid() {
+		return fail(CodeBadArgument, "via %q: want api or mcp", via)
+	}
+	if via == negotiation.ViaWeb {
+		return nil
+	}
+	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(via)}
+	reason := "seal the intent card an agent drafted: the node then acts for " + c.Principal.Name + " within it"
+	defer n.px.holdDraft(c)()
+	_, err := n.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
+	return err
+}
+
+// SealDefaultCard seals card as the principal's default intent card: every
+// negotiation the node opens or joins from now on acts under it (a
+// negotiation's card is fixed when it opens; SealCard overrides it for
+// one negotiation). via says how the card arrived: api (through the
+// node's API) or mcp (drafted by an agent over MCP); either way it is
+// sealed only once the principal confirms it with a passkey
+// (confirm_card). via web is refused with CodeViaWebRefused: only the
+// principal's pages give it, after a passkey signed the exact card
+// (SealCardOnPage). The card's body stays in this node's ledger; peers
+// see its hash and the principal's name.
+func (n *Node) SealDefaultCard(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
+	if via == negotiation.ViaWeb {
+		return CardInfo{}, errViaWeb("")
+	}
+	return n.sealDefaultCard(ctx, card, via)
+}
+
+// sealDefaultCard is SealDefaultCard for every via, web included (the
+// pages' path, once the passkey confirmed the card).
+func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
+	if err := n.running(); err != nil {
+		return CardInfo{}, err
+	}
+	c, err := parseCard(card)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	if err := n.confirmCard(ctx, "", c, via); err != nil {
+		return CardInfo{}, err
+	}
+	obj, id, err := n.cardRecord(c)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	sealed, err := n.cardSealedRecord("", c, id, scopeDefault, via)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	var b batch
+	b.Put(obj, nil)
+	b.Put(sealed, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
+		return CardInfo{}, err
+	}
+	n.px.mu.Lock()
+	n.px.card = c
+	n.px.cards[c.Seal()] = sealedCard{card: c, cid: id}
+	n.px.via[c.Seal()] = via
+	n.px.mu.Unlock()
+	n.events.publish(Event{Kind: EventCard, Hash: c.Seal().String(), At: n.now()})
+	n.log.Info("intent card sealed", "hash", c.Seal(), "principal", c.Principal.Name)
+	return cardInfo(c, ""), nil
+}
+
+// DefaultCard returns the principal's default card, or CodeNoCard.
+func (n *Node) DefaultCard() (CardInfo, error) {
+	n.px.mu.Lock()
+	c := n.px.card
+	n.px.mu.Unlock()
+	if c == nil {
+		return CardInfo{}, fail(CodeNoCard, "no intent card is sealed: seal one with `parley card seal FILE`")
+	}
+	return cardInfo(c, ""), nil
+}
+
+// NegotiationCard returns the card negotiation nid acts under, or
+// CodeNoCard.
+func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
+	t, err := n.locked(nid)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	defer t.Unlock()
+	n.openPXP(t)
+	if t.PXP.Mandate == nil {
+		return CardInfo{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+	}
+	return cardInfo(t.PXP.Mandate.Card(), nid), nil
+}
+
+// cardRecord returns the pxp.object record of card c and its CID.
+func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
+	return n.privateRecord("card", c.Bytes())
+}
+
+// cardSealedRecord returns the card.sealed record of card c, stored as
+// id, for negotiation nid ("" for the default card).
+func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
+	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	return ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}, nil
+}
+
+// SealCard seals card for negotiation nid only (overriding the default
+// card the negotiation opened with), while this side has sent nothing
+// there and asked its principal nothing: a negotiation's card changes
+// afterwards only by the principal's answers. via is as for
+// SealDefaultCard (api or mcp: sealed once a passkey confirms it; web
+// refused). It returns the card's hash, which every later envelope of
+// this side carries.
+func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, via negotiation.Via) (negotiation.Hash, error) {
+	if via == negotiation.ViaWeb {
+		return negotiation.Hash{}, errViaWeb(nid)
+	}
+	if err := n.running(); err != nil {
+		return negotiation.Hash{}, err
+	}
+	c, err := parseCard(card)
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	t, err := n.locked(nid)
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	err = n.canReseal(t)
+	t.Unlock()
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	if err := n.confirmCard(ctx, nid, c, via); err != nil {
+		return negotiation.Hash{}, err
+	}
+	if t, err = n.locked(nid); err != nil {
+		return negotiation.Hash{}, err
+	}
+	defer t.Unlock()
+	if err := n.canReseal(t); err != nil {
+		return negotiation.Hash{}, err
+	}
+	obj, id, err := n.cardRecord(c)
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+	if err != nil {
+		return negotiation.Hash{}, err
+	}
+	var b batch
+	b.Put(obj, nil)
+	n.putOpened(&b, t)
+	b.Put(r, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
+		return negotiation.Hash{}, err
+	}
+	if err := n.rebuildPXP(ctx, t); err != nil {
+		return negotiation.Hash{}, err
+	}
+	n.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: n.now()})
+	return c.Seal(), nil
+}
+
+// canReseal refuses a new card once this side has sent an envelope or
+// escalated in t (t.mu held).
+func (n *Node) canReseal(t *thread) error {
+	if t.Observer || t.Role == negotiation.RoleArbitrator {
+		return fail(CodeNotParty, "an arbitrator acts under no intent card")
+	}
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
+		return fail(CodeStateForbidden, "%s answers this node's announcement: it acts under the card the announcement carried", t.ID)
+	}
+	for _, r := range t.Th.Log() {
+		if r.Sender == n.self {
+			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
+		}
+	}
+	n.openPXP(t)
+	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
+		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
+	}
+	return nil
+}
+
+// announcementCard stamps an announcement with the default card's hash
+// and checks it against the card (an offer is binding): terms outside
+// the card are refused with escalation_required and the question, and
+// nothing is published (there is no negotiation to pause yet). Without a
+// card the announcement carries none.
+func (n *Node) announcementCard(p *negotiation.TaskProposal, ts time.Time) error {
+	n.px.mu.Lock()
+	c := n.px.card
+	n.px.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	m, err := negotiation.NewMandate(c, n.self)
+	if err != nil {
+		return err
+	}
+	m.Stamp(p)
+	if err := m.Outgoing(p, nil, ts); err != nil {
+		return &Error{Code: CodeOf(err), Msg: "outside the principal's intent card; nothing was published", Err: err}
+	}
+	return nil
+}
