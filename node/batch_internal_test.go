@@ -102,7 +102,7 @@ func TestStepIsOneBatch(t *testing.T) {
 	}
 	n.openPXP(th)
 	var b batch
-	n.putReceived(&b, th, d, "ok", th.Th.State(), n.now())
+	n.eng.PutReceived(&b, th, d.Envelope, d.Sender, "ok", th.Th.State(), n.now())
 	var kinds []string
 	for _, rec := range b.Records() {
 		kinds = append(kinds, rec.Kind)

@@ -287,7 +287,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	}
 	var b batch
 	b.Put(obj, nil)
-	n.putOpened(&b, t)
+	n.eng.PutOpened(&b, t)
 	b.Put(r, nil)
 	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return negotiation.Hash{}, err

@@ -2,12 +2,10 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/parleynet/parley/chain"
-	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
 )
@@ -123,36 +121,17 @@ func (n *Node) retryFacts(ctx context.Context, t *thread) {
 	}
 }
 
-// applyFactLocked judges f against t (Thread.Check), records the
-// chain.event, and only then applies f (t.mu held): a record that fails
-// leaves the thread as it was.
+// applyFactLocked applies f to t through the engine (Engine.Fact: judged,
+// recorded, then applied; t.mu held) and starts what the fact calls for.
 func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fact, l engine.LogRef) (negotiation.Outcome, error) {
 	now := n.now()
-	out := t.Th.Check(f, now)
+	out, err := n.eng.Fact(ctx, t, f, l, now)
+	if err != nil {
+		return out, failWrap(CodeStoreFailed, err, "recording the chain event")
+	}
 	code := "ok"
 	if out.Code != "" {
 		code = string(out.Code)
-	}
-	b := engine.EncodeFact(f)
-	b.Tx, b.LogIndex, b.Block, b.Code = l.Tx, l.Index, l.Block, code
-	body, err := json.Marshal(b)
-	if err != nil {
-		return out, err
-	}
-	var rec batch
-	rec.Put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.ID, Body: body, At: now}, nil)
-	n.putStateOf(&rec, t, out.To)
-	if err := n.write(ctx, &rec, "chain event"); err != nil {
-		return out, err
-	}
-	if applied := t.Th.Apply(f, now); applied.Code != out.Code {
-		// Check runs Apply on a copy: the two cannot disagree.
-		n.log.Error("the thread took a chain fact otherwise than it checked", "negotiation", t.ID, "code", applied.Code)
-	} else {
-		out = applied
-	}
-	if p, ok := f.(negotiation.ProofSubmitted); ok {
-		t.Proofs[p.Milestone] = p.ProofCID
 	}
 	n.m.facts.WithLabelValues(negotiation.FactName(f), code).Inc()
 	n.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: l.Tx, At: now})

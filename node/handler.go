@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
@@ -56,14 +55,15 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 	}
 }
 
-// applyReceived judges a received envelope against t (Thread.Check),
-// records an authentic one, and only then applies it (t.mu held): a
-// record that fails leaves the thread as it was. A fresh thread is
-// registered when its first envelope is authentic and dropped otherwise.
+// applyReceived takes a received envelope into t through the engine
+// (Engine.Receive: judged, an authentic one recorded, only then applied;
+// t.mu held): a record that fails leaves the thread as it was. A fresh
+// thread is registered when its first envelope is authentic and dropped
+// otherwise.
 func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
 	env := d.Envelope
 	now := n.now()
-	out := t.Th.Check(env, now)
+	out, err := n.eng.Receive(ctx, t, env, d.Sender, now, func() { n.openPXP(t) })
 	drop := func() {
 		if fresh {
 			n.eng.Drop(t)
@@ -77,21 +77,12 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		if out.Code != "" {
 			code = string(out.Code)
 		}
-		n.openPXP(t)
-		var b batch
-		n.putReceived(&b, t, d, negotiation.Code(code), out.To, now)
-		if err := n.write(ctx, &b, string(env.Type)); err != nil {
+		if err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.ID, "cid", env.CID(), "err", err)
 			if !t.Opened {
 				drop()
 			}
 			return negotiation.Code(p2p.CodeBusy)
-		}
-		if applied := t.Th.Apply(env, now); applied.Code != out.Code {
-			// Check runs Apply on a copy: the two cannot disagree.
-			n.log.Error("the thread took an envelope otherwise than it checked", "negotiation", t.ID, "code", applied.Code)
-		} else {
-			out = applied
 		}
 		if fresh {
 			n.eng.Register(t)
@@ -119,19 +110,6 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		return n.reject(ctx, env, out.Code)
 	}
-}
-
-// putReceived adds the records of receiving the authentic envelope of d,
-// whose effect on t was code, to b (t.mu held), in this order: the
-// announcement t answers and thread.opened when t is new, the card.sealed
-// of its card, the sender's identity.link the first time, the
-// envelope.received and the thread.state st it causes.
-func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation.Code, st negotiation.State, now time.Time) {
-	n.putOpened(b, t)
-	n.putCard(b, t)
-	n.putLink(b, t, d.Sender)
-	b.PutEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
-	n.putStateOf(b, t, st)
 }
 
 // threadFor returns the thread d belongs to. For a negotiation the node

@@ -170,7 +170,9 @@ func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep 
 	}
 	t.Lock()
 	defer t.Unlock()
-	if err := n.recordOpened(ctx, t); err != nil {
+	var opened batch
+	n.eng.PutOpened(&opened, t)
+	if err := n.write(ctx, &opened, "thread.opened"); err != nil {
 		return err
 	}
 	if ann := params.Announcement; ann != nil {
@@ -229,7 +231,9 @@ func (n *Node) importBundle(ctx context.Context, params negotiation.Params, rep 
 		return failWrap(CodeBadBundle, err, "replaying the imported thread")
 	}
 	t.Th = th
-	if err := n.recordState(ctx, t); err != nil {
+	var state batch
+	n.eng.PutState(&state, t, th.State())
+	if err := n.write(ctx, &state, "thread.state"); err != nil {
 		return err
 	}
 	n.eng.Register(t)

@@ -127,7 +127,18 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
-	n.eng = engine.New(engine.Config{Now: n.now, Unknown: n.unknownErr, Count: func(c int) { n.m.threads.Set(float64(c)) }})
+	n.eng = engine.New(engine.Config{
+		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
+		Count: func(c int) { n.m.threads.Set(float64(c)) },
+		OnState: func(t *thread, from, to negotiation.State) {
+			// The consent book learns a negotiation's recorded state; the
+			// event is published (t.mu held).
+			n.cs.settled(t.ID, to)
+			n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: to, From: from, At: n.now()})
+		},
+		Seen: func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
+		Card: n.putCard,
+	})
 	reg := o.registerer
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
@@ -195,7 +206,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.led, err = n.stores.ledger(ctx, lcfg); err != nil {
 		return err
 	}
-	n.eng.Open(n.led)
+	n.eng.Open(n.led, n.self)
 	if err = n.startApprovals(); err != nil {
 		return err
 	}

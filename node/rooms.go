@@ -211,7 +211,7 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 		return RoomInfo{}, err
 	}
 	var b batch
-	n.putOpened(&b, t)
+	n.eng.PutOpened(&b, t)
 	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
 	n.putCard(&b, t)
 	if err := n.write(ctx, &b, "room "+nid); err != nil {

@@ -44,9 +44,9 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 
 // sendLocked builds this node's next envelope of t with payload p for the
 // recipients to, has the thread and the mandate judge it first
-// (Thread.Check, Mandate.Outgoing: neither changes anything), records it,
-// and only then applies it to both and queues it in the transport's
-// durable outbox (t.mu held). When either refuses it, or its record
+// (Engine.Send: Thread.Check, then pxpCheck's Mandate.Outgoing; neither
+// changes anything), records it, and only then applies it to both and
+// queues it in the transport's durable outbox (t.mu held). When either refuses it, or its record
 // fails, nothing was applied, stored or sent: the error carries the
 // refusal's code. A fresh thread is registered once its first envelope
 // is recorded.
@@ -72,21 +72,14 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out := t.Th.Check(env, now)
-	if !out.Effective() {
+	out, err := n.eng.Send(ctx, t, env, n.keys.Link(), now, func() error { return n.pxpCheck(t, env) })
+	switch {
+	case errors.Is(err, engine.ErrNotRecorded):
+		return nil, out, failWrap(CodeStoreFailed, err, "recording the %s", env.Type)
+	case err != nil:
+		return nil, out, err
+	case !out.Effective():
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
-	}
-	if err := n.pxpCheck(t, env); err != nil {
-		return nil, out, err
-	}
-	var b batch
-	n.putSent(&b, t, env, out.To, now)
-	if err := n.write(ctx, &b, string(env.Type)); err != nil {
-		return nil, out, err
-	}
-	if applied := t.Th.Apply(env, now); applied.Code != out.Code {
-		// Check runs Apply on a copy: the two cannot disagree.
-		n.log.Error("the thread refused an envelope it checked", "negotiation", t.ID, "code", applied.Code)
 	}
 	n.pxpSent(t, env)
 	if fresh {
@@ -101,18 +94,6 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		n.queue(ctx, env)
 	}
 	return env, out, nil
-}
-
-// putSent adds the records of sending env in t to b (t.mu held), in the
-// order of putReceived: the announcement t answers and thread.opened when
-// t is new, card.sealed, this node's identity.link the first time, the
-// envelope.sent and the thread.state st it causes.
-func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, st negotiation.State, now time.Time) {
-	n.putOpened(b, t)
-	n.putCard(b, t)
-	n.putLink(b, t, n.keys.Link())
-	b.PutEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
-	n.putStateOf(b, t, st)
 }
 
 // batch is the ledger records of one step of a thread (engine.Batch).

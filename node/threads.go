@@ -8,7 +8,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
@@ -32,92 +31,6 @@ func (n *Node) unknownErr(nid string) error {
 		return err
 	}
 	return fail(CodeUnknownNegotiation, "no negotiation %s", nid)
-}
-
-// recordOpened appends thread.opened for a new thread (t.mu held), in a
-// batch of its own (putOpened).
-func (n *Node) recordOpened(ctx context.Context, t *thread) error {
-	var b batch
-	n.putOpened(&b, t)
-	return n.write(ctx, &b, "thread.opened")
-}
-
-// putOpened adds thread.opened of a new thread to b (t.mu held; nothing
-// when it is recorded), preceded by the announcement the thread answers:
-// it is revision 1 of its negotiation, recorded now if the board held it
-// in memory only (a stranger's; one already stored writes nothing). Once
-// b is written the thread is opened.
-func (n *Node) putOpened(b *batch, t *thread) {
-	if t.Opened {
-		return
-	}
-	body := engine.OpenedBody{Role: t.Role, Observer: t.Observer}
-	if c := t.AnnouncementCID(); c.Defined() {
-		body.Announcement = c.String()
-		if ann := t.Params.Announcement; ann.Sender.EVMAddress != n.self {
-			seen := n.board.seenAt(ann.Hash(), n.now())
-			b.PutEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
-		}
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.Put(ledger.Record{Kind: KindThreadOpened, NegotiationID: t.ID, Body: raw, At: n.now()}, func() { t.Opened = true })
-}
-
-// putLink adds the identity link of a party of t to b once per
-// negotiation (t.mu held; nothing when l is nil or recorded), so the
-// negotiation's bundle carries it.
-func (n *Node) putLink(b *batch, t *thread, l *identity.Link) {
-	if l == nil {
-		return
-	}
-	a := negotiation.Address(l.EVMAddress)
-	if t.Links[a] {
-		return
-	}
-	raw, err := json.Marshal(engine.LinkBody{Address: a, Link: l.Bytes()})
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.Put(ledger.Record{Kind: KindIdentityLink, NegotiationID: t.ID, Body: raw, At: n.now()}, func() { t.Links[a] = true })
-}
-
-// recordState appends thread.state when t's state changed since the last
-// record (t.mu held), in a batch of its own (putState).
-func (n *Node) recordState(ctx context.Context, t *thread) error {
-	var b batch
-	n.putState(&b, t)
-	return n.write(ctx, &b, "thread.state")
-}
-
-// putState adds thread.state to b when t's state changed since the last
-// record (t.mu held). Once b is written the state counts as recorded, the
-// consent book learns it and the event is published.
-func (n *Node) putState(b *batch, t *thread) { n.putStateOf(b, t, t.Th.State()) }
-
-// putStateOf is putState for the state st a step checked but has not
-// applied yet (Thread.Check's Outcome.To).
-func (n *Node) putStateOf(b *batch, t *thread, st negotiation.State) {
-	if st == t.Recorded {
-		return
-	}
-	raw, err := json.Marshal(engine.StateBody{State: st, A2A: string(st.A2A())})
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	at := n.now()
-	b.Put(ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.ID, Body: raw, At: at}, func() {
-		from := t.Recorded
-		t.Recorded = st
-		t.Steps++
-		n.cs.settled(t.ID, st)
-		n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: st, From: from, At: n.now()})
-	})
 }
 
 // load rebuilds the node's memory from its ledger: the task board, the
@@ -280,16 +193,9 @@ func (n *Node) envelopeByCID(ctx context.Context, s string) (*negotiation.Envelo
 }
 
 // ownChain returns the sequence, previousHash and last timestamp of this
-// node's next envelope in t (t.mu held).
+// node's next envelope in t (t.mu held): the thread's head of this node's
+// chain (Thread.Head), one on.
 func (n *Node) ownChain(t *thread) (seq uint64, prev negotiation.Hash, last time.Time) {
-	log := t.Th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		if log[i].Sender == n.self {
-			if e := t.Th.Envelope(log[i].Hash); e != nil {
-				last = e.Timestamp
-			}
-			return log[i].Seq + 1, log[i].Hash, last
-		}
-	}
-	return 1, negotiation.ZeroHash, time.Time{}
+	seq, prev, last = t.Th.Head(n.self)
+	return seq + 1, prev, last
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
 )
 
 // Config is what an Engine is built with: its narrow view of the node
@@ -22,6 +24,21 @@ type Config struct {
 	// Count is told the number of threads after each change (a metric);
 	// nil for none.
 	Count func(int)
+	// OnState is told, as the effect of the batch that records it, that
+	// t's recorded state went from from to to (t's lock held); nil for
+	// none.
+	OnState func(t *Thread, from, to negotiation.State)
+	// Seen returns when the announcement h was first seen (now when not
+	// known), for the record of a stranger's announcement a new thread
+	// answers; nil: now.
+	Seen func(h negotiation.Hash, now time.Time) time.Time
+	// Card adds the node's records for a new thread after its
+	// thread.opened (the card.sealed of its intent card) to b; nil for
+	// none.
+	Card func(b *Batch, t *Thread)
+	// Logger logs what should not happen (an Apply that disagrees with
+	// its Check); nil discards.
+	Logger *slog.Logger
 }
 
 // Engine holds the threads of a node: a map from negotiation id to
@@ -30,8 +47,9 @@ type Config struct {
 // thread's lock is taken or a caller's function runs, so it can be asked
 // under any other lock.
 type Engine struct {
-	cfg Config
-	led *ledger.Ledger // where every step is recorded (Open)
+	cfg  Config
+	led  *ledger.Ledger      // where every step is recorded (Open)
+	self negotiation.Address // the node's address (Open)
 
 	mu       sync.Mutex
 	threads  map[string]*Thread
@@ -45,12 +63,16 @@ func New(cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Engine{cfg: cfg, threads: map[string]*Thread{}, byTask: map[[32]byte]string{}, seenLogs: map[string]bool{}}
 }
 
-// Open gives the engine the ledger it records every step in, once the
-// node has opened it (Start); until then Write fails with ErrNoLedger.
-func (e *Engine) Open(l *ledger.Ledger) { e.led = l }
+// Open gives the engine the ledger it records every step in and the
+// node's address, once the node has opened its keys and the ledger
+// (Start); until then Write fails with ErrNoLedger.
+func (e *Engine) Open(l *ledger.Ledger, self negotiation.Address) { e.led, e.self = l, self }
 
 // Ledger returns the ledger Open gave, or nil.
 func (e *Engine) Ledger() *ledger.Ledger { return e.led }

@@ -143,7 +143,7 @@ func TestWriteIsAllOrNone(t *testing.T) {
 	if err := e.Write(t.Context(), &b); !errors.Is(err, ErrNoLedger) || len(ran) != 0 {
 		t.Fatalf("Write before Open: %v, ran %v", err, ran)
 	}
-	e.Open(l)
+	e.Open(l, negotiation.Address{})
 
 	var bad Batch
 	put(&bad, "a.one", `{}`)

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
+)
+
+// ErrNotRecorded wraps the error of a step whose records could not be
+// written: nothing was applied.
+var ErrNotRecorded = errors.New("engine: step not recorded")
+
+// Send judges this node's own envelope env against t (negotiation's
+// Thread.Check, which changes nothing), then asks check (nil for none:
+// the node's mandate), records the step in one batch (PutSent, with
+// link, this node's identity link) and only then applies env to t (t's
+// lock held). A refusal of the state machine is the returned outcome
+// (not Effective) with a nil error; check's refusal is its error; a
+// failed record wraps ErrNotRecorded. In all three nothing was recorded
+// or applied: nothing is undone by replaying the ledger.
+func (e *Engine) Send(ctx context.Context, t *Thread, env *negotiation.Envelope, link *identity.Link, now time.Time, check func() error) (negotiation.Outcome, error) {
+	out := t.Th.Check(env, now)
+	if !out.Effective() {
+		return out, nil
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return out, err
+		}
+	}
+	var b Batch
+	e.PutSent(&b, t, env, link, out.To, now)
+	return e.commit(ctx, t, env, out, &b, now)
+}
+
+// Receive judges a received envelope env against t (Thread.Check) and,
+// when it is authentic and new, runs before (nil for none: the node opens
+// the thread's PXP state), records the step in one batch (PutReceived,
+// with link, the sender's identity link) and only then applies env (t's
+// lock held). An envelope that is a duplicate or not authentic is
+// returned with its outcome and nothing recorded; a failed record wraps
+// ErrNotRecorded and leaves t as it was.
+func (e *Engine) Receive(ctx context.Context, t *Thread, env *negotiation.Envelope, link *identity.Link, now time.Time, before func()) (negotiation.Outcome, error) {
+	out := t.Th.Check(env, now)
+	if out.Code == negotiation.CodeDuplicate || !out.Authentic {
+		return out, nil
+	}
+	if before != nil {
+		before()
+	}
+	code := negotiation.Code("ok")
+	if out.Code != "" {
+		code = out.Code
+	}
+	var b Batch
+	e.PutReceived(&b, t, env, link, code, out.To, now)
+	return e.commit(ctx, t, env, out, &b, now)
+}
+
+// Fact judges the chain fact f, reported at log at, against t
+// (Thread.Check), records it as a chain.event entry with the code the
+// thread answers ("ok" when it takes effect) and the thread.state it
+// causes, in one batch, and only then applies it (t's lock held). A
+// failed record wraps ErrNotRecorded and leaves t as it was.
+func (e *Engine) Fact(ctx context.Context, t *Thread, f negotiation.Fact, at LogRef, now time.Time) (negotiation.Outcome, error) {
+	out := t.Th.Check(f, now)
+	code := "ok"
+	if out.Code != "" {
+		code = string(out.Code)
+	}
+	body := EncodeFact(f)
+	body.Tx, body.LogIndex, body.Block, body.Code = at.Tx, at.Index, at.Block, code
+	var b Batch
+	if raw, err := json.Marshal(body); err != nil {
+		b.Fail(err)
+	} else {
+		b.Put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.ID, Body: raw, At: now}, nil)
+	}
+	e.PutState(&b, t, out.To)
+	out, err := e.commit(ctx, t, f, out, &b, now)
+	if err != nil {
+		return out, err
+	}
+	if p, ok := f.(negotiation.ProofSubmitted); ok {
+		t.Proofs[p.Milestone] = p.ProofCID
+	}
+	return out, nil
+}
+
+// commit writes b, the records of in as Check judged it (out), and only
+// then applies in to t, returning Apply's outcome.
+func (e *Engine) commit(ctx context.Context, t *Thread, in negotiation.Input, out negotiation.Outcome, b *Batch, now time.Time) (negotiation.Outcome, error) {
+	if err := e.Write(ctx, b); err != nil {
+		return out, fmt.Errorf("%w: %w", ErrNotRecorded, err)
+	}
+	applied := t.Th.Apply(in, now)
+	if applied.Code != out.Code {
+		// Check runs Apply on a copy: the two cannot disagree.
+		e.cfg.Logger.Error("the thread took an input otherwise than it checked", "negotiation", t.ID, "checked", out.Code, "applied", applied.Code)
+	}
+	return applied, nil
+}
+
+// PutSent adds the records of sending env in t to b (t's lock held), in
+// the order of PutReceived: the announcement t answers and thread.opened
+// when t is new, the node's records for a new thread (Config.Card), this
+// node's identity link the first time, the envelope.sent and the
+// thread.state st it causes.
+func (e *Engine) PutSent(b *Batch, t *Thread, env *negotiation.Envelope, link *identity.Link, st negotiation.State, now time.Time) {
+	e.PutOpened(b, t)
+	e.putCard(b, t)
+	e.PutLink(b, t, link)
+	b.PutEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
+	e.PutState(b, t, st)
+}
+
+// PutReceived adds the records of receiving the authentic envelope env,
+// whose effect on t is code, to b (t's lock held), in this order: the
+// announcement t answers and thread.opened when t is new, the node's
+// records for a new thread (Config.Card: the card.sealed of its card),
+// the sender's identity link the first time, the envelope.received and
+// the thread.state st it causes.
+func (e *Engine) PutReceived(b *Batch, t *Thread, env *negotiation.Envelope, link *identity.Link, code negotiation.Code, st negotiation.State, now time.Time) {
+	e.PutOpened(b, t)
+	e.putCard(b, t)
+	e.PutLink(b, t, link)
+	b.PutEnvelope(ledger.KindEnvelopeReceived, env, code, now, nil)
+	e.PutState(b, t, st)
+}
+
+func (e *Engine) putCard(b *Batch, t *Thread) {
+	if e.cfg.Card != nil {
+		e.cfg.Card(b, t)
+	}
+}
+
+// PutOpened adds thread.opened of a new thread to b (t's lock held;
+// nothing when it is recorded), preceded by the announcement the thread
+// answers: it is revision 1 of its negotiation, recorded now if the node
+// held it in memory only (a stranger's, first seen at Config.Seen's time;
+// one already stored writes nothing). Once b is written the thread is
+// opened.
+func (e *Engine) PutOpened(b *Batch, t *Thread) {
+	if t.Opened {
+		return
+	}
+	now := e.cfg.Now()
+	body := OpenedBody{Role: t.Role, Observer: t.Observer}
+	if c := t.AnnouncementCID(); c.Defined() {
+		body.Announcement = c.String()
+		if ann := t.Params.Announcement; ann.Sender.EVMAddress != e.self {
+			seen := now
+			if e.cfg.Seen != nil {
+				seen = e.cfg.Seen(ann.Hash(), now)
+			}
+			b.PutEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
+		}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.Put(ledger.Record{Kind: KindThreadOpened, NegotiationID: t.ID, Body: raw, At: now}, func() { t.Opened = true })
+}
+
+// PutLink adds the identity link of a party of t to b once per
+// negotiation (t's lock held; nothing when l is nil or recorded), so the
+// negotiation's bundle carries it.
+func (e *Engine) PutLink(b *Batch, t *Thread, l *identity.Link) {
+	if l == nil {
+		return
+	}
+	a := negotiation.Address(l.EVMAddress)
+	if t.Links[a] {
+		return
+	}
+	raw, err := json.Marshal(LinkBody{Address: a, Link: l.Bytes()})
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.Put(ledger.Record{Kind: KindIdentityLink, NegotiationID: t.ID, Body: raw, At: e.cfg.Now()}, func() { t.Links[a] = true })
+}
+
+// PutState adds thread.state st to b when it differs from the last state
+// recorded (t's lock held); st is the thread's state, or the state a step
+// Check judged and has not applied yet (Outcome.To). Once b is written
+// the state counts as recorded and Config.OnState is told.
+func (e *Engine) PutState(b *Batch, t *Thread, st negotiation.State) {
+	if st == t.Recorded {
+		return
+	}
+	raw, err := json.Marshal(StateBody{State: st, A2A: string(st.A2A())})
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.Put(ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.ID, Body: raw, At: e.cfg.Now()}, func() {
+		from := t.Recorded
+		t.Recorded = st
+		t.Steps++
+		if e.cfg.OnState != nil {
+			e.cfg.OnState(t, from, st)
+		}
+	})
+}
