@@ -1,7 +1,9 @@
 // Package node is Parley's composition root: it wires the identity keys,
 // the ledger, the peer-to-peer transport, the chain client and the approval
 // gate, owns their lifecycles, and runs one negotiation thread per
-// negotiationId on top of them. It is the only package that knows all of
+// negotiationId on top of them, held by node/engine (the threads, their
+// locks and their one write path: the node calls the engine and keeps
+// the transport and the chain). It is the only package that knows all of
 // them; the parts behind it never import each other, so node adapts one to
 // another's interface (OutboxStore puts the ledger behind p2p.OutboxStore,
 // the Node is the transport's Handler and BlobProvider, a ledger cursor
@@ -32,13 +34,15 @@
 //     AcceptDelivery, OpenDispute, ProposeArbitrator, SubmitEvidence, Rule,
 //     Withdraw...) check role and state, pass every gated act through the
 //     one node/gate Gate (recording request, decision and consumption in the ledger
-//     first), build envelopes with the inbox key, apply them to the thread,
-//     record them, and only then queue them in the durable outbox. A refused
+//     first), build envelopes with the inbox key, have the engine judge
+//     them first (Engine.Send: Thread.Check and the mandate), record them
+//     and only then apply them, and only then queue them in the durable
+//     outbox; nothing is applied and then undone. A refused
 //     act returns an *Error with a stable Code and changes nothing; an act
 //     that rests on a damaged ledger entry is refused with
 //     CodeLedgerDamaged.
 //  4. Received envelopes and chain events are recorded before they take
-//     effect. The records of one step (an envelope sent or received or a
+//     effect (Engine.Receive, Engine.Fact). The records of one step (an envelope sent or received or a
 //     chain event, with the thread's opening, card, identity link and
 //     state it causes) are written by one ledger.AppendAll, all or none,
 //     in a defined order, and what the node keeps in memory about them
@@ -48,7 +52,10 @@
 // node imports p2p, ledger, chain, approval, negotiation, identity,
 // storeguard and strictjson, node/gate (the approval of gated acts: the
 // node builds one at Start and hands it to the pages and the API through
-// Gate) and node/engine once it exists; never contracts/bindings
+// Gate) and node/engine (the threads and their one write path, which the
+// node wires with small functions: the clock, the consent book and the
+// event stream told of a recorded state, the board's first-seen time, the
+// card.sealed of a new thread); never contracts/bindings
 // (contract events reach it as facts, chain.FactOf), cmd or a package
 // above it. The packages above it
 // (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ipfs/go-cid"
-
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
@@ -33,132 +31,24 @@ func (n *Node) unknownErr(nid string) error {
 	return fail(CodeUnknownNegotiation, "no negotiation %s", nid)
 }
 
-// load rebuilds the node's memory from its ledger: the task board, the
-// approvals consumed, the chain events recorded and every thread (each
-// replayed through the state machine, which must take the decisions the
-// ledger recorded).
+// load rebuilds the node's memory from its ledger: the principal's cards,
+// the task board's announcements and every thread (Engine.Load, each
+// thread's PXP state rebuilt with it; a thread whose record is damaged
+// is quarantined).
 func (n *Node) load(ctx context.Context) error {
-	type pending struct {
-		body   engine.OpenedBody
-		links  map[negotiation.Address]bool
-		proofs map[int]negotiation.CID
-		state  negotiation.State
-		steps  int
-		facts  map[string]ledger.Entry // chain.event entries by transaction/log index, the last one
-		keys   []string
-		opened bool
-	}
 	if err := n.loadCards(ctx); err != nil {
 		return err
 	}
-	byNID := map[string]*pending{}
-	var order []string
-	for e, err := range n.led.Entries(ctx, 1) {
-		if err != nil {
-			return fmt.Errorf("node: load: %w", err)
-		}
-		// The entries of one step are written in one batch in a defined
-		// order (putSent, putReceived: the announcement answered, then
-		// thread.opened, card, link, envelope, state); ledgers written
-		// before batches hold them in any order: a negotiation's record
-		// starts with whichever is first.
-		p := byNID[e.NegotiationID]
-		if p == nil && e.NegotiationID != "" {
-			p = &pending{links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}
-			byNID[e.NegotiationID] = p
-		}
-		switch e.Kind {
-		case KindThreadOpened:
-			if err := json.Unmarshal(e.Body, &p.body); err != nil {
-				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
-			}
-			p.opened = true
-			order = append(order, e.NegotiationID)
-		case KindIdentityLink:
-			var b engine.LinkBody
-			if p != nil && json.Unmarshal(e.Body, &b) == nil {
-				p.links[b.Address] = true
-			}
-		case ledger.KindThreadState:
-			var b engine.StateBody
-			if p != nil && json.Unmarshal(e.Body, &b) == nil {
-				p.state = b.State
-				p.steps++
-			}
-		case ledger.KindChainEvent:
-			var b engine.FactBody
-			if err := json.Unmarshal(e.Body, &b); err != nil {
-				return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
-			}
-			key := engine.LogKey(b.Tx, b.LogIndex)
-			n.eng.MarkSeen(key)
-			if p != nil {
-				if b.Fact == "proof_submitted" && b.Milestone != nil {
-					p.proofs[*b.Milestone] = negotiation.CID(b.ProofCID)
-				}
-				if _, ok := p.facts[key]; !ok {
-					p.keys = append(p.keys, key)
-				}
-				p.facts[key] = e
-			}
-		case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived:
-			if err := n.loadAnnouncement(ctx, e); err != nil {
-				return err
-			}
-		}
-	}
-	for _, nid := range order {
-		p := byNID[nid]
-		params := negotiation.Params{NegotiationID: nid, Self: n.self}
-		if p.body.Observer {
-			params.Self = negotiation.Address{}
-		}
-		if p.body.Announcement != "" {
-			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
-			if n.check.quarantine(nid, err) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("node: load %s: announcement: %w", nid, err)
-			}
-			params.Announcement = ann
-		}
-		th, err := n.led.ReplayThread(ctx, params, engine.ReplayFact)
-		if n.check.quarantine(nid, err) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("node: load %s: %w", nid, err)
-		}
-		t := &thread{
-			ID: nid, Params: params, Th: th, Role: p.body.Role, Observer: p.body.Observer, Opened: true,
-			Links: p.links, Proofs: p.proofs, Recorded: p.state, Steps: p.steps,
-		}
-		if err := n.rebuildPXP(ctx, t); n.check.quarantine(nid, err) {
-			continue
-		} else if err != nil {
-			return fmt.Errorf("node: load %s: %w", nid, err)
-		}
-		for _, k := range p.keys {
-			var b engine.FactBody
-			if json.Unmarshal(p.facts[k].Body, &b) != nil || b.Code != string(negotiation.CodeStateForbidden) {
-				continue
-			}
-			f, err := engine.DecodeFact(b)
-			if err != nil {
-				return fmt.Errorf("node: load %s: %w", nid, err)
-			}
-			t.Pending = append(t.Pending, engine.PendingFact{Fact: f, At: engine.LogRef{Tx: b.Tx, Index: b.LogIndex, Block: b.Block}})
-		}
-		n.eng.Register(t)
-	}
-	n.m.threads.Set(float64(n.eng.Len()))
-	return nil
+	return n.eng.Load(ctx, engine.LoadHooks{Entry: n.loadAnnouncement, Quarantine: n.check.quarantine, Thread: n.rebuildPXP})
 }
 
 // loadAnnouncement adds the announcement an envelope entry stored to the
-// board (other entries are skipped after reading their type).
+// board (Engine.Load's Entry hook: other entries, and envelopes of other
+// types after reading their type, are skipped).
 func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
+	if e.Kind != ledger.KindEnvelopeSent && e.Kind != ledger.KindEnvelopeReceived {
+		return nil
+	}
 	var b struct {
 		Type negotiation.MessageType `json:"type"`
 	}
@@ -177,19 +67,6 @@ func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
 		n.board.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self})
 	}
 	return nil
-}
-
-// envelopeByCID reads and decodes an envelope the ledger stores.
-func (n *Node) envelopeByCID(ctx context.Context, s string) (*negotiation.Envelope, error) {
-	c, err := cid.Decode(s)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := n.led.Object(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
 }
 
 // ownChain returns the sequence, previousHash and last timestamp of this
