@@ -1,0 +1,171 @@
+package node_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parleynet/parley/node"
+)
+
+// transcriptActs maps each transcript command that performs an act of the
+// node's API to the gated act it asks approval for ("" when the act is
+// not gated). It is the one list of acts the transcripts must cover; when
+// negotiation has a table of every local act, this list comes from it.
+func transcriptActs() map[string]string {
+	return map[string]string{
+		"post":               "",
+		"announce":           "",
+		"propose":            "",
+		"counter":            "",
+		"accept":             string(node.ActSignSettlement),
+		"fund":               string(node.ActFundEscrow),
+		"deliver":            "",
+		"release":            string(node.ActReleaseMilestone),
+		"dispute":            string(node.ActOpenDispute),
+		"evidence":           "",
+		"propose-arbitrator": string(node.ActProposeArbitrator),
+		"rule":               string(node.ActRule),
+		"cancel":             string(node.ActSignCancel),
+		"amend":              string(node.ActSignAmendment),
+		"replace":            string(node.ActSignReplacement),
+		"withdraw":           "",
+		"consent":            "",
+	}
+}
+
+// notActRefusals are the node's codes no act refuses with: they refuse a
+// configuration or a lifecycle call.
+var notActRefusals = map[node.Code]string{
+	node.CodeBadConfig: "a Config field or an option, refused by New and Start",
+	node.CodeStarted:   "a second Start",
+}
+
+// unreachableRefusals are the act refusals no transcript can produce
+// through the node's public API, and why. The coverage test fails when
+// one of them appears in a transcript after all (then it is reachable:
+// take it off this list).
+var unreachableRefusals = map[node.Code]string{
+	node.CodeAlreadyConsumed: "an approval presented twice: the gate consumes each approval once, inside the act",
+	node.CodeApprovalPending: "a passkey registration waiting for an existing passkey: not an act of a negotiation",
+	node.CodeProofMismatch:   "the chain's proof CID differs from the delivery's: the worker's node submits the CID it delivers",
+	node.CodeDeliveryMissing: "a release before the delivered file is fetched: the poster fetches it on receipt, before a transcript can act",
+	node.CodeStoreFailed:     "the ledger refuses a write: the ledger works",
+	node.CodeBadBundle:       "a hand-over package or proof bundle that fails to verify: the node builds them",
+	node.CodeMissingLink:     "a bundle lacking a signer's identity link: the node's bundles carry every link",
+}
+
+// nodeCodes returns the codes node declares (constants of type Code in
+// its non-test files), sorted.
+func nodeCodes(t *testing.T) []node.Code {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []node.Code
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
+					continue
+				}
+				for _, v := range vs.Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						out = append(out, node.Code(s))
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTranscriptsCoverActs checks that the node transcripts perform every
+// act of transcriptActs successfully at least once, that every gated act
+// is performed by one of them, and that every refusal code an act can
+// give appears in a transcript, so the transcripts stay a complete
+// account of what a node does.
+func TestTranscriptsCoverActs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/transcripts/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no transcripts")
+	}
+	var blocks []tblock
+	for _, f := range files {
+		blocks = append(blocks, parseTranscript(t, f)...)
+	}
+	acts := transcriptActs()
+	done := map[string]bool{}
+	refused := map[string]bool{}
+	for _, b := range blocks {
+		if b.cmd == "" {
+			continue
+		}
+		cmd, _, _ := strings.Cut(b.cmd, " ")
+		if _, ok := acts[cmd]; !ok || len(b.want) == 0 {
+			continue
+		}
+		switch out := b.want[0]; {
+		case out == "ok" || strings.HasPrefix(out, "ok "):
+			done[cmd] = true
+		case strings.HasPrefix(out, "refused "):
+			refused[strings.TrimPrefix(out, "refused ")] = true
+		}
+	}
+	gated := map[string]bool{}
+	for cmd, act := range acts {
+		if !done[cmd] {
+			t.Errorf("no transcript performs %s", cmd)
+		}
+		gated[act] = true
+	}
+	for _, a := range node.GatedActs {
+		if !gated[string(a)] {
+			t.Errorf("no transcript command performs the gated act %s", a)
+		}
+	}
+	codes := nodeCodes(t)
+	if len(codes) < 10 {
+		t.Fatalf("found only %d codes in node's sources: %v", len(codes), codes)
+	}
+	for _, c := range codes {
+		if _, ok := notActRefusals[c]; ok {
+			continue
+		}
+		_, unreachable := unreachableRefusals[c]
+		switch {
+		case unreachable && refused[string(c)]:
+			t.Errorf("a transcript produces %s, listed as unreachable", c)
+		case !unreachable && !refused[string(c)]:
+			t.Errorf("no transcript produces the refusal %s", c)
+		}
+	}
+	for _, m := range []map[node.Code]string{notActRefusals, unreachableRefusals} {
+		for c := range m {
+			if !slices.Contains(codes, c) {
+				t.Errorf("%s is not a code of node", c)
+			}
+		}
+	}
+}
