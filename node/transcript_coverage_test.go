@@ -42,8 +42,9 @@ func transcriptActs() map[string]string {
 // notActRefusals are the node's codes no act refuses with: they refuse a
 // configuration or a lifecycle call.
 var notActRefusals = map[node.Code]string{
-	node.CodeBadConfig: "a Config field or an option, refused by New and Start",
-	node.CodeStarted:   "a second Start",
+	node.CodeBadConfig:    "a Config field or an option, refused by New and Start",
+	node.CodeStarted:      "a second Start",
+	node.CodeStoreRefused: "a Start on a store that holds less than its record, or a reset of a store that was not refused",
 }
 
 // unreachableRefusals are the act refusals no transcript can produce
@@ -58,6 +59,9 @@ var unreachableRefusals = map[node.Code]string{
 	node.CodeStoreFailed:     "the ledger refuses a write: the ledger works",
 	node.CodeBadBundle:       "a hand-over package or proof bundle that fails to verify: the node builds them",
 	node.CodeMissingLink:     "a bundle lacking a signer's identity link: the node's bundles carry every link",
+	node.CodeLedgerDamaged:   "an act resting on a damaged ledger entry: needs a data directory damaged on disk",
+	node.CodeNoCard:          "sealing or answering without an intent card: PXP acts are not transcript commands yet",
+	node.CodeViaWebRefused:   "an API caller claiming the principal's web page: PXP acts are not transcript commands yet",
 }
 
 // nodeCodes returns the codes node declares (constants of type Code in

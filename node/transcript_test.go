@@ -66,11 +66,12 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	replace NODE T [to=NODE] [summary=S]      no to: co-sign the pending replacement
 //	withdraw NODE
 //	consent NODE of=NODE state=allowed|unknown|denied
-//	stabilize                                 wait until every node processed everything in flight
-//	thread NODE T                             NODE's view of T
+//	stabilize [held=NODE:N,...]               wait until every node processed everything in flight
+//	                                          (but N envelopes NODE's outbox holds for a later act)
+//	thread NODE T [order=sorted]              NODE's view of T (sorted: see showThread)
 //	board NODE                                the announcements NODE knows
 //	owed                                      what the chain owes each node
-//	events NODE                               NODE's events since the last events of it
+//	events NODE [order=sorted]                NODE's events since the last events of it
 //
 // A T or A argument of "unknown" names a negotiation or announcement no
 // node holds. An act prints "ok" and what it did, or "refused CODE".
@@ -147,6 +148,7 @@ func runNodeTranscript(t *testing.T, path string) {
 			continue
 		}
 		got := s.run(bl.cmd)
+		t.Logf("%s -> %s", bl.cmd, strings.Join(got, " | "))
 		b.WriteString(bl.cmd + "\n----\n")
 		for _, g := range got {
 			b.WriteString(g + "\n")
@@ -215,6 +217,7 @@ type actor struct {
 	gate *scriptGate
 	n    *node.Node
 	up   bool
+	slow bool // rate=slow: one announcement per 100 s
 
 	mu     sync.Mutex
 	events []node.Event
@@ -316,7 +319,13 @@ func (s *story) run(line string) (out []string) {
 		n.up = false
 		return []string{"ok"}
 	case "stabilize":
-		s.stabilize()
+		held := map[string]int{}
+		for _, h := range strings.Split(a.get("held", ""), ",") {
+			if name, k, ok := strings.Cut(h, ":"); ok {
+				held[name], _ = strconv.Atoi(k)
+			}
+		}
+		s.stabilize(held)
 		return []string{"ok"}
 	case "thread":
 		return s.showThread(s.actor(a, 0), a)
@@ -325,7 +334,7 @@ func (s *story) run(line string) (out []string) {
 	case "owed":
 		return s.showOwed()
 	case "events":
-		return s.showEvents(s.actor(a, 0))
+		return s.showEvents(s.actor(a, 0), a)
 	}
 	if _, ok := transcriptActs()[cmd]; ok {
 		return s.act(cmd, s.actor(a, 0), a)
@@ -387,6 +396,7 @@ func (s *story) startNode(a args) []string {
 	n := &actor{name: name, cfg: cfg, gate: &scriptGate{}}
 	opts := []node.Option{node.WithGate(n.gate)}
 	if a.get("rate", "") == "slow" {
+		n.slow = true
 		opts = append(opts, node.WithP2PTuning(func(c *p2p.Config) {
 			c.RetryMin = 20 * time.Millisecond
 			c.AckTimeout = 10 * time.Second
@@ -526,7 +536,11 @@ func (s *story) act(name string, n *actor, a args) []string {
 		var ann node.Announcement
 		ann, err = n.n.PostTask(ctx, taskSpec(a))
 		if err == nil {
-			s.own[ann.Hash] = n.name
+			if !n.slow {
+				// A slow node cannot publish it again: stabilize does
+				// not wait for it on the boards.
+				s.own[ann.Hash] = n.name
+			}
 			return []string{"ok " + s.names.name("A", ann.Hash.String())}
 		}
 	case "announce":
@@ -592,7 +606,7 @@ func (s *story) act(name string, n *actor, a args) []string {
 		res, err = n.n.Withdraw(ctx, negotiation.Address{})
 	case "consent":
 		var v node.ConsentView
-		v, err = n.n.SetConsent(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), "transcript")
+		v, err = n.n.SetConsent(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)
 		if err == nil {
 			return []string{"ok " + s.names.value("", strings.ToLower(v.Address.String())) + " " + string(v.State)}
 		}
@@ -643,16 +657,18 @@ func (s *story) result(r node.ActResult) string {
 }
 
 // stabilize waits until every running node has processed everything in
-// flight: no outbox holds an envelope, no thread waits for facts, every
-// delivery is fetched, every node a thread names holds it and agrees on
+// flight: no outbox holds an envelope (but held[node] envelopes in that
+// node's outbox, which wait for an act of another node: a replacement's
+// ReplacementContext to the new worker, retried until the chain made it),
+// the poster and the arbitrator fetched every delivery, no thread waits for facts, every node a thread names holds it and agrees on
 // it with the other parties, every announcement is on every board, and
 // no node reported an event for a while.
-func (s *story) stabilize() {
+func (s *story) stabilize(held map[string]int) {
 	const quiet = 250 * time.Millisecond
 	deadline := time.Now().Add(60 * time.Second)
 	lastAnnounce := time.Now()
 	for {
-		why := s.unsettled()
+		why := s.unsettled(held)
 		if why == "" {
 			last := time.Time{}
 			for _, name := range s.order {
@@ -700,7 +716,7 @@ func fingerprint(v node.ThreadView) string {
 }
 
 // unsettled says what is still in flight, "" when nothing is.
-func (s *story) unsettled() string {
+func (s *story) unsettled(held map[string]int) string {
 	views := map[string]map[string]node.ThreadView{} // nid -> node -> view
 	for _, name := range s.order {
 		n := s.nodes[name]
@@ -711,15 +727,17 @@ func (s *story) unsettled() string {
 		if err != nil {
 			return name + ": " + err.Error()
 		}
-		if st.Outbox > 0 {
-			return fmt.Sprintf("%s's outbox holds %d", name, st.Outbox)
+		if st.Outbox != held[name] {
+			return fmt.Sprintf("%s's outbox holds %d, not %d", name, st.Outbox, held[name])
 		}
 		for _, v := range n.n.Threads() {
 			if v.Pending > 0 {
 				return fmt.Sprintf("%s's thread %s waits for %d facts", name, v.NegotiationID, v.Pending)
 			}
 			for _, d := range v.Deliveries {
-				if !d.Fetched {
+				// The poster and the arbitrator fetch every delivery; a
+				// new worker does not fetch its predecessor's.
+				if !d.Fetched && (v.Role == negotiation.RolePoster || v.Role == negotiation.RoleArbitrator) {
 					return fmt.Sprintf("%s has not fetched milestone %d of %s", name, d.Milestone, v.NegotiationID)
 				}
 			}
@@ -827,9 +845,24 @@ func (s *story) showThread(n *actor, a args) []string {
 	if len(w) > 0 {
 		out = append(out, strings.Join(w, " "))
 	}
+	// order=sorted writes the log sorted, without the state each record
+	// left the thread in: for envelopes two nodes send at once, whose
+	// order and states differ from run to run (the proof bundles both
+	// parties hand an assigned arbitrator, the ReplacementContexts a new
+	// worker takes from both senders' retries once it joined).
+	sorted := a.get("order", "") == "sorted"
+	var log []string
 	for _, r := range v.Log {
-		out = append(out, fmt.Sprintf("  %s %s#%d %s %s", r.Type, nm.value("", strings.ToLower(r.Sender.String())), r.Seq, r.Code, r.State))
+		l := fmt.Sprintf("  %s %s#%d %s", r.Type, nm.value("", strings.ToLower(r.Sender.String())), r.Seq, r.Code)
+		if !sorted {
+			l += " " + string(r.State)
+		}
+		log = append(log, l)
 	}
+	if sorted {
+		slices.Sort(log)
+	}
+	out = append(out, log...)
 	for _, d := range v.Deliveries {
 		l := fmt.Sprintf("  delivery m%d proof=%s", d.Milestone, nm.name("C", string(d.ProofCID)))
 		if d.ChainProof != "" {
@@ -881,10 +914,11 @@ func (s *story) showOwed() []string {
 	return out
 }
 
-// showEvents prints a node's events since the last time they were shown.
+// showEvents prints a node's events since the last time they were shown
+// (order=sorted: sorted, for events of concurrent sends).
 // Envelopes on a dispute's evidence topic are left out: gossip may or may
 // not bring a copy of what arrived directly.
-func (s *story) showEvents(n *actor) []string {
+func (s *story) showEvents(n *actor, a args) []string {
 	n.mu.Lock()
 	evs := slices.Clone(n.events[n.read:])
 	n.read = len(n.events)
@@ -933,12 +967,16 @@ func (s *story) showEvents(n *actor) []string {
 			w = append(w, "cid="+nm.name("C", ev.CID))
 		}
 		if ev.Detail != "" {
-			w = append(w, "detail="+nm.value("X", strings.ToLower(ev.Detail)))
+			// A recipient's address, a file's name, an act.
+			w = append(w, "detail="+nm.value("", strings.ToLower(ev.Detail)))
 		}
 		out = append(out, strings.Join(w, " "))
 	}
 	if len(out) == 0 {
 		return []string{"none"}
+	}
+	if a.get("order", "") == "sorted" {
+		slices.Sort(out)
 	}
 	return out
 }
