@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,29 +14,38 @@ import (
 	"github.com/parleynet/parley/node"
 )
 
-// transcriptActs maps each transcript command that performs an act of the
-// node's API to the gated act it asks approval for ("" when the act is
-// not gated). It is the one list of acts the transcripts must cover; when
-// negotiation has a table of every local act, this list comes from it.
-func transcriptActs() map[string]string {
-	return map[string]string{
-		"post":               "",
-		"announce":           "",
-		"propose":            "",
-		"counter":            "",
-		"accept":             string(node.ActSignSettlement),
-		"fund":               string(node.ActFundEscrow),
-		"deliver":            "",
-		"release":            string(node.ActReleaseMilestone),
-		"dispute":            string(node.ActOpenDispute),
-		"evidence":           "",
-		"propose-arbitrator": string(node.ActProposeArbitrator),
-		"rule":               string(node.ActRule),
-		"cancel":             string(node.ActSignCancel),
-		"amend":              string(node.ActSignAmendment),
-		"replace":            string(node.ActSignReplacement),
-		"withdraw":           "",
-		"consent":            "",
+// transcriptAct is a transcript command that performs an act of the
+// node's API: the gated act it asks approval for ("" when it is not
+// gated) and the methods of node.Node it calls.
+type transcriptAct struct {
+	gated   node.Act
+	methods []string
+}
+
+// transcriptActs is the one list of acts the transcripts must cover, by
+// command. The coverage test holds it to what node exports: every gated
+// act (node.GatedActs) and every method of node.Node that returns an
+// ActResult is some command's. When negotiation has a table of every
+// local act, this list comes from it.
+func transcriptActs() map[string]transcriptAct {
+	return map[string]transcriptAct{
+		"post":               {"", []string{"PostTask"}},
+		"announce":           {"", []string{"Announce"}},
+		"propose":            {"", []string{"ProposeTask"}},
+		"counter":            {"", []string{"Counter", "CounterAnnouncement"}},
+		"accept":             {node.ActSignSettlement, []string{"Accept", "AcceptWith", "AcceptAnnouncement", "AcceptAnnouncementWith"}},
+		"fund":               {node.ActFundEscrow, []string{"Fund"}},
+		"deliver":            {"", []string{"Deliver"}},
+		"release":            {node.ActReleaseMilestone, []string{"AcceptDelivery"}},
+		"dispute":            {node.ActOpenDispute, []string{"OpenDispute"}},
+		"evidence":           {"", []string{"SubmitEvidence"}},
+		"propose-arbitrator": {node.ActProposeArbitrator, []string{"ProposeArbitrator"}},
+		"rule":               {node.ActRule, []string{"Rule"}},
+		"cancel":             {node.ActSignCancel, []string{"Cancel"}},
+		"amend":              {node.ActSignAmendment, []string{"Amend"}},
+		"replace":            {node.ActSignReplacement, []string{"Replace"}},
+		"withdraw":           {"", []string{"Withdraw"}},
+		"consent":            {"", []string{"SetConsent"}},
 	}
 }
 
@@ -137,16 +147,36 @@ func TestTranscriptsCoverActs(t *testing.T) {
 			refused[strings.TrimPrefix(out, "refused ")] = true
 		}
 	}
-	gated := map[string]bool{}
+	gated := map[node.Act]bool{}
+	methods := map[string]bool{}
 	for cmd, act := range acts {
 		if !done[cmd] {
 			t.Errorf("no transcript performs %s", cmd)
 		}
-		gated[act] = true
+		gated[act.gated] = true
+		for _, m := range act.methods {
+			methods[m] = true
+		}
 	}
 	for _, a := range node.GatedActs {
-		if !gated[string(a)] {
+		if !gated[a] {
 			t.Errorf("no transcript command performs the gated act %s", a)
+		}
+	}
+	result := reflect.TypeFor[node.ActResult]()
+	nt := reflect.TypeFor[*node.Node]()
+	for i := range nt.NumMethod() {
+		m := nt.Method(i)
+		if strings.HasSuffix(m.Name, "ForTest") {
+			continue
+		}
+		if m.Type.NumOut() == 2 && m.Type.Out(0) == result && !methods[m.Name] {
+			t.Errorf("the act node.Node.%s is no transcript command's", m.Name)
+		}
+	}
+	for m := range methods {
+		if _, ok := nt.MethodByName(m); !ok {
+			t.Errorf("node.Node has no method %s", m)
 		}
 	}
 	codes := nodeCodes(t)
