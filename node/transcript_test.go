@@ -40,17 +40,18 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 // Nothing in the output depends on time, randomness or keys: nodes are
 // named by the name they were started with, negotiations T1, T2, ... in
 // the order the transcript meets them, announcements A1, ..., files and
-// bundles C1, ..., digests D1, ..., tasks K1, ...; envelopes by their
-// sender and sequence (poster#2); amounts in ETH.
+// bundles C1, ..., digests D1, ..., tasks K1, ..., other hashes (a chain
+// fact's) H1, ...; envelopes by their sender and sequence (poster#2);
+// amounts in ETH.
 //
 // Commands (NODE is a node's name, T a negotiation's name, ms are
 // milestone amounts in milli-ETH):
 //
 //	node NAME [chain=no] [eth=N] [rate=slow]  start a node (funded with N ETH, default 100)
 //	gate NODE [deny=ACT,...] [expire=ACT,...]  what NODE's gate decides (no args: approve all)
-//	stop NODE                                 close NODE
+//	stop NODE                                 close NODE (stabilize leaves it out)
 //	post NODE [title=S] ms=300,200            announce a task on the board (names A<n>)
-//	announce NODE A                           publish an announcement again
+//	announce NODE ann=A                       publish an announcement again
 //	propose NODE to=NODE [title=S] ms=...     propose a task directly (names T<n>)
 //	counter NODE T|ann=A [ms=...] [title=S] [reason=S]
 //	accept NODE T|ann=A
@@ -660,9 +661,13 @@ func (s *story) result(r node.ActResult) string {
 // flight: no outbox holds an envelope (but held[node] envelopes in that
 // node's outbox, which wait for an act of another node: a replacement's
 // ReplacementContext to the new worker, retried until the chain made it),
-// the poster and the arbitrator fetched every delivery, no thread waits for facts, every node a thread names holds it and agrees on
-// it with the other parties, every announcement is on every board, and
-// no node reported an event for a while.
+// no thread waits for facts, the poster and the arbitrator fetched every
+// delivery, every node a thread names as a party holds it and the
+// parties agree on it (state, log length, task, dispute, ruling,
+// milestones, deliveries and their chain proofs: a chain fact one node
+// applied the others applied too), every announcement is on every board
+// (published again while it is not), and no node reported an event for a
+// quarter of a second.
 func (s *story) stabilize(held map[string]int) {
 	const quiet = 250 * time.Millisecond
 	deadline := time.Now().Add(60 * time.Second)
