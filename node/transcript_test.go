@@ -82,7 +82,12 @@ func TestTranscripts(t *testing.T) {
 		t.Fatalf("no transcripts: %v", err)
 	}
 	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runNodeTranscript(t, f) })
+		// Each story has its own chain and nodes, and mostly waits:
+		// the stories run side by side.
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			t.Parallel()
+			runNodeTranscript(t, f)
+		})
 	}
 }
 
