@@ -855,24 +855,38 @@ func (s *story) showThread(n *actor, a args) []string {
 	if len(w) > 0 {
 		out = append(out, strings.Join(w, " "))
 	}
-	// order=sorted writes the log sorted, without the state each record
-	// left the thread in: for envelopes two nodes send at once, whose
-	// order and states differ from run to run (the proof bundles both
-	// parties hand an assigned arbitrator, the ReplacementContexts a new
-	// worker takes from both senders' retries once it joined).
+	// order=sorted writes the log by sender and sequence, without the
+	// state each record left the thread in: for envelopes two nodes send
+	// at once, whose order and states differ from run to run (the proof
+	// bundles both parties hand an assigned arbitrator, the
+	// ReplacementContexts a new worker takes from both senders' retries
+	// once it joined).
 	sorted := a.get("order", "") == "sorted"
-	var log []string
+	type line struct {
+		sender string
+		seq    uint64
+		text   string
+	}
+	var log []line
 	for _, r := range v.Log {
-		l := fmt.Sprintf("  %s %s#%d %s", r.Type, nm.value("", strings.ToLower(r.Sender.String())), r.Seq, r.Code)
+		sender := nm.value("", strings.ToLower(r.Sender.String()))
+		l := fmt.Sprintf("  %s %s#%d %s", r.Type, sender, r.Seq, r.Code)
 		if !sorted {
 			l += " " + string(r.State)
 		}
-		log = append(log, l)
+		log = append(log, line{sender, r.Seq, l})
 	}
 	if sorted {
-		slices.Sort(log)
+		slices.SortStableFunc(log, func(x, y line) int {
+			if c := strings.Compare(x.sender, y.sender); c != 0 {
+				return c
+			}
+			return int(x.seq) - int(y.seq)
+		})
 	}
-	out = append(out, log...)
+	for _, l := range log {
+		out = append(out, l.text)
+	}
 	for _, d := range v.Deliveries {
 		l := fmt.Sprintf("  delivery m%d proof=%s", d.Milestone, nm.name("C", string(d.ProofCID)))
 		if d.ChainProof != "" {
