@@ -72,6 +72,7 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	thread NODE T [order=sorted]              NODE's view of T (sorted: see showThread)
 //	board NODE                                the announcements NODE knows
 //	owed                                      what the chain owes each node
+//	task T                                    T's task on chain: status, milestones, escrow
 //	events NODE [order=sorted]                NODE's events since the last events of it
 //
 // A T or A argument of "unknown" names a negotiation or announcement no
@@ -339,6 +340,8 @@ func (s *story) run(line string) (out []string) {
 		return s.showBoard(s.actor(a, 0))
 	case "owed":
 		return s.showOwed()
+	case "task":
+		return s.showTask(s.nid(a, 0))
 	case "events":
 		return s.showEvents(s.actor(a, 0), a)
 	}
@@ -934,6 +937,47 @@ func (s *story) showOwed() []string {
 			continue
 		}
 		out = append(out, name+" "+node.FormatETH(owed))
+	}
+	return out
+}
+
+// showTask prints a negotiation's task as the chain holds it: its status,
+// worker and nonce, each milestone's state and amount, and the escrow
+// left.
+func (s *story) showTask(nid string) []string {
+	var c *chain.Client
+	var id string
+	for _, name := range s.order {
+		n := s.nodes[name]
+		if !n.up || n.n.Chain() == nil {
+			continue
+		}
+		if v, err := n.n.Thread(nid); err == nil && v.TaskID != "" {
+			c, id = n.n.Chain(), v.TaskID
+			break
+		}
+	}
+	if c == nil {
+		return []string{"no task"}
+	}
+	taskID, err := chain.ParseTaskID(id)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	task, err := c.TaskState(s.t.Context(), taskID)
+	if err != nil {
+		s.t.Fatalf("the task of %s: %v", nid, err)
+	}
+	if h, err := c.TaskStateHash(s.t.Context(), taskID); err == nil && h == chain.ClosedByDispute {
+		// The registry keeps no milestones of a task a ruling paid out.
+		return []string{s.names.name("K", id) + " status=closed by=ruling"}
+	}
+	status := map[uint8]string{chain.TaskNone: "none", chain.TaskActive: "active", chain.TaskDisputed: "disputed", chain.TaskClosed: "closed"}
+	state := map[uint8]string{chain.MilestoneOpen: "open", chain.MilestoneSubmitted: "submitted", chain.MilestoneReleased: "released", chain.MilestoneRefunded: "refunded"}
+	out := []string{fmt.Sprintf("%s status=%s worker=%s nonce=%d escrow=%s", s.names.name("K", id), status[task.Status],
+		s.names.value("", strings.ToLower(task.Worker.Hex())), task.Nonce, node.FormatETH(chain.Escrow(task)))}
+	for i, m := range task.Milestones {
+		out = append(out, fmt.Sprintf("  m%d %s %s", i, node.FormatETH(m.Amount), state[m.State]))
 	}
 	return out
 }
