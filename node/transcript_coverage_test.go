@@ -45,7 +45,7 @@ func transcriptActs() map[string]transcriptAct {
 		"amend":              {node.ActSignAmendment, []string{"Amend"}},
 		"replace":            {node.ActSignReplacement, []string{"Replace"}},
 		"withdraw":           {"", []string{"Withdraw"}},
-		"consent":            {"", []string{"SetConsent"}},
+		"consent":            {"", []string{"ConsentBook"}},
 	}
 }
 

@@ -615,7 +615,7 @@ func (s *story) act(name string, n *actor, a args) []string {
 		res, err = n.n.Withdraw(ctx, negotiation.Address{})
 	case "consent":
 		var v node.ConsentView
-		v, err = n.n.SetConsent(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)
+		v, err = n.n.ConsentBook().Set(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)
 		if err == nil {
 			return []string{"ok " + s.names.value("", strings.ToLower(v.Address.String())) + " " + string(v.State)}
 		}
