@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -72,82 +73,36 @@ func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiatio
 	return nid, f
 }
 
-// applyFact applies a chain fact to thread nid and records it as a
-// chain.event entry with the code the thread answered ("ok" when it took
-// effect). An event recorded before is skipped. A fact the thread refuses
-// for its state (funding seen before the last acceptance arrived) is kept
-// pending and applied again after the thread's next change.
-func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (out negotiation.Outcome, err error) {
-	at := engine.LogRef{Tx: l.TxHash.Hex(), Index: l.Index, Block: l.BlockNumber}
-	werr := n.eng.With(nid, func(t *thread) error {
-		if n.eng.Seen(at.Key()) {
-			out = negotiation.Outcome{Code: negotiation.CodeDuplicate}
-			return nil
-		}
-		if out, err = n.applyFactLocked(ctx, t, f, at); err != nil {
-			return nil
-		}
-		n.eng.MarkSeen(at.Key())
-		if out.Code == negotiation.CodeStateForbidden {
-			t.Pending = append(t.Pending, engine.PendingFact{Fact: f, At: at})
-		} else if out.Effective() {
-			n.retryFacts(ctx, t)
-		}
-		return nil
-	})
-	if werr != nil {
-		return negotiation.Outcome{}, nil // not a thread of this node
-	}
-	return out, err
-}
-
-// retryFacts applies the thread's pending facts again, in chain order,
-// until none takes effect (t.mu held).
-func (n *Node) retryFacts(ctx context.Context, t *thread) {
-	for progress := true; progress && len(t.Pending) > 0; {
-		progress = false
-		for i, p := range t.Pending {
-			out, err := n.applyFactLocked(ctx, t, p.Fact, p.At)
-			if err != nil {
-				return
-			}
-			if out.Code == negotiation.CodeStateForbidden {
-				continue
-			}
-			t.Pending = append(t.Pending[:i:i], t.Pending[i+1:]...)
-			progress = true
-			break
-		}
-	}
-}
-
-// applyFactLocked applies f to t through the engine (Engine.Fact: judged,
-// recorded, then applied; t.mu held) and starts what the fact calls for.
-func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fact, l engine.LogRef) (negotiation.Outcome, error) {
-	now := n.now()
-	out, err := n.eng.Fact(ctx, t, f, l, now)
+// applyFact applies a chain fact, reported in log l, to thread nid
+// through the engine (Engine.ApplyFact: an event recorded before is
+// skipped; a fact refused for the thread's state is kept pending and
+// applied again after the thread's next change). A record that fails is
+// CodeStoreFailed.
+func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
+	out, err := n.eng.ApplyFact(ctx, nid, f, engine.LogRef{Tx: l.TxHash.Hex(), Index: l.Index, Block: l.BlockNumber})
 	if err != nil {
 		return out, failWrap(CodeStoreFailed, err, "recording the chain event")
 	}
+	return out, nil
+}
+
+// factApplied is the engine's Config.OnFact (t.mu held): the fact is
+// counted and published, and one that took effect starts the work it
+// calls for: the task index learns the thread, a party joins a dispute's
+// evidence topic when the dispute opens, and hands the thread over to the
+// arbitrator once the chain assigns one.
+func (n *Node) factApplied(t *thread, f negotiation.Fact, at engine.LogRef, out negotiation.Outcome, now time.Time) {
 	code := "ok"
 	if out.Code != "" {
 		code = string(out.Code)
 	}
 	n.m.facts.WithLabelValues(negotiation.FactName(f), code).Inc()
-	n.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: l.Tx, At: now})
+	n.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: at.Tx, At: now})
 	if code != "ok" {
 		n.log.Debug("chain fact not applied", "negotiation", t.ID, "fact", negotiation.FactName(f), "code", code)
-		return out, nil
+		return
 	}
 	n.eng.Index(t)
-	n.afterFact(t, f)
-	return out, nil
-}
-
-// afterFact starts the work a fact calls for (t.mu held): a party joins a
-// dispute's evidence topic when the dispute opens, and hands the thread
-// over to the arbitrator once the chain assigns one.
-func (n *Node) afterFact(t *thread, f negotiation.Fact) {
 	role := t.Th.RoleOf(n.self)
 	if role != negotiation.RolePoster && role != negotiation.RoleWorker {
 		return

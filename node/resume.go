@@ -17,7 +17,7 @@ func (n *Node) resume() {
 			n.log.Warn("queueing recorded envelopes failed", "err", err)
 		}
 		n.eng.Each(ctx, func(t *thread) {
-			n.retryFacts(ctx, t)
+			n.eng.Retry(ctx, t)
 			n.joinEvidenceLocked(t)
 			role := t.Th.RoleOf(n.self)
 			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.Th.State() == negotiation.StateArbitrated && !n.handedOff(t) {

@@ -87,7 +87,7 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	} else {
 		n.eng.Index(t)
 	}
-	n.retryFacts(ctx, t)
+	n.eng.Retry(ctx, t)
 	n.m.sent.WithLabelValues(string(env.Type)).Inc()
 	n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
 	if len(to) > 0 {

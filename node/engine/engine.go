@@ -36,6 +36,10 @@ type Config struct {
 	// thread.opened (the card.sealed of its intent card) to b; nil for
 	// none.
 	Card func(b *Batch, t *Thread)
+	// OnFact is told of each chain fact recorded and applied in t, with
+	// the outcome and the time it was recorded at (t's lock held); nil for
+	// none.
+	OnFact func(t *Thread, f negotiation.Fact, at LogRef, out negotiation.Outcome, now time.Time)
 	// Logger logs what should not happen (an Apply that disagrees with
 	// its Check); nil discards.
 	Logger *slog.Logger

@@ -63,12 +63,66 @@ func (e *Engine) Receive(ctx context.Context, t *Thread, env *negotiation.Envelo
 	return e.commit(ctx, t, env, out, &b, now)
 }
 
-// Fact judges the chain fact f, reported at log at, against t
-// (Thread.Check), records it as a chain.event entry with the code the
+// ApplyFact applies the chain fact f, reported at log at, to the thread
+// of negotiation nid, with its lock held (a negotiation the engine does
+// not hold is skipped: a zero outcome and no error). An event recorded
+// before (Seen) is a duplicate and writes nothing. The fact is judged
+// (Thread.Check), recorded as a chain.event entry with the code the
 // thread answers ("ok" when it takes effect) and the thread.state it
-// causes, in one batch, and only then applies it (t's lock held). A
-// failed record wraps ErrNotRecorded and leaves t as it was.
-func (e *Engine) Fact(ctx context.Context, t *Thread, f negotiation.Fact, at LogRef, now time.Time) (negotiation.Outcome, error) {
+// causes, in one batch, and only then applied; Config.OnFact is told. A
+// fact refused for the thread's state (state_forbidden: funding seen
+// before the last acceptance arrived) is kept pending and applied again
+// after the thread's next change (Retry); one that takes effect retries
+// those pending. A failed record wraps ErrNotRecorded and leaves the
+// thread as it was.
+func (e *Engine) ApplyFact(ctx context.Context, nid string, f negotiation.Fact, at LogRef) (out negotiation.Outcome, err error) {
+	werr := e.With(nid, func(t *Thread) error {
+		if e.Seen(at.Key()) {
+			out = negotiation.Outcome{Code: negotiation.CodeDuplicate}
+			return nil
+		}
+		if out, err = e.applyFact(ctx, t, f, at); err != nil {
+			return nil
+		}
+		e.MarkSeen(at.Key())
+		if out.Code == negotiation.CodeStateForbidden {
+			t.Pending = append(t.Pending, PendingFact{Fact: f, At: at})
+		} else if out.Effective() {
+			e.Retry(ctx, t)
+		}
+		return nil
+	})
+	if werr != nil {
+		return negotiation.Outcome{}, nil // not a thread of this node
+	}
+	return out, err
+}
+
+// Retry applies t's pending chain facts again, in chain order, until none
+// takes effect (t's lock held). The node calls it after each step that
+// changed the thread.
+func (e *Engine) Retry(ctx context.Context, t *Thread) {
+	for progress := true; progress && len(t.Pending) > 0; {
+		progress = false
+		for i, p := range t.Pending {
+			out, err := e.applyFact(ctx, t, p.Fact, p.At)
+			if err != nil {
+				return
+			}
+			if out.Code == negotiation.CodeStateForbidden {
+				continue
+			}
+			t.Pending = append(t.Pending[:i:i], t.Pending[i+1:]...)
+			progress = true
+			break
+		}
+	}
+}
+
+// applyFact is one step of a chain fact in t (t's lock held): judged,
+// recorded, applied, and Config.OnFact told.
+func (e *Engine) applyFact(ctx context.Context, t *Thread, f negotiation.Fact, at LogRef) (negotiation.Outcome, error) {
+	now := e.cfg.Now()
 	out := t.Th.Check(f, now)
 	code := "ok"
 	if out.Code != "" {
@@ -89,6 +143,9 @@ func (e *Engine) Fact(ctx context.Context, t *Thread, f negotiation.Fact, at Log
 	}
 	if p, ok := f.(negotiation.ProofSubmitted); ok {
 		t.Proofs[p.Milestone] = p.ProofCID
+	}
+	if e.cfg.OnFact != nil {
+		e.cfg.OnFact(t, f, at, out, now)
 	}
 	return out, nil
 }
