@@ -58,15 +58,13 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 // negotiation.
 func (n *Node) signedChains() ([]string, map[string]string) {
 	in := map[string]string{}
-	for _, t := range n.eng.All() {
-		t.Lock()
+	n.eng.Each(context.Background(), func(t *thread) {
 		for _, id := range foreignSigned(t, n.self) {
 			if _, ok := in[id]; !ok {
 				in[id] = t.ID
 			}
 		}
-		t.Unlock()
-	}
+	})
 	out := make([]string, 0, len(in))
 	for id := range in {
 		out = append(out, id)

@@ -213,16 +213,16 @@ func (n *Node) DefaultCard() (CardInfo, error) {
 // NegotiationCard returns the card negotiation nid acts under, or
 // CodeNoCard.
 func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return CardInfo{}, err
-	}
-	defer t.Unlock()
-	n.openPXP(t)
-	if t.PXP.Mandate == nil {
-		return CardInfo{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
-	}
-	return cardInfo(t.PXP.Mandate.Card(), nid), nil
+	var info CardInfo
+	err := n.eng.With(nid, func(t *thread) error {
+		n.openPXP(t)
+		if t.PXP.Mandate == nil {
+			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+		}
+		info = cardInfo(t.PXP.Mandate.Card(), nid)
+		return nil
+	})
+	return info, err
 }
 
 // cardRecord returns the pxp.object record of card c and its CID.
@@ -258,44 +258,42 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return negotiation.Hash{}, err
-	}
-	err = n.canReseal(t)
-	t.Unlock()
-	if err != nil {
+	// Asked before the principal confirms, and again after, under the
+	// lock the card is sealed with.
+	if err := n.eng.With(nid, n.canReseal); err != nil {
 		return negotiation.Hash{}, err
 	}
 	if err := n.confirmCard(ctx, nid, c, via); err != nil {
 		return negotiation.Hash{}, err
 	}
-	if t, err = n.locked(nid); err != nil {
-		return negotiation.Hash{}, err
-	}
-	defer t.Unlock()
-	if err := n.canReseal(t); err != nil {
-		return negotiation.Hash{}, err
-	}
-	obj, id, err := n.cardRecord(c)
+	err = n.eng.With(nid, func(t *thread) error {
+		if err := n.canReseal(t); err != nil {
+			return err
+		}
+		obj, id, err := n.cardRecord(c)
+		if err != nil {
+			return err
+		}
+		r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+		if err != nil {
+			return err
+		}
+		var b batch
+		b.Put(obj, nil)
+		n.eng.PutOpened(&b, t)
+		b.Put(r, nil)
+		if err := n.write(ctx, &b, "card.sealed"); err != nil {
+			return err
+		}
+		if err := n.rebuildPXP(ctx, t); err != nil {
+			return err
+		}
+		n.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: n.now()})
+		return nil
+	})
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
-	r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
-	if err != nil {
-		return negotiation.Hash{}, err
-	}
-	var b batch
-	b.Put(obj, nil)
-	n.eng.PutOpened(&b, t)
-	b.Put(r, nil)
-	if err := n.write(ctx, &b, "card.sealed"); err != nil {
-		return negotiation.Hash{}, err
-	}
-	if err := n.rebuildPXP(ctx, t); err != nil {
-		return negotiation.Hash{}, err
-	}
-	n.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: n.now()})
 	return c.Seal(), nil
 }
 

@@ -403,16 +403,13 @@ func (n *Node) parties() (map[negotiation.Address]int, map[string]bool) {
 		live[t.ID] = true
 	}
 	held := map[negotiation.Address]int{}
-	for _, t := range threads {
-		t.Lock()
-		other := negotiation.Address{}
-		if !t.Dead && !t.Observer {
-			other = n.otherParty(t)
+	n.eng.Each(context.Background(), func(t *thread) {
+		if t.Observer {
+			return
 		}
-		t.Unlock()
-		if other != (negotiation.Address{}) {
+		if other := n.otherParty(t); other != (negotiation.Address{}) {
 			held[other]++
 		}
-	}
+	})
 	return held, live
 }

@@ -195,19 +195,17 @@ func (n *Node) liveParty(t *thread) bool {
 // the mandate itself; this covers the gated acts that send none (funding)
 // before their approval is asked.
 func (n *Node) pausedErr(nid string) error {
-	t := n.lookup(nid)
-	if t == nil {
+	var paused error
+	_ = n.eng.With(nid, func(t *thread) error { // a negotiation not held is not paused
+		if t.PXP == nil || t.PXP.Mandate == nil {
+			return nil
+		}
+		if q, ok := t.PXP.Mandate.Paused(); ok {
+			paused = fail(Code(negotiation.CodePaused), "negotiation %s waits for the principal's answer to %q", nid, q.Question)
+		}
 		return nil
-	}
-	t.Lock()
-	defer t.Unlock()
-	if t.PXP == nil || t.PXP.Mandate == nil {
-		return nil
-	}
-	if q, ok := t.PXP.Mandate.Paused(); ok {
-		return fail(Code(negotiation.CodePaused), "negotiation %s waits for the principal's answer to %q", nid, q.Question)
-	}
-	return nil
+	})
+	return paused
 }
 
 // PendingEscalation is a question a negotiation waits on: the principal
@@ -291,55 +289,55 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 	if strings.TrimSpace(answer) == "" {
 		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "an answer needs text")
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return negotiation.PrincipalAnswer{}, err
-	}
-	defer t.Unlock()
-	n.openPXP(t)
-	m := t.PXP.Mandate
-	if m == nil {
-		return negotiation.PrincipalAnswer{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
-	}
-	q, ok := m.Paused()
-	if !ok {
-		return negotiation.PrincipalAnswer{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
-	}
-	if question != "" && q.Question != question {
-		return negotiation.PrincipalAnswer{}, fail(CodeStateForbidden, "negotiation %s now asks %q, not the question answered", nid, q.Question)
-	}
-	at := n.now().UTC().Truncate(time.Millisecond)
-	a, err := m.Answer(q.Question, answer, via, at)
-	if err != nil {
-		return negotiation.PrincipalAnswer{}, &Error{Code: CodeOf(err), Msg: "answer", Err: err}
-	}
-	err = func() error {
-		obj, id, err := n.privateValueRecord("answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+	var ans negotiation.PrincipalAnswer
+	err := n.eng.With(nid, func(t *thread) error {
+		n.openPXP(t)
+		m := t.PXP.Mandate
+		if m == nil {
+			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+		}
+		q, ok := m.Paused()
+		if !ok {
+			return fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
+		}
+		if question != "" && q.Question != question {
+			return fail(CodeStateForbidden, "negotiation %s now asks %q, not the question answered", nid, q.Question)
+		}
+		at := n.now().UTC().Truncate(time.Millisecond)
+		a, err := m.Answer(q.Question, answer, via, at)
 		if err != nil {
+			return &Error{Code: CodeOf(err), Msg: "answer", Err: err}
+		}
+		err = func() error {
+			obj, id, err := n.privateValueRecord("answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+			if err != nil {
+				return err
+			}
+			body, err := json.Marshal(amendedBody{Index: len(m.Answers()) - 1, Via: via, CardHash: a.CardHash, Private: id})
+			if err != nil {
+				return err
+			}
+			var b batch
+			b.Put(obj, nil)
+			b.Put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
+			return n.write(ctx, &b, "card.amended")
+		}()
+		if err != nil {
+			if rerr := n.rebuildPXP(ctx, t); rerr != nil {
+				n.log.Error("pxp rebuild failed", "negotiation", nid, "err", rerr)
+			}
 			return err
 		}
-		body, err := json.Marshal(amendedBody{Index: len(m.Answers()) - 1, Via: via, CardHash: a.CardHash, Private: id})
-		if err != nil {
-			return err
+		t.PXP.Events++
+		n.log.Info("the principal answered", "negotiation", nid, "via", via, "card", a.CardHash)
+		n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.Th.State(), At: n.now()})
+		if !a.Confirmed {
+			n.askConfirmations(t)
 		}
-		var b batch
-		b.Put(obj, nil)
-		b.Put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
-		return n.write(ctx, &b, "card.amended")
-	}()
-	if err != nil {
-		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
-			n.log.Error("pxp rebuild failed", "negotiation", nid, "err", rerr)
-		}
-		return negotiation.PrincipalAnswer{}, err
-	}
-	t.PXP.Events++
-	n.log.Info("the principal answered", "negotiation", nid, "via", via, "card", a.CardHash)
-	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.Th.State(), At: n.now()})
-	if !a.Confirmed {
-		n.askConfirmations(t)
-	}
-	return a, nil
+		ans = a
+		return nil
+	})
+	return ans, err
 }
 
 // askConfirmations asks the principal, through the approval gate, to
@@ -358,12 +356,12 @@ func (n *Node) askConfirmations(t *thread) {
 			if err != nil {
 				n.log.Info("relayed answer not confirmed", "negotiation", nid, "answer", i, "err", err)
 			}
-			if t, lerr := n.locked(nid); lerr == nil {
+			_ = n.eng.With(nid, func(t *thread) error {
 				if t.PXP != nil {
 					delete(t.PXP.Asking, i)
 				}
-				t.Unlock()
-			}
+				return nil
+			})
 		})
 	}
 }
@@ -379,27 +377,24 @@ func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, a
 	if err != nil {
 		return err
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return err
-	}
-	defer t.Unlock()
-	if t.PXP == nil || t.PXP.Mandate == nil || i >= len(t.PXP.Mandate.Answers()) || t.PXP.Mandate.Answers()[i].Confirmed {
+	return n.eng.With(nid, func(t *thread) error {
+		if t.PXP == nil || t.PXP.Mandate == nil || i >= len(t.PXP.Mandate.Answers()) || t.PXP.Mandate.Answers()[i].Confirmed {
+			return nil
+		}
+		body, err := json.Marshal(confirmedBody{Index: i, Request: req.RequestID})
+		if err != nil {
+			return err
+		}
+		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindAnswerConfirmed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
+			return failWrap(CodeStoreFailed, err, "answer.confirmed")
+		}
+		if err := t.PXP.Mandate.ConfirmAnswer(i); err != nil {
+			return err
+		}
+		t.PXP.Events++
+		n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.Th.State(), At: n.now()})
 		return nil
-	}
-	body, err := json.Marshal(confirmedBody{Index: i, Request: req.RequestID})
-	if err != nil {
-		return err
-	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindAnswerConfirmed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
-		return failWrap(CodeStoreFailed, err, "answer.confirmed")
-	}
-	if err := t.PXP.Mandate.ConfirmAnswer(i); err != nil {
-		return err
-	}
-	t.PXP.Events++
-	n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.Th.State(), At: n.now()})
-	return nil
+	})
 }
 
 // resumeConfirmations asks again, after a start, for the confirmation of
@@ -427,31 +422,31 @@ func (n *Node) Brief(ctx context.Context, nid string) (BriefView, error) {
 	if err := n.running(); err != nil {
 		return BriefView{}, err
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return BriefView{}, err
-	}
-	defer t.Unlock()
-	if !ended(t.Th.StateAt(n.now())) {
-		return BriefView{}, fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
-	}
-	n.openPXP(t)
-	var ms []*negotiation.Mandate
-	if m := t.PXP.Mandate; m != nil {
-		if r := t.Th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
-			ms = append(ms, m)
+	var brief BriefView
+	err := n.eng.With(nid, func(t *thread) error {
+		if !ended(t.Th.StateAt(n.now())) {
+			return fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
 		}
-	}
-	h := n.led.Head()
-	b, err := negotiation.NewBrief(t.Th, negotiation.LedgerHead{Seq: h.Seq, Hash: h.Hash}, ms...)
-	if err != nil {
-		return BriefView{}, &Error{Code: CodeOf(err), Msg: "brief", Err: err}
-	}
-	raw, err := b.JSON()
-	if err != nil {
-		return BriefView{}, err
-	}
-	return BriefView{JSON: raw, Markdown: b.Markdown()}, nil
+		n.openPXP(t)
+		var ms []*negotiation.Mandate
+		if m := t.PXP.Mandate; m != nil {
+			if r := t.Th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
+				ms = append(ms, m)
+			}
+		}
+		h := n.led.Head()
+		b, err := negotiation.NewBrief(t.Th, negotiation.LedgerHead{Seq: h.Seq, Hash: h.Hash}, ms...)
+		if err != nil {
+			return &Error{Code: CodeOf(err), Msg: "brief", Err: err}
+		}
+		raw, err := b.JSON()
+		if err != nil {
+			return err
+		}
+		brief = BriefView{JSON: raw, Markdown: b.Markdown()}
+		return nil
+	})
+	return brief, err
 }
 
 // ended reports whether the negotiation phase is over in st.

@@ -41,15 +41,15 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 			}
 			return n.reject(ctx, env, code)
 		}
-		if !fresh {
-			t.Lock()
-			if t.Dead {
-				t.Unlock()
-				continue
-			}
+		if fresh { // claimed, its lock held
+			code = n.applyReceived(ctx, t, d, true)
+			t.Unlock()
+		} else if err := n.eng.With(t.ID, func(t *thread) error {
+			code = n.applyReceived(ctx, t, d, false)
+			return nil
+		}); err != nil {
+			continue // dropped meanwhile: look the negotiation up again
 		}
-		code = n.applyReceived(ctx, t, d, fresh)
-		t.Unlock()
 		n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
 		return code
 	}

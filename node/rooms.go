@@ -240,12 +240,12 @@ func (n *Node) Room(_ context.Context, nid string) (RoomView, error) {
 	if err := n.running(); err != nil {
 		return RoomView{}, err
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return RoomView{}, err
-	}
-	defer t.Unlock()
-	return n.roomLocked(t), nil
+	var v RoomView
+	err := n.eng.With(nid, func(t *thread) error {
+		v = n.roomLocked(t)
+		return nil
+	})
+	return v, err
 }
 
 // roomLocked builds t's room view (t.mu held).
@@ -444,38 +444,38 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 // sendProposal opens the room with a proposal (this node created it and
 // nothing was sent yet) or counters the offer on the table.
 func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
-	t, err := n.locked(nid)
-	if err != nil {
-		return err
-	}
-	n.openPXP(t)
-	opening := t.PXP.Room != nil && len(t.Th.Log()) == 0
-	if !opening {
-		t.Unlock()
-		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
-		if pt.Category != "" || pt.Token != nil {
-			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
+	opening := false
+	err := n.eng.With(nid, func(t *thread) error {
+		n.openPXP(t)
+		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; !opening {
+			return nil
 		}
-		_, err := n.Counter(ctx, nid, spec)
+		spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
+		if pt.Token != nil {
+			spec.Token = *pt.Token
+		}
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return err
+		}
+		p := &negotiation.TaskProposal{Terms: terms}
+		fields.apply(p)
+		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.PXP.Room.Counterpart}, false)
+		if err != nil {
+			return n.actDone("propose_task", err)
+		}
+		n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
+		return n.actDone("propose_task", nil)
+	})
+	if err != nil || opening {
 		return err
 	}
-	defer t.Unlock()
-	spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
-	if pt.Token != nil {
-		spec.Token = *pt.Token
+	spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
+	if pt.Category != "" || pt.Token != nil {
+		return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
 	}
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return err
-	}
-	p := &negotiation.TaskProposal{Terms: terms}
-	fields.apply(p)
-	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.PXP.Room.Counterpart}, false)
-	if err != nil {
-		return n.actDone("propose_task", err)
-	}
-	n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
-	return n.actDone("propose_task", nil)
+	_, err = n.Counter(ctx, nid, spec)
+	return err
 }
 
 // agentEscalation pauses negotiation nid on the question an agent asks
@@ -487,20 +487,17 @@ func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage
 	if msg.Escalation == nil || strings.TrimSpace(msg.Escalation.Question) == "" {
 		return fail(CodeBadArgument, "status escalate carries one concrete question (escalation.question)")
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return err
-	}
-	defer t.Unlock()
-	n.openPXP(t)
-	if t.PXP.Mandate == nil {
-		return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
-	}
-	reason := msg.Escalation.Reason
-	if reason == "" {
-		reason = msg.Message
-	}
-	return n.escalateLocked(ctx, t, msg.Escalation.Question, reason, nil, n.now())
+	return n.eng.With(nid, func(t *thread) error {
+		n.openPXP(t)
+		if t.PXP.Mandate == nil {
+			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+		}
+		reason := msg.Escalation.Reason
+		if reason == "" {
+			reason = msg.Message
+		}
+		return n.escalateLocked(ctx, t, msg.Escalation.Question, reason, nil, n.now())
+	})
 }
 
 // Answer records the principal's answer to negotiation nid's pending
