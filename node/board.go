@@ -144,16 +144,20 @@ func newNegotiationID() (string, error) {
 // Workers answer it in negotiations they open (CounterAnnouncement,
 // AcceptAnnouncement on their nodes).
 func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error) {
-	if err := n.running(); err != nil {
-		return Announcement{}, err
-	}
+	var a Announcement
+	_, err := n.do(actCall{act: actPostTask}, func() (ActResult, error) { return ActResult{}, n.postTask(ctx, spec, &a) })
+	return a, err
+}
+
+// postTask is PostTask's body: a is the announcement once it is recorded.
+func (n *Node) postTask(ctx context.Context, spec TaskSpec, a *Announcement) error {
 	terms, err := n.terms(ctx, spec)
 	if err != nil {
-		return Announcement{}, n.actDone("post_task", err)
+		return err
 	}
 	annID, err := newNegotiationID()
 	if err != nil {
-		return Announcement{}, err
+		return err
 	}
 	now := n.now()
 	var pk negotiation.PublicKey
@@ -164,30 +168,31 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 	}
 	p := &negotiation.TaskProposal{Terms: terms}
 	if err := n.announcementCard(p, h.Timestamp); err != nil {
-		return Announcement{}, n.actDone("post_task", err)
+		return err
 	}
 	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
 	if err != nil {
-		return Announcement{}, n.actDone("post_task", &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err})
+		return &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err}
 	}
 	// Over the board's rate the post is refused (rate_limited, with the
 	// wait) rather than published and dropped by the receivers' limit.
 	if err := n.publishToken(); err != nil {
-		return Announcement{}, n.actDone("post_task", err)
+		return err
 	}
 	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
-		return Announcement{}, n.actDone("post_task", failWrap(CodeStoreFailed, err, "announcement"))
+		return failWrap(CodeStoreFailed, err, "announcement")
 	}
 	b := &boardEntry{env: env, seen: now, own: true}
 	n.tmu.Lock()
 	n.board[env.Hash()] = b
 	n.tmu.Unlock()
 	n.m.sent.WithLabelValues(string(env.Type)).Inc()
+	*a = b.view()
 	if err := n.host.Announce(ctx, env); err != nil {
-		return b.view(), n.actDone("post_task", failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published"))
+		return failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
 	}
 	n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "sent", At: now})
-	return b.view(), n.actDone("post_task", nil)
+	return nil
 }
 
 // Announce publishes an announcement of this node again (for peers that
@@ -276,16 +281,6 @@ func (n *Node) announcement(h negotiation.Hash) (*boardEntry, error) {
 // addressed to it, opening a new negotiation in which this node is the
 // poster.
 func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec TaskSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	if worker == (negotiation.Address{}) || worker == n.self {
-		return ActResult{}, n.actDone("propose_task", fail(CodeBadArgument, "worker %s", worker))
-	}
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return ActResult{}, n.actDone("propose_task", err)
-	}
 	nid, err := newNegotiationID()
 	if err != nil {
 		return ActResult{}, err
@@ -294,26 +289,21 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	if err != nil {
 		return ActResult{}, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
-	if err != nil {
-		return ActResult{}, n.actDone("propose_task", err)
-	}
-	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("propose_task", nil)
-}
-
-// actDone counts an act's result and returns err.
-func (n *Node) actDone(act string, err error) error {
-	res := "ok"
-	if err != nil {
-		res = string(CodeOf(err))
-		if res == "" {
-			res = "error"
+	var r ActResult
+	propose := func(t *thread) error {
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return err
 		}
+		env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
+		if err != nil {
+			return err
+		}
+		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
+		return nil
 	}
-	n.m.acts.WithLabelValues(act, res).Inc()
-	return err
+	a := actCall{act: negotiation.ActPropose, fresh: t, args: negotiation.ActArgs{Party: worker}, locked: propose}
+	return n.do(a, func() (ActResult, error) { return r, nil })
 }
 
 // ActResult is what an act returns: the thread as it stands after the

@@ -447,14 +447,18 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 // sendProposal opens the room with a proposal (this node created it and
 // nothing was sent yet) or counters the offer on the table.
 func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
-	t, err := n.locked(nid)
+	opening, to := false, negotiation.Address{}
+	err := n.with(nid, func(t *thread) error {
+		n.openPXP(t)
+		if opening = t.pxp.room != nil && len(t.th.Log()) == 0; opening {
+			to = t.pxp.room.Counterpart
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	n.openPXP(t)
-	opening := t.pxp.room != nil && len(t.th.Log()) == 0
 	if !opening {
-		t.mu.Unlock()
 		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
 		if pt.Category != "" || pt.Token != nil {
 			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
@@ -462,23 +466,26 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		_, err := n.Counter(ctx, nid, spec)
 		return err
 	}
-	defer t.mu.Unlock()
 	spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
 	if pt.Token != nil {
 		spec.Token = *pt.Token
 	}
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return err
+	propose := func(t *thread) error {
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return err
+		}
+		p := &negotiation.TaskProposal{Terms: terms}
+		fields.apply(p)
+		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{to}, false)
+		if err != nil {
+			return err
+		}
+		n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
+		return nil
 	}
-	p := &negotiation.TaskProposal{Terms: terms}
-	fields.apply(p)
-	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.pxp.room.Counterpart}, false)
-	if err != nil {
-		return n.actDone("propose_task", err)
-	}
-	n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
-	return n.actDone("propose_task", nil)
+	_, err = n.do(actCall{act: negotiation.ActPropose, nid: nid, args: negotiation.ActArgs{Party: to}, locked: propose}, nil)
+	return err
 }
 
 // agentEscalation pauses negotiation nid on the question an agent asks

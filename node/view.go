@@ -143,19 +143,9 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	v.Refused = n.refusalsLocked(t)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
-	seen := map[int]bool{}
-	log := th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		r := log[i]
-		if r.Type != negotiation.TypeDeliveryNotice || r.Code != "" {
-			continue
-		}
-		p, ok := th.Envelope(r.Hash).Payload.(*negotiation.DeliveryNotice)
-		if !ok || seen[p.Milestone] {
-			continue
-		}
-		seen[p.Milestone] = true
-		d := DeliveryView{Milestone: p.Milestone, Notice: r.Hash, ProofCID: p.ProofCID, ChainProof: t.proofs[p.Milestone], Files: p.Files, Accepted: releasedIn(t, r.Hash), Fetched: true}
+	for _, e := range th.Deliveries() {
+		p := e.Payload.(*negotiation.DeliveryNotice)
+		d := DeliveryView{Milestone: p.Milestone, Notice: e.Hash(), ProofCID: p.ProofCID, ChainProof: t.proofs[p.Milestone], Files: p.Files, Accepted: th.DeliveryAccepted(e.Hash()), Fetched: true}
 		for _, f := range deliveryFiles(p) {
 			if !n.objectStored(context.Background(), f.c) {
 				d.Fetched = false
@@ -163,7 +153,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		}
 		v.Deliveries = append(v.Deliveries, d)
 	}
-	slices.SortFunc(v.Deliveries, func(a, b DeliveryView) int { return a.Milestone - b.Milestone })
+	log := th.Log()
 	v.Log = make([]RecordView, len(log))
 	for i, r := range log {
 		code := "ok"
