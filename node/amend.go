@@ -130,7 +130,7 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 		return nil
 	}
 	var f fundedTask
-	read := func(t *thread) (err error) { f, err = n.funded(t); return err }
+	read := func(t *thread) error { f = n.funded(t); return nil }
 	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
 	return n.do(a, func() (ActResult, error) { return n.amend(ctx, nid, spec, adopt, ms, f) })
 }
@@ -346,7 +346,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		return nil
 	}
 	var f fundedTask
-	read := func(t *thread) (err error) { f, err = n.funded(t); return err }
+	read := func(t *thread) error { f = n.funded(t); return nil }
 	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
 	return n.do(a, func() (ActResult, error) { return n.replace(ctx, nid, spec, f) })
 }
@@ -579,10 +579,10 @@ func (n *Node) takeOverLocked(t *thread, wait bool) {
 	if !t.observer || t.role != negotiation.RoleWorker || t.th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
 		return
 	}
-	taskID, err := taskOf(t)
-	if err != nil {
+	if t.th.TaskID() == nil {
 		return
 	}
+	taskID := taskOf(t)
 	nid := t.id
 	ready := false
 	if c := t.th.Ready(negotiation.TypeReplacementContext); c != nil {

@@ -28,7 +28,6 @@ import (
 // fundedTask is what an act on a funded task reads from its thread before
 // the gate.
 type fundedTask struct {
-	role   negotiation.Role
 	taskID [32]byte
 	domain negotiation.Domain
 	poster negotiation.Address
@@ -39,12 +38,8 @@ type fundedTask struct {
 
 // funded reads t's funded task for an act by a party (t.mu held; the act
 // table allowed the act, so the task is funded).
-func (n *Node) funded(t *thread) (fundedTask, error) {
-	f := fundedTask{role: t.th.RoleOf(n.self), poster: t.th.Poster(), worker: t.th.Worker(), other: n.otherParty(t)}
-	var err error
-	if f.taskID, err = taskOf(t); err != nil {
-		return f, err
-	}
+func (n *Node) funded(t *thread) fundedTask {
+	f := fundedTask{taskID: taskOf(t), poster: t.th.Poster(), worker: t.th.Worker(), other: n.otherParty(t)}
 	ag := t.th.Agreement()
 	f.domain = ag.Domain
 	if off := t.th.Envelope(ag.Offer); off != nil {
@@ -55,7 +50,7 @@ func (n *Node) funded(t *thread) (fundedTask, error) {
 			f.terms = p.Terms
 		}
 	}
-	return f, nil
+	return f
 }
 
 // activeTask reads the task's state on chain and refuses a task that is
@@ -115,11 +110,11 @@ func (n *Node) Cancel(ctx context.Context, nid, reason string) (ActResult, error
 		st negotiation.State
 		f  fundedTask
 	)
-	read := func(t *thread) (err error) {
+	read := func(t *thread) error {
 		if st = t.th.State(); st.PostFunding() {
-			f, err = n.funded(t)
+			f = n.funded(t)
 		}
-		return err
+		return nil
 	}
 	a := actCall{act: negotiation.ActCancel, nid: nid, chain: chainFunded, check: check, locked: read}
 	return n.do(a, func() (ActResult, error) {
@@ -283,9 +278,8 @@ func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.
 			return err
 		}
 		c = t.th.Ready(kind)
-		pe = t.th.Envelope(c.Envelopes[0])
-		taskID, err = taskOf(t)
-		return err
+		pe, taskID = t.th.Envelope(c.Envelopes[0]), taskOf(t)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 // The node then joins the dispute's evidence topic.
 func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 	var taskID [32]byte
-	read := func(t *thread) (err error) { taskID, err = taskOf(t); return err }
+	read := func(t *thread) error { taskID = taskOf(t); return nil }
 	return n.do(actCall{act: negotiation.ActOpenDispute, nid: nid, chain: chainAlways, locked: read}, func() (ActResult, error) {
 		bond, err := n.client.Bond(ctx)
 		if err != nil {
@@ -53,7 +53,7 @@ func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 // over to it (a proof bundle of the thread so far).
 func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator negotiation.Address) (ActResult, error) {
 	var taskID [32]byte
-	read := func(t *thread) (err error) { taskID, err = taskOf(t); return err }
+	read := func(t *thread) error { taskID = taskOf(t); return nil }
 	args := negotiation.ActArgs{Party: arbitrator}
 	a := actCall{act: negotiation.ActProposeArbitrator, nid: nid, chain: chainAlways, args: args, locked: read}
 	return n.do(a, func() (ActResult, error) {
@@ -116,10 +116,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 		arbitrator bool
 	)
 	send := func(t *thread) (err error) {
-		if taskID, err = taskOf(t); err != nil {
-			return err
-		}
-		id = disputeIDOf(t)
+		taskID, id = taskOf(t), disputeIDOf(t)
 		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
@@ -153,7 +150,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 // r-1 basis points of the escrow.
 func (n *Node) Rule(ctx context.Context, nid string, ruling uint64) (ActResult, error) {
 	var taskID [32]byte
-	read := func(t *thread) (err error) { taskID, err = taskOf(t); return err }
+	read := func(t *thread) error { taskID = taskOf(t); return nil }
 	a := actCall{act: negotiation.ActRule, nid: nid, chain: chainAlways, args: negotiation.ActArgs{Ruling: ruling}, locked: read}
 	return n.do(a, func() (ActResult, error) {
 		share := "refused to rule"

@@ -76,10 +76,7 @@ func (n *Node) handOffOnce(ctx context.Context, nid string) error {
 		if n.handedOff(t) {
 			return nil
 		}
-		taskID, err := taskOf(t)
-		if err != nil {
-			return err
-		}
+		taskID := taskOf(t)
 		p := &negotiation.DisputeEvidence{
 			DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: negotiation.CID(c.String()), Files: files,
 			Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the arbitrator", head.Seq, head.Hash),

@@ -21,16 +21,15 @@ func chainErr(op string, err error) error {
 	return failWrap(CodeChainFailed, err, "%s", op)
 }
 
-// taskOf returns t's task id bytes (t.mu held), or an error before
-// funding.
-func taskOf(t *thread) ([32]byte, error) {
-	id := t.th.TaskID()
-	if id == nil {
-		return [32]byte{}, fail(CodeStateForbidden, "the task is not funded")
-	}
+// taskOf returns t's task id bytes (t.mu held), zero before funding: an
+// act that needs one starts, by the act table, only once the task is
+// funded.
+func taskOf(t *thread) [32]byte {
 	var b [32]byte
-	id.Big().FillBytes(b[:])
-	return b, nil
+	if id := t.th.TaskID(); id != nil {
+		id.Big().FillBytes(b[:])
+	}
+	return b
 }
 
 // Fund moves the agreed escrow into the TaskRegistry (createTask with both
@@ -100,10 +99,8 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 		env    *negotiation.Envelope
 	)
 	send := func(t *thread) error {
+		taskID = taskOf(t)
 		var err error
-		if taskID, err = taskOf(t); err != nil {
-			return err
-		}
 		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
@@ -147,10 +144,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 		worker    negotiation.Address
 	)
 	read := func(t *thread) error {
-		var err error
-		if taskID, err = taskOf(t); err != nil {
-			return err
-		}
+		taskID = taskOf(t)
 		env = t.th.DeliveryOf(milestone)
 		proof, haveProof = t.proofs[milestone]
 		worker = n.otherParty(t)
