@@ -66,55 +66,54 @@ func (n *Node) do(c actCall, body func() (ActResult, error)) (ActResult, error) 
 	if err := n.running(); err != nil {
 		return ActResult{}, err
 	}
-	r, err := n.run(c, body)
+	r, err := func() (ActResult, error) {
+		if c.check != nil {
+			if err := c.check(); err != nil {
+				return ActResult{}, err
+			}
+		}
+		if c.chain == chainAlways {
+			if err := n.needChain(); err != nil {
+				return ActResult{}, err
+			}
+		}
+		funded := false
+		if c.nid != "" || c.fresh != nil {
+			err := n.onThread(c.nid, c.fresh, func(t *thread) error {
+				if err := n.may(t, c.act, c.args); err != nil {
+					return err
+				}
+				funded = t.th.TaskID() != nil
+				if c.locked != nil {
+					return c.locked(t)
+				}
+				return nil
+			})
+			if err != nil {
+				return ActResult{}, err
+			}
+		}
+		if c.chain == chainFunded && funded {
+			if err := n.needChain(); err != nil {
+				return ActResult{}, err
+			}
+		}
+		if body == nil {
+			return ActResult{}, nil
+		}
+		return body()
+	}()
 	n.count(c.act, err)
 	return r, err
 }
 
-func (n *Node) run(c actCall, body func() (ActResult, error)) (ActResult, error) {
-	if c.check != nil {
-		if err := c.check(); err != nil {
-			return ActResult{}, err
-		}
+// onThread runs f with the thread locked: fresh (not registered yet), or
+// else thread nid.
+func (n *Node) onThread(nid string, fresh *thread, f func(*thread) error) error {
+	if fresh != nil {
+		return fresh.with(func() error { return f(fresh) })
 	}
-	if c.chain == chainAlways {
-		if err := n.needChain(); err != nil {
-			return ActResult{}, err
-		}
-	}
-	funded := false
-	if c.nid != "" || c.fresh != nil {
-		err := n.withAct(c, func(t *thread) error {
-			if err := n.may(t, c.act, c.args); err != nil {
-				return err
-			}
-			funded = t.th.TaskID() != nil
-			if c.locked != nil {
-				return c.locked(t)
-			}
-			return nil
-		})
-		if err != nil {
-			return ActResult{}, err
-		}
-	}
-	if c.chain == chainFunded && funded {
-		if err := n.needChain(); err != nil {
-			return ActResult{}, err
-		}
-	}
-	if body == nil {
-		return ActResult{}, nil
-	}
-	return body()
-}
-
-// withAct runs f with the act's thread locked.
-func (n *Node) withAct(c actCall, f func(*thread) error) error {
-	if c.fresh != nil {
-		return c.fresh.with(func() error { return f(c.fresh) })
-	}
-	return n.with(c.nid, f)
+	return n.with(nid, f)
 }
 
 // may asks the act table whether this node may do act in t as it stands

@@ -107,7 +107,9 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 		if err != nil {
 			return err
 		}
-		n.markAnswered(b)
+		n.tmu.Lock()
+		b.answered = true // the board keeps it while this node negotiates on it
+		n.tmu.Unlock()
 		p, msg := counterOffer(ann, terms, spec)
 		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
 		if err != nil {
@@ -136,14 +138,6 @@ func (n *Node) answerThread(ann negotiation.Hash) (*boardEntry, *thread, error) 
 		return nil, nil, err
 	}
 	return b, t, nil
-}
-
-// markAnswered keeps the announcement b on the board while this node
-// negotiates on it.
-func (n *Node) markAnswered(b *boardEntry) {
-	n.tmu.Lock()
-	b.answered = true
-	n.tmu.Unlock()
 }
 
 // settlementOf returns the offer to sign of t's current offer, with this
@@ -217,7 +211,9 @@ func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash,
 	var o offerToSign
 	read := func(t *thread) (err error) {
 		if o, err = n.settlementOf(t); err == nil {
-			n.markAnswered(b)
+			n.tmu.Lock()
+			b.answered = true // the board keeps it while this node negotiates on it
+			n.tmu.Unlock()
 		}
 		return err
 	}
@@ -277,14 +273,6 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		return ActResult{}, err
 	}
 	return res, nil
-}
-
-// onThread runs f with the thread locked: fresh, or else thread nid.
-func (n *Node) onThread(nid string, fresh *thread, f func(*thread) error) error {
-	if fresh != nil {
-		return fresh.with(func() error { return f(fresh) })
-	}
-	return n.with(nid, f)
 }
 
 // precheckAccept asks the intent card about the acceptance of the offer
