@@ -37,8 +37,59 @@ const (
 	CodeInvalidConfig    Code = "invalid_config"    // a Config field is missing or wrong
 )
 
+// The classes of codes: what kind of refusal a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid   = "invalid"   // a request or action that cannot be built
+	classForbidden = "forbidden" // no authority: denied, unknown, cloned or unverified credential, bad token
+	classNotFound  = "not_found" // no such credential, approval or token
+	classConflict  = "conflict"  // refused in this state: expired, used, replayed, mismatched, already done
+	classInternal  = "internal"  // the gate's own configuration
+)
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeInvalidReceipt:     classConflict,
+	CodeDecisionDenied:     classForbidden,
+	CodeReceiptExpired:     classConflict,
+	CodeTamperedIntent:     classConflict,
+	CodeHashMismatch:       classConflict,
+	CodeActionMismatch:     classConflict,
+	CodeAlreadyConsumed:    classConflict,
+	CodeCredentialUnknown:  classForbidden,
+	CodeVerificationFailed: classForbidden,
+
+	CodeInvalidRequest:   classInvalid,
+	CodeRequestExpired:   classConflict,
+	CodeCredentialCloned: classForbidden,
+	CodeAlreadyApproved:  classConflict,
+	CodeCredentialExists: classConflict,
+	CodeNotAuthorized:    classForbidden,
+	CodeTokenInvalid:     classForbidden,
+	CodeTokenExpired:     classForbidden,
+	CodeTokenUsed:        classConflict,
+	CodeAlreadyRevoked:   classConflict,
+	CodeInvalidConfig:    classInternal,
+}
+
+// Class returns the class of c: forbidden where the authority is missing
+// (a denial, an unknown, cloned or unverified credential, a registration
+// without authority, an enrolment token that is not the issued one or
+// expired), conflict where the receipt, request or token does not fit
+// the state (expired, consumed, used, tampered, mismatched, already
+// approved, registered or revoked), invalid for a request that cannot be
+// built, internal for a bad Config; "" for a string that is no code of
+// this package.
+func (c Code) Class() string { return classes[c] }
+
 // Error is a rejection with a stable Code. Every refusal of this package is
 // an *Error; callers use errors.As or CodeOf.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) is true for every *Error with code c, whatever the other
+// fields of either: the one meaning Is has for the coded errors of every
+// package of Parley.
 type Error struct {
 	// Code is the stable rejection code.
 	Code Code
@@ -63,6 +114,16 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
+
 // CodeOf returns the Code of the first *Error in err's chain, or "" when
 // there is none.
 func CodeOf(err error) Code {
@@ -74,8 +135,18 @@ func CodeOf(err error) Code {
 }
 
 // ErrNotFound is returned by a Store when a credential, approval or
-// enrolment token does not exist.
-var ErrNotFound = errors.New("approval: not found")
+// enrolment token does not exist. It carries no code, matches only itself
+// and is of class not_found.
+var ErrNotFound error = &sentinel{"approval: not found", classNotFound}
+
+// sentinel is an error without a code that knows its class.
+type sentinel struct{ msg, class string }
+
+// Error returns the sentinel's message.
+func (e *sentinel) Error() string { return e.msg }
+
+// Class returns the sentinel's class.
+func (e *sentinel) Class() string { return e.class }
 
 func fail(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}

@@ -24,11 +24,14 @@
 //  4. A Watcher reports contract events after Config.Confirmations blocks and
 //     records the last block it handled in a Cursor, so it resumes there after
 //     a restart. Delivery is at least once: handlers must be idempotent.
+//     FactOf turns an event into the negotiation fact it reports and the
+//     task it concerns, so callers never read the bindings' event structs.
 //  5. StartDevchain runs an embedded chain like `geth --dev` with a data
 //     directory, JSON-RPC on 127.0.0.1, funded dev accounts and the contracts
 //     deployed on first start.
 //
 // chain may import negotiation, identity, contracts/bindings and the leaf
-// strictjson (settlement input and its own files are read with it). It must
-// not import ledger, p2p, approval or node.
+// strictjson (settlement input and its own files are read with it), and is
+// the only package that imports contracts/bindings. It must not import
+// ledger, p2p, approval or node.
 package chain

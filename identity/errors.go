@@ -49,9 +49,67 @@ const (
 	CodeOpenFailed      Code = "open_failed"      // authentication failed: the frame was altered or is not for this key
 )
 
+// The classes of codes: what kind of failure a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid      = "invalid"      // the input does not parse or verify
+	classUnauthorized = "unauthorized" // no passphrase, or one that does not open the keys
+	classNotFound     = "not_found"    // no such key or session
+	classConflict     = "conflict"     // refused now: expired, not yet valid, already there
+	classTooLarge     = "too_large"    // over a size limit
+	classInternal     = "internal"     // the node's own key files or configuration
+)
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeWrongPassphrase: classUnauthorized,
+	CodeNoPassphrase:    classUnauthorized,
+	CodeKeyMissing:      classNotFound,
+	CodeKeyExists:       classConflict,
+	CodeCorruptKeyFile:  classInternal,
+	CodeBadConfig:       classInternal,
+	CodeBadBackup:       classInvalid,
+
+	CodeMalformed:          classInvalid,
+	CodeDuplicateKey:       classInvalid,
+	CodeUnknownField:       classInvalid,
+	CodeNotCanonical:       classInvalid,
+	CodeBadSignature:       classInvalid,
+	CodeBadEVMSignature:    classInvalid,
+	CodeLinkExpired:        classConflict,
+	CodeLinkNotYetValid:    classConflict,
+	CodePeerIDMismatch:     classInvalid,
+	CodeUnknownKEM:         classInvalid,
+	CodeNoCurrentKey:       classConflict,
+	CodeRevocationMismatch: classInvalid,
+
+	CodeBadFrame:        classInvalid,
+	CodeTooLarge:        classTooLarge,
+	CodeNotAddressed:    classInvalid,
+	CodeUnknownKey:      classNotFound,
+	CodeKeyExpired:      classConflict,
+	CodeUnknownSession:  classNotFound,
+	CodeSessionMismatch: classInvalid,
+	CodeOpenFailed:      classInvalid,
+}
+
+// Class returns the class of c: unauthorized for a missing or wrong
+// passphrase, internal for damaged key files and a bad Config, not_found
+// for missing keys and unknown keys or sessions, conflict for what is
+// refused at this time (expired, not yet valid, keys that exist), too_large
+// for a frame over the limit, invalid for input that does not parse or
+// verify; "" for a string that is no code of this package.
+func (c Code) Class() string { return classes[c] }
+
 // Error is an identity error with a stable code. KeyID, SessionID and
 // Sender are set on sealing errors where they are known, so a transport can
 // answer CodeUnknownSession with a re-key request naming the session.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) (or a sentinel such as ErrKeyMissing) is true for every
+// *Error with code c, whatever the other fields of either: the one meaning
+// Is has for the coded errors of every package of Parley.
 type Error struct {
 	Code Code
 	Msg  string
@@ -79,12 +137,15 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrX) match any Error with the same code as the
-// sentinel ErrX.
+// Is makes errors.Is(err, &Error{Code: c}) (a sentinel ErrX) match any
+// *Error with code c, whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Msg == "" && t.Err == nil
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
 
 // Sentinels for errors.Is; each matches every Error with its code.
 var (

@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -24,40 +26,50 @@ const maxKindLen = 64
 // Append records one event. It returns the entry, and existed = true when
 // r carries an object that was already stored: then the returned entry is
 // the one that stored it and nothing was written. A malformed or oversize
-// record is refused with an *Error and writes nothing. Append returns only
-// after the entry is synced to disk.
+// record is refused with an *Error and writes nothing; so is a record of a
+// reserved kind that EnvelopeRecord or RejectedRecord did not build as it
+// stands. Append returns only after the entry is synced to disk.
 func (l *Ledger) Append(ctx context.Context, r Record) (e Entry, existed bool, err error) {
-	if err := checkKind(r.Kind); err != nil {
-		return Entry{}, false, err
-	}
-	if reservedKinds[r.Kind] {
-		return Entry{}, false, refuse(CodeBadKind, "kind", "%q is written only by its own method", r.Kind)
-	}
-	req, err := l.prepare(r)
+	req, err := l.prepareRecord(r)
 	if err != nil {
 		return Entry{}, false, err
 	}
-	return l.submit(ctx, req)
+	res := l.submit(ctx, req)
+	return res.entry, res.existed, res.err
 }
 
 // AppendEnvelope records an authentic envelope that this node sent
-// (KindEnvelopeSent) or received (KindEnvelopeReceived): its JCS bytes are
-// stored once under its CID, and the entry's body names the CID, the type,
-// the sender, its sequence and the effect code: "ok", or the code with which
-// the state machine refused its effect (the envelope is kept whole either
-// way). Recording an envelope already stored returns the first entry and
-// writes nothing (existed = true).
+// (KindEnvelopeSent) or received (KindEnvelopeReceived): Append of the
+// record EnvelopeRecord builds. Recording an envelope already stored
+// returns the first entry and writes nothing (existed = true).
 func (l *Ledger) AppendEnvelope(ctx context.Context, kind string, env *negotiation.Envelope, effect negotiation.Code, at time.Time) (e Entry, existed bool, err error) {
+	r, err := EnvelopeRecord(kind, env, effect, at)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	return l.Append(ctx, r)
+}
+
+// EnvelopeRecord returns the record of an authentic envelope that this node
+// sent (KindEnvelopeSent) or received (KindEnvelopeReceived), for Append or
+// a batch of AppendAll: its JCS bytes are stored once under its CID, and
+// the entry's body names the CID, the type, the sender, its sequence and
+// the effect code: "ok" ("" means ok), or the code with which the state
+// machine refused its effect (the envelope is kept whole either way). A
+// bad kind, a missing envelope or a code that does not refuse an authentic
+// envelope's effect is an *Error. The record is accepted only as returned:
+// changing its members makes the append refuse it (CodeBadKind).
+func EnvelopeRecord(kind string, env *negotiation.Envelope, effect negotiation.Code, at time.Time) (Record, error) {
 	if kind != KindEnvelopeSent && kind != KindEnvelopeReceived {
-		return Entry{}, false, refuse(CodeBadKind, "kind", "%q is not an envelope kind", kind)
+		return Record{}, refuse(CodeBadKind, "kind", "%q is not an envelope kind", kind)
 	}
 	if env == nil || len(env.Bytes()) == 0 {
-		return Entry{}, false, refuse(CodeBadObject, "envelope", "no envelope")
+		return Record{}, refuse(CodeBadObject, "envelope", "no envelope")
 	}
 	if effect == "" {
 		effect = "ok"
 	} else if effect != "ok" && !effect.Authentic() {
-		return Entry{}, false, refuse(CodeBadCode, "effect", "%q does not refuse the effect of an authentic envelope", effect)
+		return Record{}, refuse(CodeBadCode, "effect", "%q does not refuse the effect of an authentic envelope", effect)
 	}
 	body := envelopeBody{
 		Code: string(effect), Sender: env.Sender.EVMAddress.String(),
@@ -65,16 +77,12 @@ func (l *Ledger) AppendEnvelope(ctx context.Context, kind string, env *negotiati
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return Entry{}, false, err
+		return Record{}, err
 	}
-	req, err := l.prepare(Record{
+	return seal(Record{
 		Kind: kind, NegotiationID: env.NegotiationID, Body: b, At: at,
 		Object: env.Bytes(), ObjectCodec: CodecJSON,
-	})
-	if err != nil {
-		return Entry{}, false, err
-	}
-	return l.submit(ctx, req)
+	}), nil
 }
 
 // envelopeBody is the body of an envelope entry, less the cid the ledger
@@ -87,24 +95,66 @@ type envelopeBody struct {
 	Type     string `json:"type"`
 }
 
-// AppendRejected records input that was not authentic: only its SHA-256,
-// size and the rejection code, never its bytes. negotiationID is the one the
-// input claimed, if it named a well-formed one ("" otherwise).
+// AppendRejected records input that was not authentic: Append of the
+// record RejectedRecord builds.
 func (l *Ledger) AppendRejected(ctx context.Context, input []byte, code negotiation.Code, negotiationID string, at time.Time) (Entry, error) {
-	if code == "" || code == negotiation.CodeDuplicate || code.Authentic() {
-		return Entry{}, refuse(CodeBadCode, "code", "%q is not a rejection of non-authentic input", code)
-	}
-	if !validCode(string(code)) {
-		return Entry{}, refuse(CodeBadCode, "code", "%q is not a code", code)
-	}
-	sum := sha256.Sum256(input)
-	body := `{"code":"` + string(code) + `","hash":"` + negotiation.Hash(sum).String() + `","size":` + strconv.Itoa(len(input)) + `}`
-	req, err := l.prepare(Record{Kind: KindEnvelopeRejected, NegotiationID: negotiationID, Body: []byte(body), At: at})
+	r, err := RejectedRecord(input, code, negotiationID, at)
 	if err != nil {
 		return Entry{}, err
 	}
-	e, _, err := l.submit(ctx, req)
+	e, _, err := l.Append(ctx, r)
 	return e, err
+}
+
+// RejectedRecord returns the record of input that was not authentic, for
+// Append or a batch of AppendAll: only its SHA-256, size and the rejection
+// code, never its bytes. negotiationID is the one the input claimed, if it
+// named a well-formed one ("" otherwise). A code that is empty, not a code,
+// or names an authentic envelope is an *Error (CodeBadCode). The record is
+// accepted only as returned.
+func RejectedRecord(input []byte, code negotiation.Code, negotiationID string, at time.Time) (Record, error) {
+	if code == "" || code == negotiation.CodeDuplicate || code.Authentic() {
+		return Record{}, refuse(CodeBadCode, "code", "%q is not a rejection of non-authentic input", code)
+	}
+	if !validCode(string(code)) {
+		return Record{}, refuse(CodeBadCode, "code", "%q is not a code", code)
+	}
+	sum := sha256.Sum256(input)
+	body := `{"code":"` + string(code) + `","hash":"` + negotiation.Hash(sum).String() + `","size":` + strconv.Itoa(len(input)) + `}`
+	return seal(Record{Kind: KindEnvelopeRejected, NegotiationID: negotiationID, Body: []byte(body), At: at}), nil
+}
+
+// seal marks r as built by the constructor of its reserved kind.
+func seal(r Record) Record {
+	c := r
+	r.sealed = &c
+	return r
+}
+
+// unchanged reports whether r is the record its constructor sealed.
+func (r Record) unchanged() bool {
+	s := r.sealed
+	return s != nil && s.Kind == r.Kind && s.NegotiationID == r.NegotiationID && s.At.Equal(r.At) &&
+		s.ObjectCodec == r.ObjectCodec && bytes.Equal(s.Body, r.Body) && bytes.Equal(s.Object, r.Object) &&
+		(s.Object == nil) == (r.Object == nil)
+}
+
+// prepareRecord checks that r may be appended by Append or AppendAll (a
+// reserved kind only as its constructor built it) and prepares it.
+func (l *Ledger) prepareRecord(r Record) (*request, error) {
+	if err := checkKind(r.Kind); err != nil {
+		return nil, err
+	}
+	if reservedKinds[r.Kind] && !(constructed[r.Kind] && r.unchanged()) {
+		return nil, refuse(CodeBadKind, "kind", "%q is written only by its own method", r.Kind)
+	}
+	return l.prepare(r)
+}
+
+// constructed are the reserved kinds whose records a constructor builds
+// for Append and AppendAll (EnvelopeRecord, RejectedRecord).
+var constructed = map[string]bool{
+	KindEnvelopeSent: true, KindEnvelopeReceived: true, KindEnvelopeRejected: true,
 }
 
 func validCode(s string) bool { return stateRE.MatchString(s) && len(s) <= 64 }
@@ -131,8 +181,8 @@ func (l *Ledger) RecordAnchor(ctx context.Context, head Head, proof []byte) (Ent
 	}
 	req.op = opAnchor
 	req.anchor = head
-	e, _, err := l.submit(ctx, req)
-	return e, err
+	res := l.submit(ctx, req)
+	return res.entry, res.err
 }
 
 // prepare validates r and does the costly work (canonical body, CID) on
@@ -231,6 +281,15 @@ func canonicalBody(body []byte, limit int) ([]byte, error) {
 		return nil, refuse(CodeBadBody, "body", "not a JSON object")
 	}
 	return out, nil
+}
+
+// ObjectCID returns the CID under which the ledger stores obj with codec
+// (0 is CodecJSON): the CID the entry that stores it names. A record of
+// an AppendAll batch may refer to an object stored by an earlier record
+// of the same batch by it. An empty object, an unknown codec or JSON that
+// is not valid is an *Error (the size limit is the append's to check).
+func ObjectCID(obj []byte, codec uint64) (cid.Cid, error) {
+	return objectCID(obj, codec, math.MaxInt)
 }
 
 // objectCID checks an object and returns its CIDv1 (sha2-256).

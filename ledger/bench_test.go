@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -294,4 +295,98 @@ func BenchmarkExportVerifyBundle(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(size), "bundle-bytes")
 	b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkAppendStep measures the records of one node step (thread
+// opened, identity link, a 2 KB envelope stored by CID, thread state, card
+// sealed) written two ways in the same run: as one AppendAll batch, and as
+// five concurrent Appends that meet in the group commit (what the node did
+// before AppendAll). The two alternate in ten slices on two ledgers, so
+// that the disk's changing latency weighs on both alike; steppers run
+// steps concurrently (1: one negotiation at a time; 8: a busy node).
+func BenchmarkAppendStep(b *testing.B) {
+	for _, steppers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("steppers=%d", steppers), func(b *testing.B) { benchAppendStep(b, steppers) })
+	}
+}
+
+func benchAppendStep(b *testing.B, steppers int) {
+	start := func() *Ledger {
+		l, err := New(benchConfig(b.TempDir()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Start(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = l.Close() })
+		return l
+	}
+	batched, concurrent := start(), start()
+	poster, worker := newParty(b, "poster"), newParty(b, "worker")
+	steps := make([][]Record, 2*b.N)
+	for i := range steps {
+		n := nid(i)
+		env := poster.counter(b, n, worker, fmt.Sprint(i), 2048)
+		er, err := EnvelopeRecord(KindEnvelopeSent, env, "", t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps[i] = step(n, er, "proposed")
+	}
+	run := func(l *Ledger, recs [][]Record, write func(*Ledger, []Record) error) time.Duration {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		t := time.Now()
+		for range steppers {
+			wg.Go(func() {
+				for {
+					i := next.Add(1) - 1
+					if i >= int64(len(recs)) {
+						return
+					}
+					if err := write(l, recs[i]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(t)
+	}
+	all := func(l *Ledger, recs []Record) error {
+		_, err := l.AppendAll(b.Context(), recs...)
+		return err
+	}
+	together := func(l *Ledger, recs []Record) error {
+		errs := make([]error, len(recs))
+		var wg sync.WaitGroup
+		for i, r := range recs {
+			wg.Go(func() { _, _, errs[i] = l.Append(b.Context(), r) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+	var allTime, togetherTime time.Duration
+	b.ResetTimer()
+	done := 0
+	for slice := range 10 {
+		count := b.N/10 + boolInt(slice < b.N%10)
+		if count == 0 {
+			continue
+		}
+		allTime += run(batched, steps[2*done:2*done+count], all)
+		togetherTime += run(concurrent, steps[2*done+count:2*done+2*count], together)
+		done += count
+	}
+	b.StopTimer()
+	ab, _ := batched.Stats()
+	cb, _ := concurrent.Stats()
+	b.ReportMetric(float64(b.N)/allTime.Seconds(), "appendall-steps/s")
+	b.ReportMetric(float64(b.N)/togetherTime.Seconds(), "concurrent-steps/s")
+	b.ReportMetric(togetherTime.Seconds()/allTime.Seconds(), "speedup")
+	b.ReportMetric(float64(ab)/float64(b.N), "appendall-commits/step")
+	b.ReportMetric(float64(cb)/float64(b.N), "concurrent-commits/step")
+	b.ReportMetric(0, "ns/op")
 }

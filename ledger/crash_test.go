@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,8 +39,8 @@ func crashConfig(t testing.TB, dir string) Config {
 }
 
 // TestCrashChild is the child side of TestCrash: it appends from four
-// goroutines until it is killed, and reports every acknowledged entry as
-// "seq hash" on file descriptor 3.
+// goroutines and writes batches from a fifth until it is killed, and
+// reports every acknowledged entry as "seq hash" on file descriptor 3.
 func TestCrashChild(t *testing.T) {
 	dir := os.Getenv(crashChildEnv)
 	if dir == "" {
@@ -79,13 +81,84 @@ func TestCrashChild(t *testing.T) {
 			}
 		}()
 	}
+	// A fifth writes batches of three records (AppendAll), which must be
+	// found whole or not at all.
+	go func() {
+		for i := 0; ; i++ {
+			var recs []Record
+			for k := range crashBatch {
+				recs = append(recs, Record{Kind: KindChainEvent, NegotiationID: nid(9), Body: fmt.Appendf(nil, `{"batch":"%d-%d","k":%d}`, pid, i, k)})
+			}
+			if i%3 == 0 {
+				recs[1].Kind, recs[1].Object, recs[1].ObjectCodec = KindBlobStored, fmt.Appendf(nil, "batch blob %d %d", pid, i), CodecRaw
+			}
+			es, err := l.AppendAll(t.Context(), recs...)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "child append all:", err)
+				os.Exit(4)
+			}
+			mu.Lock()
+			for _, e := range es {
+				fmt.Fprintf(acks, "%d %s\n", e.Seq, e.Hash)
+			}
+			err = acks.Flush()
+			mu.Unlock()
+			if err != nil {
+				os.Exit(5)
+			}
+		}
+	}()
 	select {}
+}
+
+// crashBatch is the number of records in each AppendAll of the crash
+// child.
+const crashBatch = 3
+
+// checkBatchesWhole fails unless every batch record of TestCrashChild
+// after seq from is in the ledger with the rest of its batch, at
+// consecutive seqs in batch order. from must be a head the ledger had
+// after a reopen: a group commit never straddles it.
+func checkBatchesWhole(t *testing.T, l *Ledger, from uint64) (batches int) {
+	t.Helper()
+	var open string
+	next := 0
+	for e, err := range l.Entries(t.Context(), from+1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b struct {
+			Batch string `json:"batch"`
+			K     int    `json:"k"`
+		}
+		if err := json.Unmarshal(e.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		if b.Batch == "" {
+			if next != 0 {
+				t.Fatalf("entry %d comes inside batch %s (record %d of %d missing)", e.Seq, open, next, crashBatch)
+			}
+			continue
+		}
+		if b.K != next || (next > 0 && b.Batch != open) {
+			t.Fatalf("entry %d is record %d of batch %s, want record %d of batch %q", e.Seq, b.K, b.Batch, next, open)
+		}
+		open, next = b.Batch, (next+1)%crashBatch
+		if next == 0 {
+			batches++
+		}
+	}
+	if next != 0 {
+		t.Fatalf("batch %s ends the ledger with %d of %d records", open, next, crashBatch)
+	}
+	return batches
 }
 
 // TestCrash kills a child that is appending with SIGKILL at random moments
 // and checks after every round that the ledger reopens, verifies from its
-// checkpoint and holds every entry the child saw acknowledged; a full
-// verification runs at the end.
+// checkpoint, holds every entry the child saw acknowledged and every
+// AppendAll batch whole or not at all; a full verification runs at the
+// end.
 func TestCrash(t *testing.T) {
 	rounds := 200
 	if v, err := strconv.Atoi(os.Getenv("PARLEY_LEDGER_CRASH_ROUNDS")); err == nil && v > 0 {
@@ -105,7 +178,7 @@ func TestCrash(t *testing.T) {
 	t.Logf("kill schedule seed %d (PARLEY_LEDGER_CRASH_SEED)", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	acked := map[uint64]negotiation.Hash{}
-	killedEarly, totalAcks := 0, 0
+	killedEarly, totalAcks, totalBatches, prevHead := 0, 0, 0, uint64(0)
 	for round := range rounds {
 		got, stderr := crashRound(t, dir, rng, 0)
 		if len(got) == 0 {
@@ -123,6 +196,8 @@ func TestCrash(t *testing.T) {
 			t.Fatalf("round %d: reopen after SIGKILL: %v\nchild stderr:\n%s", round, err, stderr)
 		}
 		head := l.Head()
+		totalBatches += checkBatchesWhole(t, l, prevHead)
+		prevHead = head.Seq
 		for seq, h := range got {
 			if seq > head.Seq {
 				t.Fatalf("round %d: acknowledged entry %d lost: head is %d", round, seq, head.Seq)
@@ -147,8 +222,11 @@ func TestCrash(t *testing.T) {
 			t.Fatalf("acknowledged entry %d lost by the end", seq)
 		}
 	}
-	t.Logf("%d rounds, %d acknowledged entries (all kept), %d kills before the first ack, %d entries in the ledger",
-		rounds, totalAcks, killedEarly, head.Seq)
+	if n := checkBatchesWhole(t, l, 0); n != totalBatches {
+		t.Fatalf("%d whole batches at the end, %d seen after the rounds", n, totalBatches)
+	}
+	t.Logf("%d rounds, %d acknowledged entries (all kept), %d kills before the first ack, %d entries in the ledger, %d batches (all whole)",
+		rounds, totalAcks, killedEarly, head.Seq, totalBatches)
 }
 
 // crashRound runs one child, kills it after at least minAcks
@@ -245,4 +323,41 @@ func TestReadOnlyAfterCrash(t *testing.T) {
 	if _, err := ro.Verify(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEmptyMemtableAfterCrash: a kill between Badger's creating a new
+// memtable file and sizing it leaves an empty .mem file, on which
+// badger.Open fails once with z.NewFile (sizing the file as it fails;
+// dgraph-io/badger#2207). Start opens such a store, with every entry.
+func TestEmptyMemtableAfterCrash(t *testing.T) {
+	cfg := crashConfig(t, t.TempDir())
+	l := open(t, cfg)
+	for i := range 10 {
+		mustAppend(t, l, Record{Kind: KindChainEvent, Body: fmt.Appendf(nil, `{"i":%d}`, i)})
+	}
+	head := l.Head()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mems, err := filepath.Glob(filepath.Join(cfg.Dir, "*.mem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 1
+	for _, m := range mems {
+		if fid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(m), ".mem")); err == nil && fid >= next {
+			next = fid + 1
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("%05d.mem", next)), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, cfg)
+	if l.Head() != head {
+		t.Fatalf("head %+v after the reopen, want %+v", l.Head(), head)
+	}
+	if _, err := l.Verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, Record{Kind: KindChainEvent, Body: []byte(`{"after":true}`)})
 }

@@ -23,9 +23,15 @@
 //  2. Append records events; AppendEnvelope records an authentic envelope
 //     whole (with the refusal code when its effect was refused);
 //     AppendRejected records non-authentic input by hash and code only.
-//     Each returns after its entry is synced: concurrent appends share one
-//     synced transaction (group commit). Bad input is refused with an *Error
-//     carrying a Code and writes nothing.
+//     AppendAll records the records of one step in one transaction, in the
+//     order given, all or none (EnvelopeRecord and RejectedRecord build
+//     the envelope kinds' records for it; ObjectCID names an object an
+//     earlier record of the batch stores), as go-ethereum's ethdb.Batch
+//     writes a batch. Each returns after its entries are synced: concurrent
+//     appends and batches share one synced transaction (group commit), a
+//     batch never split. Bad input is refused with an *Error carrying a
+//     Code (in a batch, a *BatchError naming the record) and writes
+//     nothing.
 //  3. Read by seq, by CID, by negotiation or by kind (objects are checked
 //     against their CID: damaged bytes are a *VerifyError, never
 //     returned); Verify the whole chain, or Scan it throttled without

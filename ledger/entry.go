@@ -62,6 +62,10 @@ type Record struct {
 	Object []byte
 	// ObjectCodec is CodecJSON (the default) or CodecRaw.
 	ObjectCodec uint64
+
+	// sealed is the record as EnvelopeRecord or RejectedRecord built it:
+	// a reserved kind is appended only when the record is unchanged.
+	sealed *Record
 }
 
 // Head names the last entry: its seq (the number of entries) and hash. The

@@ -39,24 +39,86 @@ const (
 	CodeBadBundle      Code = "bad_bundle"      // the bundle file is not a proof bundle of this format
 )
 
-// Sentinel errors.
+// The classes of codes and sentinels: what kind of failure each is, in the
+// same words in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid       = "invalid"       // the input is malformed
+	classNotFound      = "not_found"     // no such entry, object, negotiation or head
+	classConflict      = "conflict"      // refused in this state; a chain that contradicts itself
+	classTooLarge      = "too_large"     // over a size limit
+	classUnprocessable = "unprocessable" // a proof bundle that does not verify
+	classUnavailable   = "unavailable"   // the ledger is closed, read-only or needs recovery
+	classInternal      = "internal"      // the store failed
+)
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeBadKind:          classInvalid,
+	CodeBadBody:          classInvalid,
+	CodeReservedMember:   classInvalid,
+	CodeTooLarge:         classTooLarge,
+	CodeBadNegotiationID: classInvalid,
+	CodeBadTime:          classInvalid,
+	CodeBadObject:        classInvalid,
+	CodeBadCode:          classInvalid,
+	CodeUnknownHead:      classNotFound,
+	CodeRetained:         classConflict,
+
+	CodeMalformedEntry: classConflict,
+	CodeSeqMismatch:    classConflict,
+	CodeMissingEntry:   classConflict,
+	CodePrevMismatch:   classConflict,
+	CodeHashMismatch:   classConflict,
+	CodeHeadMismatch:   classConflict,
+	CodeObjectMissing:  classConflict,
+	CodeObjectMismatch: classConflict,
+	CodeUnreadable:     classConflict,
+	CodeBadEnvelope:    classUnprocessable,
+	CodeBadBundle:      classUnprocessable,
+}
+
+// Class returns the class of c: invalid for a malformed input, too_large
+// for one over a limit, not_found for an unknown head, conflict for a
+// retention refused and for an entry that fails verification (what rests
+// on it is refused until the ledger is restored; a retry changes nothing),
+// unprocessable for a proof bundle that does not verify; "" for a string
+// that is no code of this package.
+func (c Code) Class() string { return classes[c] }
+
+// Sentinel errors. They carry no code and match only themselves; each
+// knows its class.
 var (
-	// ErrNotFound reports that no entry, object or negotiation matches.
-	ErrNotFound = errors.New("ledger: not found")
-	// ErrClosed reports a call on a ledger that is closed or was never started.
-	ErrClosed = errors.New("ledger: closed")
-	// ErrStarted reports a second Start.
-	ErrStarted = errors.New("ledger: already started")
+	// ErrNotFound reports that no entry, object or negotiation matches
+	// (class not_found).
+	ErrNotFound error = &sentinel{"ledger: not found", classNotFound}
+	// ErrClosed reports a call on a ledger that is closed or was never
+	// started (class unavailable).
+	ErrClosed error = &sentinel{"ledger: closed", classUnavailable}
+	// ErrStarted reports a second Start (class conflict).
+	ErrStarted error = &sentinel{"ledger: already started", classConflict}
 	// ErrFailed reports that a write to the store failed; the ledger refuses
-	// further appends until it is reopened (and reverified).
-	ErrFailed = errors.New("ledger: store failed")
-	// ErrReadOnly reports an append to a ledger opened read-only.
-	ErrReadOnly = errors.New("ledger: read-only")
+	// further appends until it is reopened (and reverified) (class
+	// internal).
+	ErrFailed error = &sentinel{"ledger: store failed", classInternal}
+	// ErrReadOnly reports an append to a ledger opened read-only (class
+	// unavailable).
+	ErrReadOnly error = &sentinel{"ledger: read-only", classUnavailable}
 	// ErrNeedsRecovery reports a read-only open of a ledger that was not
 	// closed cleanly: its write-ahead log must be replayed (and its torn,
-	// never acknowledged tail cut) by one read-write open first.
-	ErrNeedsRecovery = errors.New("ledger: not closed cleanly; a read-write open recovers it")
+	// never acknowledged tail cut) by one read-write open first (class
+	// unavailable).
+	ErrNeedsRecovery error = &sentinel{"ledger: not closed cleanly; a read-write open recovers it", classUnavailable}
 )
+
+// sentinel is an error without a code that knows its class.
+type sentinel struct{ msg, class string }
+
+// Error returns the sentinel's message.
+func (e *sentinel) Error() string { return e.msg }
+
+// Class returns the sentinel's class.
+func (e *sentinel) Class() string { return e.class }
 
 // Sentinels for errors.Is on input refusals: errors.Is(err, ErrTooLarge)
 // matches any *Error with CodeTooLarge.
@@ -72,6 +134,12 @@ var (
 )
 
 // Error is an input refused with a stable code. Nothing was written.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) (or a sentinel such as ErrTooLarge) is true for every
+// *Error with code c, whatever the other fields of either: the one meaning
+// Is has for the coded errors of every package of Parley. VerifyError
+// does the same with a *VerifyError target.
 type Error struct {
 	// Code is the stable reason.
 	Code Code
@@ -98,15 +166,37 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Field == "" && t.Msg == "" && t.Err == nil
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
 
 func refuse(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// BatchError reports the record of an AppendAll batch that was refused:
+// nothing of the batch was written. It wraps the record's refusal (an
+// *Error), so errors.Is, errors.As and CodeOf see that refusal's code.
+type BatchError struct {
+	// Index is the refused record's position in the batch, from 0.
+	Index int
+	// Err is the record's refusal.
+	Err error
+}
+
+// Error returns "ledger: batch record <index>: <refusal>".
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("ledger: batch record %d: %v", e.Index, e.Err)
+}
+
+// Unwrap returns the record's refusal.
+func (e *BatchError) Unwrap() error { return e.Err }
 
 // VerifyError reports the first entry that fails verification: its
 // position in the chain (seq, counting from 1) and why.
@@ -124,12 +214,16 @@ func (e *VerifyError) Error() string {
 	return fmt.Sprintf("ledger: entry %d: %s: %s", e.Seq, e.Code, e.Msg)
 }
 
-// Is makes errors.Is(err, &VerifyError{Code: c}) match any VerifyError with
-// code c (and with seq s when s is not 0).
+// Is makes errors.Is(err, &VerifyError{Code: c}) match any *VerifyError
+// with code c, whatever its Seq and Msg (and the target's).
 func (e *VerifyError) Is(target error) bool {
 	t, ok := target.(*VerifyError)
-	return ok && t.Code == e.Code && (t.Seq == 0 || t.Seq == e.Seq) && t.Msg == ""
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class): conflict for an entry
+// of the chain, unprocessable for a bundle that does not verify.
+func (e *VerifyError) Class() string { return e.Code.Class() }
 
 func bad(seq uint64, code Code, format string, args ...any) *VerifyError {
 	return &VerifyError{Seq: seq, Code: code, Msg: fmt.Sprintf(format, args...)}

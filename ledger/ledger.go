@@ -49,6 +49,14 @@ type Ledger struct {
 	recorded atomic.Uint64
 }
 
+// emptyMemtable reports whether badger.Open failed on an empty memtable
+// file: z.NewFile ("Create a new file") while opening the memtables. Badger
+// does not wrap it with %w; match its text.
+func emptyMemtable(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "while opening memtables") && strings.HasSuffix(s, "Create a new file")
+}
+
 type lifecycle int
 
 const (
@@ -88,6 +96,14 @@ func (l *Ledger) Start(ctx context.Context) error {
 		}
 	}
 	db, err := badger.Open(l.badgerOptions())
+	if err != nil && !l.cfg.ReadOnly && emptyMemtable(err) {
+		// A kill between creating a memtable file and sizing it leaves
+		// an empty one, which holds nothing; Badger sizes it and then
+		// fails with z.NewFile (dgraph-io/badger#2207). The second open
+		// finds it sized and empty.
+		l.log.Warn("empty memtable file left by a crash; opening again", "dir", l.cfg.Dir, "err", err)
+		db, err = badger.Open(l.badgerOptions())
+	}
 	if err != nil {
 		// Badger does not wrap this one with %w; match its text.
 		if l.cfg.ReadOnly && strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error()) {

@@ -35,7 +35,8 @@ func (l *Ledger) Prune(ctx context.Context, negotiationID string) (int, error) {
 		op: opPrune, kind: KindRetentionPruned, negID: negotiationID,
 		size: l.cfg.txnLimit() / 2,
 	}
-	e, _, err := l.submit(ctx, req)
+	res := l.submit(ctx, req)
+	e, err := res.entry, res.err
 	if errors.Is(err, errNothingToPrune) {
 		return 0, nil
 	}

@@ -17,6 +17,7 @@ const (
 	opAppend opKind = iota // append an entry (and store its object)
 	opAnchor               // append an anchor entry after checking its head
 	opPrune                // delete a closed negotiation's objects, append the record
+	opBatch                // append the records of parts in one transaction, all or none (AppendAll)
 )
 
 // request is one prepared append handed to the writer goroutine.
@@ -28,15 +29,22 @@ type request struct {
 	at     time.Time
 	object []byte
 	cid    cid.Cid
-	state  string // body.state of a thread.state entry
-	anchor Head   // opAnchor: the head the anchor names
-	size   int64  // estimated transaction bytes
+	state  string     // body.state of a thread.state entry
+	anchor Head       // opAnchor: the head the anchor names
+	parts  []*request // opBatch: the prepared records, in order
+	size   int64      // estimated transaction bytes
 	done   chan result
 }
+
+// appends returns how many entries r may append: what it counts for
+// against MaxBatch.
+func (r *request) appends() int { return max(1, len(r.parts)) }
 
 type result struct {
 	entry   Entry
 	existed bool
+	entries []Entry // opBatch: one per part
+	wrote   int     // entries written
 	err     error
 }
 
@@ -46,57 +54,64 @@ type result struct {
 func keyCost(k, v int) int64 { return max(int64(k+v+12), 128) }
 
 // submit hands r to the writer and waits for its result.
-func (l *Ledger) submit(ctx context.Context, r *request) (Entry, bool, error) {
+func (l *Ledger) submit(ctx context.Context, r *request) result {
 	r.done = make(chan result, 1)
 	l.mu.RLock()
 	if l.state != stateOpen {
 		l.mu.RUnlock()
-		return Entry{}, false, ErrClosed
+		return result{err: ErrClosed}
 	}
 	if l.cfg.ReadOnly {
 		l.mu.RUnlock()
-		return Entry{}, false, ErrReadOnly
+		return result{err: ErrReadOnly}
 	}
 	select {
 	case l.reqs <- r:
 	case <-ctx.Done():
 		l.mu.RUnlock()
-		return Entry{}, false, ctx.Err()
+		return result{err: ctx.Err()}
 	}
 	l.mu.RUnlock()
 	select {
 	case res := <-r.done:
-		return res.entry, res.existed, res.err
+		return res
 	case <-ctx.Done():
 		// The append may still commit; an object append is idempotent.
-		return Entry{}, false, ctx.Err()
+		return result{err: ctx.Err()}
 	}
 }
 
+// batchLimit is the most transaction bytes one group commit gathers,
+// leaving room for the head, which every transaction writes once.
+func (l *Ledger) batchLimit() int64 {
+	return min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40))
+}
+
 // writer gathers the requests waiting in l.reqs into one transaction, syncs
-// it, and only then answers each caller (group commit).
+// it, and only then answers each caller (group commit). A request is never
+// split: an AppendAll batch goes into one transaction whole.
 func (l *Ledger) writer() {
 	batch := make([]*request, 0, l.cfg.MaxBatch)
-	// Leave room for the head, which every transaction writes once.
-	limit := min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40))
+	limit := l.batchLimit()
 	for r := range l.reqs {
 		batch = append(batch[:0], r)
-		size := r.size
+		size, count := r.size, r.appends()
 	gather:
-		for len(batch) < l.cfg.MaxBatch && size < limit {
+		for count < l.cfg.MaxBatch && size < limit {
 			select {
 			case r2, ok := <-l.reqs:
 				if !ok {
 					break gather
 				}
-				if size+r2.size > limit {
+				if size+r2.size > limit || count+r2.appends() > l.cfg.MaxBatch {
 					l.commit(batch)
 					batch = append(batch[:0], r2)
-					size = r2.size
+					size, count = r2.size, r2.appends()
 					continue
 				}
 				batch = append(batch, r2)
 				size += r2.size
+				count += r2.appends()
 			default:
 				break gather
 			}
@@ -124,51 +139,111 @@ func (l *Ledger) commit(batch []*request) {
 		}
 		return
 	}
-	st := &txnState{
+	refused := make([]error, len(batch))
+	for {
+		st, results, wrote, again, err := l.build(batch, start, refused)
+		if err != nil {
+			st.txn.Discard()
+			l.fail(batch, err)
+			return
+		}
+		if again {
+			st.txn.Discard()
+			continue
+		}
+		if wrote > 0 {
+			if err := st.txn.Set(keyHead, headValue(st.head)); err != nil {
+				st.txn.Discard()
+				l.fail(batch, fmt.Errorf("ledger: write head: %w", err))
+				return
+			}
+			if err := st.txn.Commit(); err != nil { // synced: SyncWrites is on
+				st.txn.Discard()
+				l.fail(batch, fmt.Errorf("ledger: commit: %w", err))
+				return
+			}
+			l.headMu.Lock()
+			l.head = st.head
+			l.headMu.Unlock()
+			l.batches.Add(1)
+			l.written.Add(uint64(wrote))
+			l.notifyAnchor()
+			l.notifyRecord()
+		}
+		st.txn.Discard()
+		for i, r := range batch {
+			r.done <- results[i]
+		}
+		return
+	}
+}
+
+// build applies the requests of batch, except those refused before, to a
+// new transaction on start. A request refused with an *Error sets nothing
+// and gets its refusal. When an AppendAll batch is refused after some of
+// its records were set, build records the refusal in refused and reports
+// again: the transaction must be discarded and built once more without it,
+// so that nothing of a refused batch is written. Any other error is a
+// failed write.
+func (l *Ledger) build(batch []*request, start Head, refused []error) (st *txnState, results []result, wrote int, again bool, err error) {
+	st = &txnState{
 		txn:     l.db.NewTransaction(true),
 		head:    start,
 		objects: make(map[string]Entry),
 		hashes:  make(map[uint64]negotiation.Hash),
 	}
-	defer st.txn.Discard()
-	results := make([]result, len(batch))
-	wrote := 0
+	results = make([]result, len(batch))
 	for i, r := range batch {
+		if refused[i] != nil {
+			results[i] = result{err: refused[i]}
+			continue
+		}
+		res, err := l.applyRequest(st, r)
+		if err != nil {
+			var inputErr *Error
+			if !errors.As(err, &inputErr) {
+				return st, nil, 0, false, fmt.Errorf("ledger: write: %w", err)
+			}
+			refused[i] = err
+			if res.wrote > 0 {
+				return st, nil, 0, true, nil
+			}
+			results[i] = result{err: err}
+			continue
+		}
+		wrote += res.wrote
+		results[i] = res
+	}
+	return st, results, wrote, false, nil
+}
+
+// applyRequest writes one request, or every record of an AppendAll batch
+// in order, into the transaction. On an *Error, res.wrote says how many
+// entries of the request were set before the refusal.
+func (l *Ledger) applyRequest(st *txnState, r *request) (result, error) {
+	if r.op != opBatch {
 		res, err := l.apply(st, r)
+		if err == nil && !res.existed {
+			res.wrote = 1
+		}
+		return res, err
+	}
+	res := result{entries: make([]Entry, len(r.parts))}
+	for k, p := range r.parts {
+		pr, err := l.apply(st, p)
 		if err != nil {
 			var inputErr *Error
 			if errors.As(err, &inputErr) {
-				results[i] = result{err: err} // refused before anything was set
-				continue
+				err = &BatchError{Index: k, Err: err}
 			}
-			l.fail(batch, fmt.Errorf("ledger: write: %w", err))
-			return
+			return result{wrote: res.wrote}, err
 		}
-		if !res.existed {
-			wrote++
+		if !pr.existed {
+			res.wrote++
 		}
-		results[i] = res
+		res.entries[k] = pr.entry
 	}
-	if wrote > 0 {
-		if err := st.txn.Set(keyHead, headValue(st.head)); err != nil {
-			l.fail(batch, fmt.Errorf("ledger: write head: %w", err))
-			return
-		}
-		if err := st.txn.Commit(); err != nil { // synced: SyncWrites is on
-			l.fail(batch, fmt.Errorf("ledger: commit: %w", err))
-			return
-		}
-		l.headMu.Lock()
-		l.head = st.head
-		l.headMu.Unlock()
-		l.batches.Add(1)
-		l.written.Add(uint64(wrote))
-		l.notifyAnchor()
-		l.notifyRecord()
-	}
-	for i, r := range batch {
-		r.done <- results[i]
-	}
+	return res, nil
 }
 
 // fail answers the whole batch with err and stops further appends: after a

@@ -80,6 +80,83 @@ const (
 	CodeRuleInvalid        Code = "rule_invalid"        // a clause's CEL rule does not compile to a bool
 )
 
+// The classes of codes: what kind of refusal a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors"), so that a caller
+// such as the node's API asks an error for its class (Class) and answers
+// each class one way, whatever package the code comes from.
+const (
+	classInvalid   = "invalid"   // the input is malformed or out of range
+	classForbidden = "forbidden" // the sender's role may not do this
+	classConflict  = "conflict"  // the thread's state or history does not allow it
+	classTooLarge  = "too_large" // over a size limit
+)
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeSchemaInvalid:        classInvalid,
+	CodeUnknownField:         classInvalid,
+	CodeDuplicateKey:         classInvalid,
+	CodeTooLarge:             classTooLarge,
+	CodeMalformedJSON:        classInvalid,
+	CodeBadSchemaVersion:     classInvalid,
+	CodeUnknownType:          classInvalid,
+	CodeBadAddress:           classInvalid,
+	CodeBadHex:               classInvalid,
+	CodeBadUUID:              classInvalid,
+	CodeBadTimestamp:         classInvalid,
+	CodeBadInteger:           classInvalid,
+	CodeBadCID:               classInvalid,
+	CodeBadFileName:          classInvalid,
+	CodeBadSignature:         classInvalid,
+	CodeBadEVMSignature:      classInvalid,
+	CodeNotAddressed:         classInvalid,
+	CodeSequenceGap:          classConflict,
+	CodePreviousHashMismatch: classConflict,
+	CodeEquivocation:         classConflict,
+	CodeClockSkew:            classConflict,
+	CodeTimestampRegression:  classConflict,
+	CodeKeyMismatch:          classConflict,
+	CodeWrongNegotiation:     classConflict,
+	CodeMissingReference:     classConflict,
+	CodeDuplicate:            classConflict,
+
+	CodeRoleForbidden:           classForbidden,
+	CodeStateForbidden:          classConflict,
+	CodeOfferExpired:            classConflict,
+	CodeTermsChanged:            classConflict,
+	CodeRevisionLimit:           classConflict,
+	CodeAcceptAttemptsExhausted: classConflict,
+	CodeDigestMismatch:          classConflict,
+	CodeSignerMismatch:          classConflict,
+	CodeBoundByAcceptance:       classConflict,
+	CodeTaskMismatch:            classConflict,
+	CodeBadReference:            classConflict,
+	CodeMilestoneInvalid:        classInvalid,
+
+	CodeAgreeWithCounter:  classInvalid,
+	CodeAgreeWithConflict: classInvalid,
+	CodeDependsOnDisputed: classConflict,
+	CodeClaimRestated:     classInvalid,
+
+	CodeClaimUntagged:      classInvalid,
+	CodeReviewMissing:      classInvalid,
+	CodeReviewMismatch:     classInvalid,
+	CodeEscalationRequired: classConflict,
+	CodePaused:             classConflict,
+	CodeAnswerUnconfirmed:  classConflict,
+	CodeCardMismatch:       classConflict,
+	CodeRuleInvalid:        classInvalid,
+}
+
+// Class returns the class of c: invalid for input that does not decode or
+// verify and for an agent's malformed PXP input, forbidden for a sender
+// whose role may not send it, conflict for what the thread's state or
+// history refuses (including the retryable sequence_gap, clock_skew and
+// missing_reference, and duplicate), too_large for input over a limit;
+// "" for a string that is no code of this package.
+func (c Code) Class() string { return classes[c] }
+
 // Retryable reports whether input refused with c may succeed later unchanged.
 func (c Code) Retryable() bool {
 	switch c {
@@ -105,6 +182,11 @@ func (c Code) Authentic() bool {
 
 // Error is a rejection with a stable code. Field names the offending member
 // (a JSON pointer or a name) where one is known.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) is true for every *Error with code c, whatever the other
+// fields of either: the one meaning Is has for the coded errors of every
+// package of Parley.
 type Error struct {
 	Code  Code
 	Field string
@@ -127,11 +209,15 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its Field, Msg and Err (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Field == "" && t.Msg == ""
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
 
 func reject(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}

@@ -70,6 +70,9 @@ func (e *EscalationError) Error() string {
 // Unwrap returns the *Error with the same code, so CodeOf and errors.Is work.
 func (e *EscalationError) Unwrap() error { return &Error{Code: e.Code, Msg: e.Question} }
 
+// Class returns the class of its code (conflict: the principal decides first).
+func (e *EscalationError) Class() string { return e.Code.Class() }
+
 // ClaimRecord is a mandate's account of one claim, ours or the other side's.
 type ClaimRecord struct {
 	Claim

@@ -14,7 +14,6 @@ import (
 	"github.com/multiformats/go-multihash"
 
 	"github.com/parleynet/parley/chain"
-	"github.com/parleynet/parley/contracts/bindings"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
 )
@@ -221,9 +220,9 @@ func (n *Node) amend(ctx context.Context, nid string, spec AmendSpec, adopt bool
 // amendedFact returns the chain fact of a TaskAmended event of thread nid:
 // the milestones (with their descriptions) and the deadline of the
 // co-signed MilestoneDefinition whose termsHash and nonce the event names
-// (the event carries the nonce after the amendment). It returns nil when
-// the thread holds no such envelope.
-func (n *Node) amendedFact(nid string, v *bindings.TaskRegistryTaskAmended) negotiation.Fact {
+// (v, from chain.FactOf: the event carries the nonce after the
+// amendment). It returns nil when the thread holds no such envelope.
+func (n *Node) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
 	if nid == "" || v.Nonce == 0 {
 		return nil
 	}
@@ -485,16 +484,24 @@ func (n *Node) replacementArrived(d p2p.Delivery, p *negotiation.ReplacementCont
 	return negotiation.CodeMissingReference
 }
 
+// replacement is what a WorkerReplaced event says: the old and the new
+// worker and the hand-over package's hash.
+type replacement struct {
+	OldWorker, NewWorker common.Address
+	HandoffHash          [32]byte
+}
+
 // replacedBy returns the chain's last WorkerReplaced event of a task, or
 // nil.
-func (n *Node) replacedBy(ctx context.Context, taskID [32]byte) (*bindings.TaskRegistryWorkerReplaced, *chain.Event, error) {
+func (n *Node) replacedBy(ctx context.Context, taskID [32]byte) (*replacement, *chain.Event, error) {
 	evs, err := n.client.TaskEvents(ctx, taskID)
 	if err != nil {
 		return nil, nil, chainErr("task events", err)
 	}
 	for i := len(evs) - 1; i >= 0; i-- {
-		if v, ok := evs[i].Value.(*bindings.TaskRegistryWorkerReplaced); ok {
-			return v, &evs[i], nil
+		f, ref, _ := chain.FactOf(evs[i])
+		if w, ok := f.(negotiation.WorkerReplaced); ok {
+			return &replacement{OldWorker: common.Address(ref.OldWorker), NewWorker: common.Address(w.NewWorker), HandoffHash: ref.Handoff}, &evs[i], nil
 		}
 	}
 	return nil, nil, nil

@@ -29,12 +29,17 @@
 //     that rests on a damaged ledger entry is refused with
 //     CodeLedgerDamaged.
 //  4. Received envelopes and chain events are recorded before they take
-//     effect; every thread is always what the ledger replays to.
+//     effect. The records of one step (an envelope sent or received or a
+//     chain event, with the thread's opening, card, identity link and
+//     state it causes) are written by one ledger.AppendAll, all or none,
+//     in a defined order, and what the node keeps in memory about them
+//     changes only once it is written; every thread is always what the
+//     ledger replays to.
 //
 // node imports p2p, ledger, chain, approval, negotiation, identity,
-// storeguard and strictjson (and contracts/bindings, for the chain's
-// events, until chain maps them to facts), and node/engine and node/gate
-// once they exist; never cmd or a package above it. The packages above it
+// storeguard and strictjson, and node/engine and node/gate once they
+// exist; never contracts/bindings (contract events reach it as facts,
+// chain.FactOf), cmd or a package above it. The packages above it
 // (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are
 // imported only by cmd (node/demo and node/soak use node/api's client), and
 // node/nodetest only by tests.

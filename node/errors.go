@@ -4,13 +4,18 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/parleynet/parley/approval"
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 )
 
 // Code is a stable, machine-readable reason a node refused an act or a
 // configuration. It shares its vocabulary with negotiation.Code (a refusal
-// by the state machine carries the state machine's code) and adds the
-// node's own. The HTTP API and the CLI map codes, never messages.
+// by the state machine carries the state machine's code) and with
+// approval.Code (a refusal of the approval protocol carries its code), and
+// adds the node's own. Every code knows its class (Class); the HTTP API
+// answers a class with its status, and the CLI matches codes, never
+// messages.
 type Code string
 
 // The node's own codes.
@@ -38,9 +43,72 @@ const (
 	CodeRateLimited        Code = "rate_limited"         // over a rate: try again after RetryAfter(err)
 )
 
+// The classes of codes: what kind of refusal a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid       = "invalid"       // an argument is missing or out of range
+	classForbidden     = "forbidden"     // this node's role, the gate or the principal's pages say no
+	classNotFound      = "not_found"     // no such negotiation or announcement
+	classConflict      = "conflict"      // the thread's or the node's state does not allow it
+	classUnprocessable = "unprocessable" // a proof bundle or hand-over package that does not verify
+	classRateLimited   = "rate_limited"  // over a rate: try again after RetryAfter(err)
+	classInternal      = "internal"      // the node's own configuration or stores
+	classUpstream      = "upstream"      // the chain refused or failed a transaction
+	classUnavailable   = "unavailable"   // the node is not running, or has no chain
+)
+
+// classes holds the class of every code the node declares; a code missing
+// here has no class, which a test of the node's API catches. Codes of
+// negotiation's and approval's vocabulary take those packages' classes.
+var classes = map[Code]string{
+	CodeBadConfig:          classInternal,
+	CodeNotStarted:         classUnavailable,
+	CodeStarted:            classConflict,
+	CodeUnknownNegotiation: classNotFound,
+	CodeUnknownTask:        classNotFound,
+	CodeNotParty:           classForbidden,
+	CodeStateForbidden:     classConflict,
+	CodeBadArgument:        classInvalid,
+	CodeNoChain:            classUnavailable,
+	CodeChainFailed:        classUpstream,
+	CodeApprovalDenied:     classForbidden,
+	CodeApprovalExpired:    classConflict,
+	CodeAlreadyConsumed:    classConflict,
+	CodeApprovalPending:    classConflict,
+	CodeDeliveryMissing:    classConflict,
+	CodeProofMismatch:      classConflict,
+	CodeNothingOwed:        classConflict,
+	CodeStoreFailed:        classInternal,
+	CodeBadBundle:          classUnprocessable,
+	CodeMissingLink:        classUnprocessable,
+	CodeRateLimited:        classRateLimited,
+	CodeViaWebRefused:      classForbidden,
+	CodeLedgerDamaged:      classConflict,
+	CodeStoreRefused:       classInternal,
+	CodeNoCard:             classConflict,
+}
+
+// Class returns the class of c: the node's own codes by their table, a
+// code of negotiation's or approval's vocabulary by that package's
+// Code.Class; "" for a string that is none of these.
+func (c Code) Class() string {
+	if k, ok := classes[c]; ok {
+		return k
+	}
+	if k := negotiation.Code(c).Class(); k != "" {
+		return k
+	}
+	return approval.Code(c).Class()
+}
+
 // Error is an act or a configuration the node refused, with a stable code.
 // Nothing was signed, stored or sent when an act is refused before its
 // approval was consumed; the message says otherwise when it was.
+//
+// Class returns the class of the code it carries, and errors.Is(err,
+// &Error{Code: c}) (or a sentinel such as ErrNotParty) is true for every
+// *Error with code c, whatever the other fields of either: the one meaning
+// Is has for the coded errors of every package of Parley.
 type Error struct {
 	// Code is the stable reason.
 	Code Code
@@ -65,10 +133,26 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+// Is makes errors.Is(err, &Error{Code: c}) (a sentinel ErrX) match any
+// *Error with code c, whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
+}
+
+// Class returns the class of the code e carries: Code.Class, or, for a
+// code of another package's vocabulary the node passes on (a transport
+// failure), the class of the wrapped error that knows one; "" when neither
+// knows it.
+func (e *Error) Class() string {
+	if k := e.Code.Class(); k != "" {
+		return k
+	}
+	var c interface{ Class() string }
+	if e.Err != nil && errors.As(e.Err, &c) {
+		return c.Class()
+	}
+	return ""
 }
 
 // Sentinels for errors.Is: each matches every *Error with its code.
@@ -108,16 +192,24 @@ func failWrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-// CodeOf returns the code of err: the node's own, or the state machine's
-// when the state machine refused an envelope the node built; "" when err
-// carries none.
+// CodeOf returns the code of err: the node's own; the state machine's when
+// the state machine refused an envelope the node built; the approval
+// protocol's for its refusal; CodeLedgerDamaged for a read of a damaged
+// ledger entry or object (a *ledger.VerifyError); "" when err carries none.
 func CodeOf(err error) Code {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e.Code != "" {
 		return e.Code
 	}
 	if c := negotiation.CodeOf(err); c != "" {
 		return Code(c)
+	}
+	if c := approval.CodeOf(err); c != "" {
+		return Code(c)
+	}
+	var ve *ledger.VerifyError
+	if errors.As(err, &ve) {
+		return CodeLedgerDamaged
 	}
 	return ""
 }

@@ -3,27 +3,26 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/parleynet/parley/chain"
-	"github.com/parleynet/parley/contracts/bindings"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 )
 
 // onChainEvents is the chain watcher's handler: it turns the events of
-// Parley's contracts into chain facts for the threads they concern. It is
-// idempotent: an event recorded before (same transaction and log index)
-// is skipped, and a fact a thread already holds is a duplicate.
+// Parley's contracts into chain facts (chain.FactOf) for the threads they
+// concern. It is idempotent: an event recorded before (same transaction
+// and log index) is skipped, and a fact a thread already holds is a
+// duplicate.
 func (n *Node) onChainEvents(ctx context.Context, events []chain.Event) error {
 	for _, ev := range events {
-		nid, f := n.factOf(ev)
-		if f == nil || nid == "" {
+		f, ref, ok := chain.FactOf(ev)
+		if !ok {
 			continue
 		}
-		if _, err := n.applyFact(ctx, nid, f, ev.Log); err != nil {
+		if err := n.onChainFact(ctx, f, ref, ev.Log); err != nil {
 			return err
 		}
 	}
@@ -31,6 +30,17 @@ func (n *Node) onChainEvents(ctx context.Context, events []chain.Event) error {
 		n.cursor.delivered()
 	}
 	return nil
+}
+
+// onChainFact applies the chain fact of one contract event, reported in
+// log l, to the thread of this node it concerns, if any.
+func (n *Node) onChainFact(ctx context.Context, f negotiation.Fact, ref chain.FactRef, l types.Log) error {
+	nid, f := n.factOf(f, ref)
+	if f == nil || nid == "" {
+		return nil
+	}
+	_, err := n.applyFact(ctx, nid, f, l)
+	return err
 }
 
 // applyReceipt applies the facts of one of this node's own transactions
@@ -43,52 +53,24 @@ func (n *Node) applyReceipt(ctx context.Context, r *types.Receipt) error {
 	return n.onChainEvents(ctx, chain.DecodeEvents(n.client.Contracts(), r.Logs))
 }
 
-// factOf maps a contract event to the negotiation it concerns and the
-// chain fact it reports (nil for events that move no thread).
-func (n *Node) factOf(ev chain.Event) (string, negotiation.Fact) {
-	u := func(b [32]byte) negotiation.Uint256 { return negotiation.NewUint256(new(big.Int).SetBytes(b[:])) }
-	task := func(id *big.Int) [32]byte {
-		var b [32]byte
-		if id != nil && id.Sign() >= 0 && id.BitLen() <= 256 {
-			id.FillBytes(b[:])
-		}
-		return b
-	}
-	switch v := ev.Value.(type) {
-	case *bindings.TaskRegistryTaskCreated:
-		nid := negotiation.NewNegotiationID(v.NegotiationId)
-		if n.lookup(nid) == nil {
+// factOf returns the negotiation a chain fact concerns (the one a
+// TaskCreated names, if this node holds it; else the thread of the task)
+// and the fact as the thread takes it: an amendment's milestones come
+// from the thread's co-signed MilestoneDefinition (nil without one).
+func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiation.Fact) {
+	if ref.NegotiationID != "" {
+		if n.lookup(ref.NegotiationID) == nil {
 			return "", nil
 		}
-		return nid, negotiation.TaskFunded{TaskID: u(v.TaskId)}
-	case *bindings.TaskRegistryProofSubmitted:
-		return n.byTaskID(v.TaskId), negotiation.ProofSubmitted{Milestone: int(v.Milestone.Int64()), ProofCID: negotiation.CID(v.ProofCid)}
-	case *bindings.TaskRegistryMilestoneReleased:
-		return n.byTaskID(v.TaskId), negotiation.MilestoneReleased{Milestone: int(v.Milestone.Int64())}
-	case *bindings.TaskRegistryDisputeOpened:
-		return n.byTaskID(v.TaskId), negotiation.DisputeOpened{DisputeID: u(v.TaskId), By: negotiation.Address(v.Opener)}
-	case *bindings.ArbitrationModuleArbitratorAssigned:
-		id := task(v.DisputeId)
-		return n.byTaskID(id), negotiation.ArbitratorAssigned{DisputeID: u(id), Arbitrator: negotiation.Address(v.Arbitrator)}
-	case *bindings.ArbitrationModuleRuling:
-		if v.Ruling == nil || !v.Ruling.IsUint64() {
+		return ref.NegotiationID, f
+	}
+	nid := n.byTaskID(ref.TaskID)
+	if _, ok := f.(negotiation.MilestonesAmended); ok {
+		if f = n.amendedFact(nid, ref); f == nil {
 			return "", nil
 		}
-		id := task(v.DisputeID)
-		return n.byTaskID(id), negotiation.Ruled{DisputeID: u(id), Ruling: v.Ruling.Uint64()}
-	case *bindings.TaskRegistryEscrowRefunded:
-		if v.Cancelled {
-			return n.byTaskID(v.TaskId), negotiation.TaskCancelled{}
-		}
-	case *bindings.TaskRegistryWorkerReplaced:
-		return n.byTaskID(v.TaskId), negotiation.WorkerReplaced{NewWorker: negotiation.Address(v.NewWorker)}
-	case *bindings.TaskRegistryTaskAmended:
-		nid := n.byTaskID(v.TaskId)
-		if f := n.amendedFact(nid, v); f != nil {
-			return nid, f
-		}
 	}
-	return "", nil
+	return nid, f
 }
 
 // applyFact applies a chain fact to thread nid and records it as a
@@ -165,18 +147,14 @@ func (n *Node) applyFactLocked(ctx context.Context, t *thread, f negotiation.Fac
 	if err != nil {
 		return out, err
 	}
-	err = together(
-		func() error {
-			_, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now})
-			return err
-		},
-		func() error { return n.recordState(ctx, t) },
-	)
-	if err != nil {
+	var rec batch
+	rec.put(ledger.Record{Kind: ledger.KindChainEvent, NegotiationID: t.id, Body: body, At: now}, nil)
+	n.putState(&rec, t)
+	if err := n.write(ctx, &rec, "chain event"); err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
 		}
-		return out, failWrap(CodeStoreFailed, err, "chain event")
+		return out, err
 	}
 	if p, ok := f.(negotiation.ProofSubmitted); ok {
 		t.proofs[p.Milestone] = p.ProofCID

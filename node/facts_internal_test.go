@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/parleynet/parley/chain"
-	"github.com/parleynet/parley/contracts/bindings"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -96,12 +95,11 @@ func TestFactBeforeItsStateIsKeptPending(t *testing.T) {
 	s, d, _ := th.Settlement(th.Current())
 	digest, _ := s.Digest(d)
 
-	// The chain reports the funding before the poster's acceptance arrived.
-	nb, _ := negotiation.ParseNegotiationID(nid)
-	ev := chain.Event{Contract: "TaskRegistry", Name: "TaskCreated",
-		Value: &bindings.TaskRegistryTaskCreated{TaskId: digest, NegotiationId: nb},
-		Log:   types.Log{TxHash: common.Hash{9}, Index: 3, BlockNumber: 12}}
-	if err := n.onChainEvents(t.Context(), []chain.Event{ev}); err != nil {
+	// The chain reports the funding before the poster's acceptance arrived
+	// (the fact chain.FactOf makes of its TaskCreated event).
+	funded, ref := negotiation.TaskFunded{TaskID: negotiation.NewUint256(new(big.Int).SetBytes(digest[:]))}, chain.FactRef{TaskID: digest, NegotiationID: nid}
+	log := types.Log{TxHash: common.Hash{9}, Index: 3, BlockNumber: 12}
+	if err := n.onChainFact(t.Context(), funded, ref, log); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := n.Thread(nid); v.State != negotiation.StateProposed || v.Pending != 1 {
@@ -128,7 +126,7 @@ func TestFactBeforeItsStateIsKeptPending(t *testing.T) {
 	}
 	// The watcher delivers the same event again: recognised, not recorded.
 	head := n.Ledger().Head()
-	if err := n.onChainEvents(t.Context(), []chain.Event{ev}); err != nil || n.Ledger().Head() != head {
+	if err := n.onChainFact(t.Context(), funded, ref, log); err != nil || n.Ledger().Head() != head {
 		t.Fatalf("a repeated event was recorded (%v)", err)
 	}
 	if err := n.Close(); err != nil {

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
@@ -80,17 +81,9 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 			code = string(out.Code)
 		}
 		n.openPXP(t)
-		err := together(
-			func() error { return n.recordOpened(ctx, t) },
-			func() error { return n.recordLink(ctx, t, d.Sender) },
-			func() error {
-				_, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, env, negotiation.Code(code), now)
-				return err
-			},
-			func() error { return n.recordState(ctx, t) },
-			func() error { return n.cardRecord(ctx, t) },
-		)
-		if err != nil {
+		var b batch
+		n.putReceived(&b, t, d, negotiation.Code(code), now)
+		if err := n.write(ctx, &b, string(env.Type)); err != nil {
 			n.log.Error("received envelope not recorded", "negotiation", t.id, "cid", env.CID(), "err", err)
 			if !t.opened {
 				drop()
@@ -125,6 +118,19 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		return n.reject(ctx, env, out.Code)
 	}
+}
+
+// putReceived adds the records of receiving the authentic envelope of d,
+// whose effect on t was code, to b (t.mu held), in this order: the
+// announcement t answers and thread.opened when t is new, the card.sealed
+// of its card, the sender's identity.link the first time, the
+// envelope.received and the thread.state it caused.
+func (n *Node) putReceived(b *batch, t *thread, d p2p.Delivery, code negotiation.Code, now time.Time) {
+	n.putOpened(b, t)
+	n.putCard(b, t)
+	n.putLink(b, t, d.Sender)
+	b.putEnvelope(ledger.KindEnvelopeReceived, d.Envelope, code, now, nil)
+	n.putState(b, t)
 }
 
 // threadFor returns the thread d belongs to. For a negotiation the node

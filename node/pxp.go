@@ -227,26 +227,29 @@ func (f PXPFields) apply(p negotiation.Payload) {
 	}
 }
 
-// storePrivate stores v as a pxp.object and returns its CID.
-func (n *Node) storePrivate(ctx context.Context, what string, raw []byte) (string, error) {
+// privateRecord returns the pxp.object record that stores raw (in JCS
+// form) in this node's ledger only, and the CID that names it, so that a
+// record of the same batch can refer to it.
+func (n *Node) privateRecord(what string, raw []byte) (ledger.Record, string, error) {
 	canon, err := negotiation.Canonicalize(raw)
 	if err != nil {
-		return "", err
+		return ledger.Record{}, "", err
+	}
+	c, err := ledger.ObjectCID(canon, ledger.CodecJSON)
+	if err != nil {
+		return ledger.Record{}, "", err
 	}
 	body, _ := json.Marshal(map[string]string{"what": what})
-	e, _, err := n.led.Append(ctx, ledger.Record{Kind: KindPXPObject, Body: body, Object: canon, At: n.now()})
-	if err != nil {
-		return "", failWrap(CodeStoreFailed, err, "pxp.object")
-	}
-	return e.CID.String(), nil
+	return ledger.Record{Kind: KindPXPObject, Body: body, Object: canon, At: n.now()}, c.String(), nil
 }
 
-func (n *Node) storePrivateValue(ctx context.Context, what string, v any) (string, error) {
+// privateValueRecord is privateRecord of v's JSON.
+func (n *Node) privateValueRecord(what string, v any) (ledger.Record, string, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return "", err
+		return ledger.Record{}, "", err
 	}
-	return n.storePrivate(ctx, what, raw)
+	return n.privateRecord(what, raw)
 }
 
 // readPrivate decodes the pxp.object with CID s into v.
@@ -364,11 +367,18 @@ func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation
 	if err := n.confirmCard(ctx, "", c, via); err != nil {
 		return CardInfo{}, err
 	}
-	id, err := n.storeCard(ctx, c)
+	obj, id, err := n.cardRecord(c)
 	if err != nil {
 		return CardInfo{}, err
 	}
-	if err := n.appendCardSealed(ctx, "", c, id, scopeDefault, via); err != nil {
+	sealed, err := n.cardSealedRecord("", c, id, scopeDefault, via)
+	if err != nil {
+		return CardInfo{}, err
+	}
+	var b batch
+	b.put(obj, nil)
+	b.put(sealed, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return CardInfo{}, err
 	}
 	n.px.mu.Lock()
@@ -407,19 +417,19 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 	return cardInfo(t.pxp.m.Card(), nid), nil
 }
 
-func (n *Node) storeCard(ctx context.Context, c *negotiation.IntentCard) (string, error) {
-	return n.storePrivate(ctx, "card", c.Bytes())
+// cardRecord returns the pxp.object record of card c and its CID.
+func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
+	return n.privateRecord("card", c.Bytes())
 }
 
-func (n *Node) appendCardSealed(ctx context.Context, nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) error {
+// cardSealedRecord returns the card.sealed record of card c, stored as
+// id, for negotiation nid ("" for the default card).
+func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
 	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
 	if err != nil {
-		return err
+		return ledger.Record{}, err
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
-		return failWrap(CodeStoreFailed, err, "card.sealed")
-	}
-	return nil
+	return ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}, nil
 }
 
 // SealCard seals card for negotiation nid only (overriding the default
@@ -459,16 +469,19 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if err := n.canReseal(t); err != nil {
 		return negotiation.Hash{}, err
 	}
-	id, err := n.storeCard(ctx, c)
+	obj, id, err := n.cardRecord(c)
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
-	if !t.opened {
-		if err := n.recordOpened(ctx, t); err != nil {
-			return negotiation.Hash{}, err
-		}
+	r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+	if err != nil {
+		return negotiation.Hash{}, err
 	}
-	if err := n.appendCardSealed(ctx, nid, c, id, scopeNegotiation, via); err != nil {
+	var b batch
+	b.put(obj, nil)
+	n.putOpened(&b, t)
+	b.put(r, nil)
+	if err := n.write(ctx, &b, "card.sealed"); err != nil {
 		return negotiation.Hash{}, err
 	}
 	if err := n.rebuildPXP(ctx, t); err != nil {
@@ -504,7 +517,7 @@ func (n *Node) canReseal(t *thread) error {
 // a negotiation answering this node's announcement, the card the
 // announcement carried; a negotiation opened without a card runs without
 // one. It does no I/O; the card.sealed record is written with the
-// thread's first record (cardRecord).
+// thread's first record (putCard).
 func (n *Node) openPXP(t *thread) {
 	if t.pxp != nil {
 		return
@@ -556,24 +569,27 @@ func (n *Node) mandateFor(t *thread, card *negotiation.IntentCard) (*negotiation
 	return m, nil
 }
 
-// cardRecord writes the card.sealed entry of t's card in force when t
-// opened, once (t.mu held; a no-op otherwise). It runs with the thread's
-// first records.
-func (n *Node) cardRecord(ctx context.Context, t *thread) error {
+// putCard adds the card.sealed record of t's card in force when t opened
+// to b, once (t.mu held; nothing otherwise). It goes with the thread's
+// first records; once b is written the card counts as sealed.
+func (n *Node) putCard(b *batch, t *thread) {
 	if t.pxp == nil || t.pxp.m == nil || t.pxp.sealed {
-		return nil
+		return
 	}
 	scope := scopeOpened
 	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
 		scope = scopeAnnouncement
 	}
-	c := t.pxp.m.Card()
-	if err := n.appendCardSealed(ctx, t.id, c, t.pxp.cardID, scope, ""); err != nil {
-		return err
+	px := t.pxp
+	r, err := n.cardSealedRecord(t.id, px.m.Card(), px.cardID, scope, "")
+	if err != nil {
+		b.fail(err)
+		return
 	}
-	t.pxp.sealed = true
-	t.pxp.events++
-	return nil
+	b.put(r, func() {
+		px.sealed = true
+		px.events++
+	})
 }
 
 // rebuildPXP replaces t's PXP state with one replayed from the ledger
@@ -931,7 +947,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		triggers = append(triggers, triggerName(tr))
 	}
 	err := func() error {
-		id, err := n.storePrivateValue(ctx, "escalation", priv)
+		obj, id, err := n.privateValueRecord("escalation", priv)
 		if err != nil {
 			return err
 		}
@@ -939,10 +955,10 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		if err != nil {
 			return err
 		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.id, Body: body, At: at}); err != nil {
-			return failWrap(CodeStoreFailed, err, "escalation")
-		}
-		return nil
+		var b batch
+		b.put(obj, nil)
+		b.put(ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.id, Body: body, At: at}, nil)
+		return n.write(ctx, &b, "escalation")
 	}()
 	if err != nil {
 		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
@@ -1153,7 +1169,7 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		return negotiation.PrincipalAnswer{}, &Error{Code: CodeOf(err), Msg: "answer", Err: err}
 	}
 	err = func() error {
-		id, err := n.storePrivateValue(ctx, "answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+		obj, id, err := n.privateValueRecord("answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
 		if err != nil {
 			return err
 		}
@@ -1161,10 +1177,10 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		if err != nil {
 			return err
 		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}); err != nil {
-			return failWrap(CodeStoreFailed, err, "card.amended")
-		}
-		return nil
+		var b batch
+		b.put(obj, nil)
+		b.put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
+		return n.write(ctx, &b, "card.amended")
 	}()
 	if err != nil {
 		if rerr := n.rebuildPXP(ctx, t); rerr != nil {

@@ -209,16 +209,12 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	if err != nil {
 		return RoomInfo{}, err
 	}
-	err = together(
-		func() error { return n.recordOpened(ctx, t) },
-		func() error {
-			_, _, err := n.led.Append(ctx, ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()})
-			return err
-		},
-		func() error { return n.cardRecord(ctx, t) },
-	)
-	if err != nil {
-		return RoomInfo{}, failWrap(CodeStoreFailed, err, "room %s", nid)
+	var b batch
+	n.putOpened(&b, t)
+	b.put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
+	n.putCard(&b, t)
+	if err := n.write(ctx, &b, "room "+nid); err != nil {
+		return RoomInfo{}, err
 	}
 	t.pxp.room, t.pxp.agent = &meta, req.Agent
 	n.register(t)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -83,21 +82,13 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		}
 		return nil, out, err
 	}
-	err = together(
-		func() error { return n.recordOpened(ctx, t) },
-		func() error { return n.recordLink(ctx, t, n.keys.Link()) },
-		func() error {
-			_, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now)
-			return err
-		},
-		func() error { return n.recordState(ctx, t) },
-		func() error { return n.cardRecord(ctx, t) },
-	)
-	if err != nil {
+	var b batch
+	n.putSent(&b, t, env, now)
+	if err := n.write(ctx, &b, string(env.Type)); err != nil {
 		if rerr := n.rebuild(ctx, t); rerr != nil {
 			n.log.Error("thread rebuild failed", "negotiation", t.id, "err", rerr)
 		}
-		return nil, out, failWrap(CodeStoreFailed, err, "recording the %s", env.Type)
+		return nil, out, err
 	}
 	if fresh {
 		n.register(t)
@@ -113,23 +104,72 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	return env, out, nil
 }
 
-// together runs the record writes of one step concurrently, so that the
-// ledger's group commit writes them in one synced transaction, and waits
-// for all of them. Their order in the ledger is not defined: they are
-// entries of different kinds (an envelope, its thread's state, a link),
-// and only the envelopes' order matters to a replay.
-func together(fs ...func() error) error {
-	errs := make([]error, len(fs))
-	var wg sync.WaitGroup
-	for i, f := range fs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f()
-		}()
+// putSent adds the records of sending env in t to b (t.mu held), in the
+// order of putReceived: the announcement t answers and thread.opened when
+// t is new, card.sealed, this node's identity.link the first time, the
+// envelope.sent and the thread.state it caused.
+func (n *Node) putSent(b *batch, t *thread, env *negotiation.Envelope, now time.Time) {
+	n.putOpened(b, t)
+	n.putCard(b, t)
+	n.putLink(b, t, n.keys.Link())
+	b.putEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
+	n.putState(b, t)
+}
+
+// batch is the ledger records of one step of a thread, gathered as
+// go-ethereum's ethdb.Batch gathers its puts, and the effects in memory
+// that follow from them. write appends the records in one AppendAll, in
+// the order they were put, and only then runs the effects, in the same
+// order: a batch that fails leaves the thread's record of what it wrote
+// (opened, links, recorded state, card sealed) as it was.
+type batch struct {
+	records []ledger.Record
+	effects []func()
+	err     error // the first record that could not be built
+}
+
+// put adds r, and effect (nil for none) to run once the batch is written.
+func (b *batch) put(r ledger.Record, effect func()) {
+	b.records = append(b.records, r)
+	if effect != nil {
+		b.effects = append(b.effects, effect)
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+}
+
+// putEnvelope adds the record of an authentic envelope
+// (ledger.EnvelopeRecord).
+func (b *batch) putEnvelope(kind string, env *negotiation.Envelope, effect negotiation.Code, at time.Time, after func()) {
+	r, err := ledger.EnvelopeRecord(kind, env, effect, at)
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	b.put(r, after)
+}
+
+// fail records that a record could not be built: write then writes
+// nothing and returns err.
+func (b *batch) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// write appends b's records in one synced transaction (ledger.AppendAll)
+// and then runs b's effects (t.mu held for the thread they touch). A
+// failure is CodeStoreFailed naming what was recorded; then no record was
+// written and no effect ran.
+func (n *Node) write(ctx context.Context, b *batch, what string) error {
+	if b.err != nil {
+		return failWrap(CodeStoreFailed, b.err, "recording the %s", what)
+	}
+	if _, err := n.led.AppendAll(ctx, b.records...); err != nil {
+		return failWrap(CodeStoreFailed, err, "recording the %s", what)
+	}
+	for _, f := range b.effects {
+		f()
+	}
+	return nil
 }
 
 // queue hands a recorded envelope to the transport's outbox. A failure to

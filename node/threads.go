@@ -122,18 +122,26 @@ func (n *Node) byTaskID(id [32]byte) string {
 	return n.byTask[id]
 }
 
-// recordOpened appends thread.opened for a new thread (t.mu held).
+// recordOpened appends thread.opened for a new thread (t.mu held), in a
+// batch of its own (putOpened).
 func (n *Node) recordOpened(ctx context.Context, t *thread) error {
+	var b batch
+	n.putOpened(&b, t)
+	return n.write(ctx, &b, "thread.opened")
+}
+
+// putOpened adds thread.opened of a new thread to b (t.mu held; nothing
+// when it is recorded), preceded by the announcement the thread answers:
+// it is revision 1 of its negotiation, recorded now if the board held it
+// in memory only (a stranger's; one already stored writes nothing). Once
+// b is written the thread is opened.
+func (n *Node) putOpened(b *batch, t *thread) {
 	if t.opened {
-		return nil
+		return
 	}
-	b := openedBody{Role: t.role, Observer: t.observer}
+	body := openedBody{Role: t.role, Observer: t.observer}
 	if c := t.announcementCID(); c.Defined() {
-		b.Announcement = c.String()
-		// The announcement a thread answers is revision 1 of its
-		// negotiation: it is recorded now if the board held it in memory
-		// only (a stranger's); an announcement already stored writes
-		// nothing.
+		body.Announcement = c.String()
 		if ann := t.p.Announcement; ann.Sender.EVMAddress != n.self {
 			seen := n.now()
 			n.tmu.Lock()
@@ -141,63 +149,65 @@ func (n *Node) recordOpened(ctx context.Context, t *thread) error {
 				seen = e.seen
 			}
 			n.tmu.Unlock()
-			if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeReceived, ann, "ok", seen); err != nil {
-				return failWrap(CodeStoreFailed, err, "the announcement answered")
-			}
+			b.putEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
 		}
 	}
-	body, err := json.Marshal(b)
+	raw, err := json.Marshal(body)
 	if err != nil {
-		return err
+		b.fail(err)
+		return
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindThreadOpened, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
-		return failWrap(CodeStoreFailed, err, "thread.opened")
-	}
-	t.opened = true
-	return nil
+	b.put(ledger.Record{Kind: KindThreadOpened, NegotiationID: t.id, Body: raw, At: n.now()}, func() { t.opened = true })
 }
 
-// recordLink appends the identity link of a party of t once per
-// negotiation (t.mu held), so the negotiation's bundle carries it.
-func (n *Node) recordLink(ctx context.Context, t *thread, l *identity.Link) error {
+// putLink adds the identity link of a party of t to b once per
+// negotiation (t.mu held; nothing when l is nil or recorded), so the
+// negotiation's bundle carries it.
+func (n *Node) putLink(b *batch, t *thread, l *identity.Link) {
 	if l == nil {
-		return nil
+		return
 	}
 	a := negotiation.Address(l.EVMAddress)
 	if t.links[a] {
-		return nil
+		return
 	}
-	body, err := json.Marshal(linkBody{Address: a, Link: l.Bytes()})
+	raw, err := json.Marshal(linkBody{Address: a, Link: l.Bytes()})
 	if err != nil {
-		return err
+		b.fail(err)
+		return
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindIdentityLink, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
-		return failWrap(CodeStoreFailed, err, "identity.link")
-	}
-	t.links[a] = true
-	return nil
+	b.put(ledger.Record{Kind: KindIdentityLink, NegotiationID: t.id, Body: raw, At: n.now()}, func() { t.links[a] = true })
 }
 
 // recordState appends thread.state when t's state changed since the last
-// record (t.mu held).
+// record (t.mu held), in a batch of its own (putState).
 func (n *Node) recordState(ctx context.Context, t *thread) error {
+	var b batch
+	n.putState(&b, t)
+	return n.write(ctx, &b, "thread.state")
+}
+
+// putState adds thread.state to b when t's state changed since the last
+// record (t.mu held). Once b is written the state counts as recorded, the
+// consent book learns it and the event is published.
+func (n *Node) putState(b *batch, t *thread) {
 	st := t.th.State()
 	if st == t.recorded {
-		return nil
+		return
 	}
-	body, err := json.Marshal(stateBody{State: st, A2A: string(st.A2A())})
+	raw, err := json.Marshal(stateBody{State: st, A2A: string(st.A2A())})
 	if err != nil {
-		return err
+		b.fail(err)
+		return
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.id, Body: body, At: n.now()}); err != nil {
-		return failWrap(CodeStoreFailed, err, "thread.state")
-	}
-	from := t.recorded
-	t.recorded = st
-	t.steps++
-	n.consentSettled(t.id, st)
-	n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
-	return nil
+	at := n.now()
+	b.put(ledger.Record{Kind: ledger.KindThreadState, NegotiationID: t.id, Body: raw, At: at}, func() {
+		from := t.recorded
+		t.recorded = st
+		t.steps++
+		n.consentSettled(t.id, st)
+		n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
+	})
 }
 
 // rebuild replaces t's state machine with one replayed from the ledger
@@ -246,8 +256,11 @@ func (n *Node) load(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("node: load: %w", err)
 		}
-		// The entries of one step are written together and may come in
-		// any order: a negotiation's record starts with whichever is first.
+		// The entries of one step are written in one batch in a defined
+		// order (putSent, putReceived: the announcement answered, then
+		// thread.opened, card, link, envelope, state); ledgers written
+		// before batches hold them in any order: a negotiation's record
+		// starts with whichever is first.
 		p := byNID[e.NegotiationID]
 		if p == nil && e.NegotiationID != "" {
 			p = &pending{links: map[negotiation.Address]bool{}, proofs: map[int]negotiation.CID{}, facts: map[string]ledger.Entry{}}

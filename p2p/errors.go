@@ -52,6 +52,53 @@ const (
 // rejection for it.
 func (c Code) Declined() bool { return c == CodeConsentDenied || c == CodeConsentLimit }
 
+// The classes of codes: what kind of failure a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid     = "invalid"      // a peer's input that does not verify or is not what it claims
+	classForbidden   = "forbidden"    // the receiver's principal takes nothing from this sender
+	classNotFound    = "not_found"    // no such record, blob, peer, link or session
+	classConflict    = "conflict"     // already stored
+	classRateLimited = "rate_limited" // over a peer's rate
+	classUnavailable = "unavailable"  // the host is closed, or the receiver is busy
+	classInternal    = "internal"     // the transport's own configuration
+)
+
+// classes holds the class of every error code of this package; a code
+// missing here has no class, which a test of the node's API catches. ok
+// and held are final successes, not errors, and have none.
+var classes = map[Code]string{
+	CodeDuplicate:      classConflict,
+	CodeBusy:           classUnavailable,
+	CodeUnknownLink:    classNotFound,
+	CodeUnknownSession: classNotFound,
+	CodeSenderMismatch: classInvalid,
+	CodeNotAnnounce:    classInvalid,
+	CodeOverRate:       classRateLimited,
+	CodeBadTimestamp:   classInvalid,
+	CodeBadRecord:      classInvalid,
+	CodeNotFound:       classNotFound,
+	CodeBadConfig:      classInternal,
+	CodeClosed:         classUnavailable,
+	CodeCIDMismatch:    classInvalid,
+	CodeConsentDenied:  classForbidden,
+	CodeConsentLimit:   classForbidden,
+}
+
+// Class returns the class of c: the transport's own codes by their table;
+// a code of negotiation's or identity's vocabulary (which Code shares) by
+// that package's Code.Class; "" for ok and held, which are no errors, and
+// for a string that is no code.
+func (c Code) Class() string {
+	if k, ok := classes[c]; ok {
+		return k
+	}
+	if k := negotiation.Code(c).Class(); k != "" {
+		return k
+	}
+	return identity.Code(c).Class()
+}
+
 // Outcome says what a sender does with an ack code.
 type Outcome int
 
@@ -90,7 +137,13 @@ func (c Code) Outcome() Outcome {
 	return Rejected
 }
 
-// Error is a p2p error with a stable code.
+// Error is a p2p error with a stable code: the transport's own, or one of
+// negotiation's or identity's vocabulary.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) (or a sentinel such as ErrNotFound) is true for every
+// *Error with code c, whatever the other fields of either: the one meaning
+// Is has for the coded errors of every package of Parley.
 type Error struct {
 	Code Code
 	Msg  string
@@ -112,11 +165,15 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrX) match any Error with the sentinel's code.
+// Is makes errors.Is(err, &Error{Code: c}) (a sentinel ErrX) match any
+// *Error with code c, whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Msg == "" && t.Err == nil
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
 
 // Sentinels for errors.Is; each matches every Error with its code.
 var (

@@ -26,7 +26,11 @@ const (
 )
 
 // Error is a validation failure with the stable code of its most specific
-// cause (see the Code constants).
+// cause (see the Code constants). Its class is invalid, whatever the code
+// (the class negotiation gives the same codes), and errors.Is(err,
+// &Error{Code: c}) is true for every *Error with code c, whatever the other
+// fields of either: the one meaning Is has for the coded errors of every
+// package of Parley.
 type Error struct {
 	Code    string // e.g. "unknown_field", "bad_address", "schema_invalid"
 	Pointer string // JSON pointer of the offending value (of the unknown member for unknown_field)
@@ -35,6 +39,16 @@ type Error struct {
 
 // Error returns "schemas: <code> at <pointer>: <msg>".
 func (e *Error) Error() string { return fmt.Sprintf("schemas: %s at %q: %s", e.Code, e.Pointer, e.Msg) }
+
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Class returns invalid: a document that does not fit its schema.
+func (e *Error) Class() string { return "invalid" }
 
 // Set is the compiled set of embedded schemas.
 type Set struct {

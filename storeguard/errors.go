@@ -18,8 +18,33 @@ const (
 	CodeBadRecord   Code = "bad_record"      // the record file does not parse
 )
 
+// classInternal is the class of every code of this package, in the same
+// words as every package of Parley (docs/api.md, "Errors"): a refused
+// store is the node's own state, not its caller's input.
+const classInternal = "internal"
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeNoManifest:  classInternal,
+	CodeBadManifest: classInternal,
+	CodeEmptier:     classInternal,
+	CodeDifferent:   classInternal,
+	CodeForeign:     classInternal,
+	CodeBadRecord:   classInternal,
+}
+
+// Class returns the class of c (internal for every code of this package),
+// or "" for a string that is no code of it.
+func (c Code) Class() string { return classes[c] }
+
 // Error is a store refused at open: which store, what its record says,
 // what its directory holds, and how to restore it. Nothing was deleted.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) is true for every *Error with code c, whatever the other
+// fields of either (the one meaning Is has for the coded errors of every
+// package of Parley); errors.Is(err, ErrRefused) is true for every *Error.
 type Error struct {
 	// Code is the stable reason.
 	Code Code
@@ -65,18 +90,32 @@ func (e *Error) Remedy() string {
 		e.Dir, rec, e.Store, e.Dir)
 }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c, and
-// errors.Is(err, ErrRefused) match every Error.
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's), and errors.Is(err,
+// ErrRefused) match every *Error.
 func (e *Error) Is(target error) bool {
 	if target == ErrRefused {
 		return true
 	}
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Store == "" && t.Msg == ""
+	return ok && t.Code == e.Code
 }
 
-// ErrRefused matches every *Error: a store refused at open.
-var ErrRefused = errors.New("storeguard: store refused")
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
+
+// ErrRefused matches every *Error: a store refused at open. It carries no
+// code, matches only itself (and every *Error), and is of class internal.
+var ErrRefused error = &sentinel{"storeguard: store refused", classInternal}
+
+// sentinel is an error without a code that knows its class.
+type sentinel struct{ msg, class string }
+
+// Error returns the sentinel's message.
+func (e *sentinel) Error() string { return e.msg }
+
+// Class returns the sentinel's class.
+func (e *sentinel) Class() string { return e.class }
 
 // CodeOf returns the code of err, or "" when it is not an *Error.
 func CodeOf(err error) Code {

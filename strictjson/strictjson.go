@@ -25,9 +25,36 @@ const (
 	CodeTooLarge      Code = "too_large"      // more bytes than the limit
 )
 
+// The classes of codes: what kind of refusal a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid  = "invalid"   // not a document the type takes
+	classTooLarge = "too_large" // over the limit
+)
+
+// classes holds the class of every code of this package; a code missing
+// here has no class, which a test of the node's API catches.
+var classes = map[Code]string{
+	CodeMalformedJSON: classInvalid,
+	CodeDuplicateKey:  classInvalid,
+	CodeUnknownField:  classInvalid,
+	CodeSchemaInvalid: classInvalid,
+	CodeTooLarge:      classTooLarge,
+}
+
+// Class returns the class of c: too_large for a document over the limit,
+// invalid for every other refusal; "" for a string that is no code of
+// this package.
+func (c Code) Class() string { return classes[c] }
+
 // Error is a refusal: its code, where it was found (a JSON pointer such as
 // "/milestones/0/amount", "" for the whole document, and the byte offset)
 // and the cause.
+//
+// Class returns the class of its code (Code.Class), and errors.Is(err,
+// &Error{Code: c}) is true for every *Error with code c, whatever the other
+// fields of either: the one meaning Is has for the coded errors of every
+// package of Parley.
 type Error struct {
 	Code    Code
 	Pointer string
@@ -53,11 +80,15 @@ func (e *Error) Error() string {
 // UnmarshalJSON or UnmarshalText method.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Pointer == "" && t.Msg == "" && t.Err == nil
+	return ok && t.Code == e.Code
 }
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
 
 // Member returns the name of the member the refusal is about: the last
 // token of Pointer ("" for the whole document or an array element).

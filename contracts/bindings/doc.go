@@ -5,6 +5,6 @@
 // file is the only one written by hand.
 //
 // It imports go-ethereum's abi and bind packages and nothing of the
-// module; chain imports it (and node, for the chain's events, until chain
-// maps them to facts itself).
+// module; chain alone imports it (chain.FactOf turns its events into
+// negotiation facts for everything above).
 package bindings

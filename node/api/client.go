@@ -34,7 +34,11 @@ const CodeBadAnswer = "bad_answer"
 var ErrUnreachable = errors.New("api: cannot reach the node")
 
 // Error is an error answer of the API: its HTTP status and the stable code
-// and message of its ErrorBody. Callers match codes, never messages:
+// and message of its ErrorBody. Class returns the class of its status, and
+// errors.Is(err, &Error{Code: c}) is true for every *Error with code c,
+// whatever the other fields of either (the one meaning Is has for the
+// coded errors of every package of Parley). Callers match codes, never
+// messages:
 //
 //	var e *api.Error
 //	if errors.As(err, &e) && e.Code == string(node.CodeStateForbidden) { ... }
@@ -60,11 +64,18 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any Error with code c.
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c,
+// whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
+
+// Class returns the class the answer's status stands for (ClassConflict
+// for a 409, ...), so that an answer of the API knows its class as the
+// node's own error did; "" for a status no class answers (405, 501, a
+// proxy's own).
+func (e *Error) Class() string { return classOfStatus(e.Status) }
 
 // TransportError is a call the node did not answer after the client's
 // retries: the connection was refused, dropped or timed out. A POST may

@@ -345,136 +345,6 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no route " + r.Method + " " + r.URL.Path})
 }
 
-// httpError is an error answer the server makes: its HTTP status and the
-// stable code and message of its ErrorBody.
-type httpError struct {
-	Status  int
-	Code    string
-	Message string
-	// RetryAfter, in seconds, is sent as the Retry-After header (429).
-	RetryAfter int
-}
-
-func (e *httpError) Error() string {
-	return fmt.Sprintf("api: %d %s: %s", e.Status, e.Code, e.Message)
-}
-
-func badRequest(format string, args ...any) *httpError {
-	return &httpError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: fmt.Sprintf(format, args...)}
-}
-
-// statusOf maps each code a node act can fail with to its HTTP status:
-// the one table of the mapping (docs/api.md shows it). A code it does not
-// name is a 500.
-var statusOf = map[node.Code]int{
-	// The caller's input.
-	node.CodeBadArgument:                        http.StatusBadRequest,
-	node.Code(negotiation.CodeSchemaInvalid):    http.StatusBadRequest,
-	node.Code(negotiation.CodeUnknownField):     http.StatusBadRequest,
-	node.Code(negotiation.CodeMalformedJSON):    http.StatusBadRequest,
-	node.Code(negotiation.CodeBadAddress):       http.StatusBadRequest,
-	node.Code(negotiation.CodeBadHex):           http.StatusBadRequest,
-	node.Code(negotiation.CodeBadUUID):          http.StatusBadRequest,
-	node.Code(negotiation.CodeBadTimestamp):     http.StatusBadRequest,
-	node.Code(negotiation.CodeBadInteger):       http.StatusBadRequest,
-	node.Code(negotiation.CodeBadCID):           http.StatusBadRequest,
-	node.Code(negotiation.CodeBadFileName):      http.StatusBadRequest,
-	node.Code(negotiation.CodeTooLarge):         http.StatusRequestEntityTooLarge,
-	node.Code(negotiation.CodeMilestoneInvalid): http.StatusBadRequest,
-	node.CodeUnknownNegotiation:                 http.StatusNotFound,
-	node.CodeUnknownTask:                        http.StatusNotFound,
-	node.CodeNotParty:                           http.StatusForbidden,
-	node.Code(negotiation.CodeRoleForbidden):    http.StatusForbidden,
-	node.CodeApprovalDenied:                     http.StatusForbidden,
-	node.CodeViaWebRefused:                      http.StatusForbidden,
-	node.CodeApprovalExpired:                    http.StatusConflict,
-	node.CodeAlreadyConsumed:                    http.StatusConflict,
-	node.CodeApprovalPending:                    http.StatusAccepted,
-	// The approval protocol's refusals (approval.Code's vocabulary).
-	node.Code(approval.CodeVerificationFailed):         http.StatusForbidden,
-	node.Code(approval.CodeCredentialUnknown):          http.StatusForbidden,
-	node.Code(approval.CodeCredentialCloned):           http.StatusForbidden,
-	node.Code(approval.CodeNotAuthorized):              http.StatusForbidden,
-	node.Code(approval.CodeTokenInvalid):               http.StatusForbidden,
-	node.Code(approval.CodeTokenExpired):               http.StatusForbidden,
-	node.Code(approval.CodeTokenUsed):                  http.StatusConflict,
-	node.Code(approval.CodeAlreadyRevoked):             http.StatusConflict,
-	node.Code(approval.CodeAlreadyApproved):            http.StatusConflict,
-	node.Code(approval.CodeCredentialExists):           http.StatusConflict,
-	node.Code(approval.CodeActionMismatch):             http.StatusConflict,
-	node.Code(approval.CodeHashMismatch):               http.StatusConflict,
-	node.Code(approval.CodeTamperedIntent):             http.StatusConflict,
-	node.Code(approval.CodeInvalidReceipt):             http.StatusConflict,
-	node.CodeStateForbidden:                            http.StatusConflict,
-	node.Code(negotiation.CodeOfferExpired):            http.StatusConflict,
-	node.Code(negotiation.CodeTermsChanged):            http.StatusConflict,
-	node.Code(negotiation.CodeRevisionLimit):           http.StatusConflict,
-	node.Code(negotiation.CodeAcceptAttemptsExhausted): http.StatusConflict,
-	node.Code(negotiation.CodeDigestMismatch):          http.StatusConflict,
-	node.Code(negotiation.CodeSignerMismatch):          http.StatusConflict,
-	node.Code(negotiation.CodeBoundByAcceptance):       http.StatusConflict,
-	node.Code(negotiation.CodeTaskMismatch):            http.StatusConflict,
-	node.Code(negotiation.CodeBadReference):            http.StatusConflict,
-	node.CodeDeliveryMissing:                           http.StatusConflict,
-	node.CodeProofMismatch:                             http.StatusConflict,
-	node.CodeNothingOwed:                               http.StatusConflict,
-	// PXP: the agent's input, and the intent card's verdicts.
-	node.Code(negotiation.CodeDuplicateKey):       http.StatusBadRequest,
-	node.Code(negotiation.CodeRuleInvalid):        http.StatusBadRequest,
-	node.Code(negotiation.CodeClaimUntagged):      http.StatusBadRequest,
-	node.Code(negotiation.CodeClaimRestated):      http.StatusBadRequest,
-	node.Code(negotiation.CodeReviewMissing):      http.StatusBadRequest,
-	node.Code(negotiation.CodeReviewMismatch):     http.StatusBadRequest,
-	node.Code(negotiation.CodeAgreeWithCounter):   http.StatusBadRequest,
-	node.Code(negotiation.CodeAgreeWithConflict):  http.StatusBadRequest,
-	node.Code(negotiation.CodeEscalationRequired): http.StatusConflict,
-	node.Code(negotiation.CodeDependsOnDisputed):  http.StatusConflict,
-	node.Code(negotiation.CodePaused):             http.StatusConflict,
-	node.Code(negotiation.CodeAnswerUnconfirmed):  http.StatusConflict,
-	node.Code(negotiation.CodeCardMismatch):       http.StatusConflict,
-	node.CodeNoCard:                               http.StatusConflict,
-	node.CodeBadBundle:                            http.StatusUnprocessableEntity,
-	node.CodeMissingLink:                          http.StatusUnprocessableEntity,
-	node.CodeLedgerDamaged:                        http.StatusConflict, // the act or export rests on a damaged ledger entry
-	// The node and what it depends on.
-	node.CodeNotStarted:  http.StatusServiceUnavailable,
-	node.CodeNoChain:     http.StatusServiceUnavailable,
-	node.CodeChainFailed: http.StatusBadGateway,
-	node.CodeStoreFailed: http.StatusInternalServerError,
-	node.CodeBadConfig:   http.StatusInternalServerError,
-	// Over a rate: Retry-After says when to try again.
-	node.CodeRateLimited: http.StatusTooManyRequests,
-}
-
-// errorOf turns an act's error into an error answer: an *httpError as it is,
-// a node error by the statusOf table, a ledger refusal by its meaning.
-func errorOf(err error) *httpError {
-	var ae *httpError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	if c := node.CodeOf(err); c != "" {
-		st, ok := statusOf[c]
-		if !ok {
-			st = http.StatusInternalServerError
-		}
-		return &httpError{Status: st, Code: string(c), Message: err.Error(), RetryAfter: int(node.RetryAfter(err) / time.Second)}
-	}
-	var le *ledger.Error
-	var ve *ledger.VerifyError
-	switch {
-	case errors.As(err, &ve): // a read of a damaged entry or object: never its bytes
-		return &httpError{Status: http.StatusConflict, Code: string(node.CodeLedgerDamaged), Message: err.Error()}
-	case errors.Is(err, ledger.ErrNotFound):
-		return &httpError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, ledger.ErrClosed):
-		return &httpError{Status: http.StatusServiceUnavailable, Code: string(node.CodeNotStarted), Message: err.Error()}
-	case errors.As(err, &le) && le.Code == ledger.CodeBadNegotiationID:
-		return badRequest("%v", err)
-	}
-	return &httpError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
-}
-
 // answer is a complete JSON answer: what an act returns and what an
 // idempotency record keeps.
 type answer struct {
@@ -563,18 +433,16 @@ func decodeError(err error) *httpError {
 		code = CodeMalformedJSON
 	}
 	msg := "body: " + err.Error()
+	st := http.StatusBadRequest
 	var se *strictjson.Error
 	if errors.As(err, &se) {
+		st, _ = statusOf(se.Class()) // invalid, or too_large
 		msg = "body: " + se.Msg
 		if m := se.Member(); m != "" && !strings.Contains(se.Msg, strconv.Quote(m)) {
 			msg = fmt.Sprintf("body: member %q: %s", m, se.Msg)
 		} else if m == "" && se.Pointer != "" {
 			msg = "body: " + se.Pointer + ": " + se.Msg
 		}
-	}
-	st := http.StatusBadRequest
-	if code == CodeBodyTooLarge {
-		st = http.StatusRequestEntityTooLarge
 	}
 	return &httpError{Status: st, Code: code, Message: msg}
 }
@@ -671,7 +539,7 @@ func (s *Server) task(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.fail(w, r, &httpError{Status: http.StatusNotFound, Code: string(node.CodeUnknownTask), Message: "no announcement " + h.String() + " on the board"})
+	s.fail(w, r, refusal(node.CodeUnknownTask, "no announcement "+h.String()+" on the board"))
 }
 
 // states are the thread states ?state= may name.
@@ -737,7 +605,7 @@ func (s *Server) bundle(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.n.Export(r.Context(), nid, lw); err != nil {
 		if !lw.started {
 			if errors.Is(err, ledger.ErrNotFound) {
-				err = &httpError{Status: http.StatusNotFound, Code: string(node.CodeUnknownNegotiation), Message: "the ledger holds no entry of negotiation " + nid}
+				err = refusal(node.CodeUnknownNegotiation, "the ledger holds no entry of negotiation "+nid)
 			}
 			s.fail(w, r, err)
 			return
@@ -1185,7 +1053,9 @@ func (s *Server) card(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, c)
 }
 
-// noCard turns a node without the card asked for into 404.
+// noCard turns a node without the card asked for into 404: on a read of
+// the card, no_card names what is not there (an act that needs a card
+// answers its class, conflict).
 func noCard(err error) error {
 	if node.CodeOf(err) == node.CodeNoCard {
 		return &httpError{Status: http.StatusNotFound, Code: string(node.CodeNoCard), Message: err.Error()}
@@ -1213,8 +1083,8 @@ func (s *Server) viaOf(v negotiation.Via, nid string) (negotiation.Via, *httpErr
 		if s.o.WebURL != "" {
 			page = s.o.WebURL + page
 		}
-		return "", &httpError{Status: http.StatusForbidden, Code: string(node.CodeViaWebRefused), Message: "via web is the principal's own word: the API's key cannot give it. " +
-			"Only the node's pages do (" + page + "), after the principal's passkey signed the exact text; send via api (the default), which binds once a passkey confirms it"}
+		return "", refusal(node.CodeViaWebRefused, "via web is the principal's own word: the API's key cannot give it. "+
+			"Only the node's pages do ("+page+"), after the principal's passkey signed the exact text; send via api (the default), which binds once a passkey confirms it")
 	}
 	return "", badRequest("via %q: want api or mcp", v)
 }

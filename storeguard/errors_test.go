@@ -1,0 +1,158 @@
+package storeguard
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestErrorIs: errors.Is matches an *Error by its code alone, whatever the
+// other fields of the error and of the target, through wrapping; another
+// code or an uncoded error with the same text does not match, and
+// ErrRefused matches every *Error. (The same table in every package with
+// coded errors: one meaning of Is.)
+func TestErrorIs(t *testing.T) {
+	cases := []struct {
+		name   string
+		err    error
+		target error
+		want   bool
+	}{
+		{"same code", &Error{Code: CodeEmptier}, &Error{Code: CodeEmptier}, true},
+		{"same code, other fields", &Error{Code: CodeEmptier, Store: "ledger", Dir: "/d", Msg: "m"}, &Error{Code: CodeEmptier}, true},
+		{"a target with fields", &Error{Code: CodeEmptier}, &Error{Code: CodeEmptier, Store: "approvals", Msg: "other"}, true},
+		{"wrapped", fmt.Errorf("open: %w", &Error{Code: CodeEmptier, Msg: "m"}), &Error{Code: CodeEmptier}, true},
+		{"the sentinel of every refusal", &Error{Code: CodeForeign}, ErrRefused, true},
+		{"another code", &Error{Code: CodeEmptier}, &Error{Code: CodeDifferent}, false},
+		{"the same text, uncoded", &Error{Code: CodeEmptier}, errors.New(string(CodeEmptier)), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := errors.Is(tc.err, tc.target); got != tc.want {
+				t.Fatalf("errors.Is(%v, %v) = %v, want %v", tc.err, tc.target, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrorClass: a refused store, or an error wrapping one, is internal:
+// the node's own state.
+func TestErrorClass(t *testing.T) {
+	cases := []struct {
+		name  string
+		err   error
+		class string
+	}{
+		{"no manifest", &Error{Code: CodeNoManifest}, "internal"},
+		{"wrapped", fmt.Errorf("start: %w", &Error{Code: CodeBadRecord}), "internal"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var c interface{ Class() string }
+			if !errors.As(tc.err, &c) || c.Class() != tc.class {
+				t.Fatalf("%v: class %v, want %q", tc.err, c, tc.class)
+			}
+		})
+	}
+	if c := Code("no_such_code").Class(); c != "" {
+		t.Fatalf("an unknown code has class %q", c)
+	}
+}
+
+// TestEveryCodeHasAClass iterates over the package's codes and sentinels
+// as its source declares them (declared): each has a class, one of
+// theClasses, and a code added without one fails here.
+func TestEveryCodeHasAClass(t *testing.T) {
+	codes, names := declared(t, "Code")
+	for name, c := range codes {
+		if k := Code(c).Class(); !theClasses[k] {
+			t.Errorf("%s (%q) has class %q: give it one (errors.go)", name, c, k)
+		}
+	}
+	sentinels := map[string]error{
+		"ErrRefused": ErrRefused,
+	}
+	for _, name := range names {
+		err, ok := sentinels[name]
+		if !ok {
+			t.Errorf("sentinel %s is missing from this test's list: add it", name)
+			continue
+		}
+		var c interface{ Class() string }
+		if !errors.As(err, &c) || !theClasses[c.Class()] {
+			t.Errorf("sentinel %s has no class", name)
+		}
+	}
+}
+
+// theClasses are the classes a code may have, the same in every package
+// of Parley (docs/api.md, "Errors").
+var theClasses = map[string]bool{
+	"invalid": true, "unauthorized": true, "forbidden": true, "not_found": true,
+	"conflict": true, "too_large": true, "unprocessable": true, "rate_limited": true,
+	"internal": true, "upstream": true, "unavailable": true,
+}
+
+// declared reads the package's own (non-test) Go files and returns, by
+// name, the string constants named Code* (of type typ, or untyped when
+// typ is "") and the names of the package-level variables named Err*: the
+// package's list of codes and sentinels as declared, so a code added
+// without a class fails its test.
+func declared(t *testing.T, typ string) (codes map[string]string, sentinels []string) {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes = map[string]string{}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || (gd.Tok != token.CONST && gd.Tok != token.VAR) {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if gd.Tok == token.VAR {
+						if strings.HasPrefix(n.Name, "Err") {
+							sentinels = append(sentinels, n.Name)
+						}
+						continue
+					}
+					if !strings.HasPrefix(n.Name, "Code") || i >= len(vs.Values) {
+						continue
+					}
+					id, _ := vs.Type.(*ast.Ident)
+					if (typ == "" && vs.Type != nil) || (typ != "" && (id == nil || id.Name != typ)) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						t.Errorf("%s: %s is not a string literal", fset.Position(n.Pos()), n.Name)
+						continue
+					}
+					codes[n.Name], _ = strconv.Unquote(lit.Value)
+				}
+			}
+		}
+	}
+	if len(codes)+len(sentinels) == 0 {
+		t.Fatal("found no codes and no sentinels: the walk is broken")
+	}
+	return codes, sentinels
+}
