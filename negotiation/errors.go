@@ -122,6 +122,8 @@ var classes = map[Code]string{
 	CodeDuplicate:            classConflict,
 
 	CodeRoleForbidden:           classForbidden,
+	CodeNotParty:                classForbidden,
+	CodeBadArgument:             classInvalid,
 	CodeStateForbidden:          classConflict,
 	CodeOfferExpired:            classConflict,
 	CodeTermsChanged:            classConflict,

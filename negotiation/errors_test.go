@@ -80,7 +80,9 @@ func TestEveryCodeHasAClass(t *testing.T) {
 			t.Errorf("%s (%q) has class %q: give it one (errors.go)", name, c, k)
 		}
 	}
-	sentinels := map[string]error{}
+	sentinels := map[string]error{
+		"ErrNotParty": ErrNotParty, "ErrStateForbidden": ErrStateForbidden, "ErrBadArgument": ErrBadArgument,
+	}
 	for _, name := range names {
 		err, ok := sentinels[name]
 		if !ok {

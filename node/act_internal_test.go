@@ -18,7 +18,7 @@ func runnerNode(t *testing.T) (*Node, func(act negotiation.Act, res string) floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &Node{m: m, threads: map[string]*thread{}, state: stateStarted}
+	n := &Node{m: m, threads: map[string]*thread{}, check: newLedgerCheck(m), state: stateStarted}
 	n.self[0] = 1
 	count := func(act negotiation.Act, res string) float64 {
 		fams, err := reg.Gather()

@@ -38,7 +38,7 @@ func TestEnrolTokenFromDataDir(t *testing.T) {
 	if got, _, err := node.EnrolTokenOf(n.dir, time.Now()); err != nil || got != token {
 		t.Fatalf("the data directory's token: %q %v", got, err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, old, "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, old, "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
 		t.Fatalf("a replaced token: %v", err)
 	}
 	register(t, n, node.PasskeyOptions{Token: token, Label: "first", Software: true})
@@ -46,14 +46,14 @@ func TestEnrolTokenFromDataDir(t *testing.T) {
 		t.Fatalf("the redeemed token's file is still there: %v", err)
 	}
 	n.restart()
-	creds, err := n.Passkeys(ctx)
+	creds, err := n.Gate().Passkeys(ctx)
 	if err != nil || len(creds) != 1 {
 		t.Fatalf("passkeys after the restart: %+v %v", creds, err)
 	}
 	if got, _, err := node.EnrolTokenOf(n.dir, time.Now()); err != nil || got != "" {
 		t.Fatalf("the redeemed token is offered after a restart: %q %v", got, err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, token, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, token, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("the token after the first passkey, after a restart: %v", err)
 	}
 }
@@ -148,7 +148,7 @@ func TestViaNeverDefaultsToThePrincipal(t *testing.T) {
 			t.Fatalf("via web outside the pages = %v", err)
 		}
 	}
-	if wrote := actWrote(t, p.poster, head); wrote != "" || len(p.poster.PendingApprovals()) != 0 {
+	if wrote := actWrote(t, p.poster, head); wrote != "" || len(p.poster.Gate().PendingApprovals()) != 0 {
 		t.Fatalf("a refused via web wrote %q", wrote)
 	}
 
@@ -167,7 +167,7 @@ func TestViaNeverDefaultsToThePrincipal(t *testing.T) {
 	if room, _ := p.poster.Room(t.Context(), p.nid); len(room.Answers) != 0 {
 		t.Fatal("the page's answer was sealed before the passkey")
 	}
-	if _, err := p.poster.DenyApproval(t.Context(), pa.Request.RequestID, ""); err != nil {
+	if _, err := p.poster.Gate().DenyApproval(t.Context(), pa.Request.RequestID, ""); err != nil {
 		t.Fatal(err)
 	}
 	// Via the API: sealed at once but unconfirmed; the acceptance waits.

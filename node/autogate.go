@@ -2,33 +2,18 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math/big"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 )
 
-// DevChainIDs are the chain ids of development chains: 1337 (the embedded
-// dev chain and geth --dev) and 31337 (Hardhat and Anvil). approval.mode
-// auto, which approves every act without a person, is allowed only on
-// them.
-var DevChainIDs = []uint64{1337, 31337}
-
-// IsDevChainID reports whether id is one of DevChainIDs.
-func IsDevChainID(id uint64) bool { return slices.Contains(DevChainIDs, id) }
-
-func devChain(id *big.Int) bool { return id != nil && id.IsUint64() && IsDevChainID(id.Uint64()) }
-
-// autoApproves reports whether the node's gate is AutoApprove's.
-func (n *Node) autoApproves() bool {
-	_, ok := n.gate.(autoGate)
-	return ok
-}
+// The start check of approval.mode auto: the gate refuses an auto
+// approval that names another chain (node/gate/auto.go); the node refuses
+// to start with one off a dev chain, or on a ledger that shows its keys
+// signed for another chain.
 
 // checkAutoGate refuses to run an AutoApprove gate (approval.mode auto)
 // where a person's approval protects real money: on a chain whose id is
@@ -40,28 +25,28 @@ func (n *Node) autoApproves() bool {
 // threads are rebuilt and the chain is dialled, before the transport
 // starts, and refuses with CodeBadConfig.
 func (n *Node) checkAutoGate(ctx context.Context) error {
-	if !n.autoApproves() {
+	if !gate.IsAuto(n.o.gate) {
 		return nil
 	}
 	const why = "approval.mode auto approves every act without a person and is allowed only on a dev chain (chain id %s)"
-	dev := strings.Trim(strings.ReplaceAll(fmt.Sprint(DevChainIDs), " ", " or "), "[]")
+	dev := strings.Trim(strings.ReplaceAll(fmt.Sprint(gate.DevChainIDs), " ", " or "), "[]")
 	switch {
 	case n.client != nil:
 		id, err := n.client.ChainID(ctx)
 		if err != nil {
 			return failWrap(CodeChainFailed, err, "chain id")
 		}
-		if !devChain(id) {
+		if !gate.IsDevChain(id) {
 			return fail(CodeBadConfig, why+"; this node's chain is chain id %s", dev, id)
 		}
 	case n.cfg.Chain.ChainID == 0:
 		return fail(CodeBadConfig, why+"; this node has no chain and no chain.chain_id, so nothing says its signatures are for a dev chain", dev)
-	case !IsDevChainID(n.cfg.Chain.ChainID):
+	case !gate.IsDevChainID(n.cfg.Chain.ChainID):
 		return fail(CodeBadConfig, why+"; this node's chain.chain_id is %d", dev, n.cfg.Chain.ChainID)
 	}
-	if ids := n.signedChains(); len(ids) > 0 {
+	if ids, in := n.signedChains(); len(ids) > 0 {
 		return fail(CodeBadConfig, why+"; this node's ledger holds signatures it made for chain id %s (negotiation %s): its keys have signed where real money moves, so they are approved by a person from now on",
-			dev, strings.Join(ids, ", "), n.signedIn(ids[0]))
+			dev, strings.Join(ids, ", "), in[ids[0]])
 	}
 	return nil
 }
@@ -69,45 +54,31 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 // signedChains returns the chain ids, other than dev chains', of the
 // negotiations in which this node sent an envelope carrying an EIP-712
 // signature (an acceptance's settlement signature, a cancel's, an
-// amendment's or a replacement's), sorted.
-func (n *Node) signedChains() []string {
-	seen := map[string]bool{}
-	for _, t := range n.threadList() {
+// amendment's or a replacement's), sorted, and for each one such
+// negotiation.
+func (n *Node) signedChains() ([]string, map[string]string) {
+	n.tmu.Lock()
+	threads := make([]*thread, 0, len(n.threads))
+	for _, t := range n.threads {
+		threads = append(threads, t)
+	}
+	n.tmu.Unlock()
+	in := map[string]string{}
+	for _, t := range threads {
 		t.mu.Lock()
 		for _, id := range foreignSigned(t, n.self) {
-			seen[id] = true
+			if _, ok := in[id]; !ok {
+				in[id] = t.id
+			}
 		}
 		t.mu.Unlock()
 	}
-	out := make([]string, 0, len(seen))
-	for id := range seen {
+	out := make([]string, 0, len(in))
+	for id := range in {
 		out = append(out, id)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// signedIn names a negotiation in which this node signed for chain id.
-func (n *Node) signedIn(id string) string {
-	for _, t := range n.threadList() {
-		t.mu.Lock()
-		ids := foreignSigned(t, n.self)
-		t.mu.Unlock()
-		if slices.Contains(ids, id) {
-			return t.id
-		}
-	}
-	return "?"
-}
-
-func (n *Node) threadList() []*thread {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	out := make([]*thread, 0, len(n.threads))
-	for _, t := range n.threads {
-		out = append(out, t)
-	}
-	return out
+	return out, in
 }
 
 // foreignSigned returns the non-dev chain ids of t's offers when self
@@ -125,7 +96,7 @@ func foreignSigned(t *thread, self negotiation.Address) []string {
 	}
 	var out []string
 	add := func(terms negotiation.Terms) {
-		if id := terms.ChainID.Big(); !devChain(id) {
+		if id := terms.ChainID.Big(); !gate.IsDevChain(id) {
 			out = append(out, id.String())
 		}
 	}
@@ -165,28 +136,4 @@ func signs(e *negotiation.Envelope) bool {
 		return len(p.Signature) > 0
 	}
 	return false
-}
-
-// autoRefuses refuses, for an AutoApprove gate, a request whose arguments
-// name a chain that is not a dev chain (a settlement, a funding, a
-// cancel, an amendment, a replacement for another domain): the act
-// would sign or pay where a person must approve. It records the refusal
-// (policy-denied) and nothing is signed.
-func (n *Node) autoRefuses(ctx context.Context, act Act, req approval.IntentRequest) error {
-	var args map[string]any
-	if json.Unmarshal(req.Action.Arguments, &args) != nil {
-		return nil
-	}
-	s, ok := args["chainId"].(string)
-	if !ok {
-		return nil
-	}
-	if id, ok := new(big.Int).SetString(s, 10); ok && devChain(id) {
-		return nil
-	}
-	e := approval.RequestEvent(approval.EventPolicyDenied, req, n.now())
-	e.Method = "auto"
-	_ = n.record(ctx, e, "approval.mode auto")
-	n.m.approvals.WithLabelValues(string(act), "refused").Inc()
-	return fail(CodeBadConfig, "%s for chain id %s refused: approval.mode auto approves only on a dev chain; nothing was signed or sent", act, s)
 }

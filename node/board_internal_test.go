@@ -50,23 +50,28 @@ func (p *boardPoster) announce(t *testing.T, at time.Time, deadline time.Time) *
 	return env
 }
 
-// boardNode is a node that is never started: enough for the board's
-// rules, with a clock the test moves.
-func boardNode(cfg BoardConfig, now *time.Time) *Node {
-	c := DefaultConfig()
-	c.Board = cfg
-	return &Node{cfg: c, board: map[negotiation.Hash]*boardEntry{}, threads: map[string]*thread{}, cs: newConsentBook(), now: func() time.Time { return *now }}
+// testBoard is a task board and the consent book it asks, without a
+// node: enough for the board's rules, with a clock the test moves.
+type testBoard struct {
+	*board
+	cs  *ConsentBook
+	now func() time.Time
 }
+
+func boardNode(cfg BoardConfig, now *time.Time) *testBoard {
+	clock := func() time.Time { return *now }
+	cs := newConsentBook(DefaultConfig().Consent, clock, func() error { return nil }, newBroadcaster(),
+		func() (map[negotiation.Address]int, map[string]bool) { return nil, nil })
+	return &testBoard{board: newBoard(cfg, cs.stateOf), cs: cs, now: clock}
+}
+
+// Board lists the board as Node.Board does.
+func (n *testBoard) Board() []Announcement { return n.list(n.now()) }
 
 // take puts env on n's board as takeAnnouncement does.
-func take(n *Node, env *negotiation.Envelope) {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	n.admitLocked(env.Sender.EVMAddress, n.now())
-	n.board[env.Hash()] = &boardEntry{env: env, seen: n.now()}
-}
+func take(n *testBoard, env *negotiation.Envelope) { n.take(env, n.now()) }
 
-func onBoard(n *Node, envs ...*negotiation.Envelope) []bool {
+func onBoard(n *testBoard, envs ...*negotiation.Envelope) []bool {
 	out := make([]bool, len(envs))
 	for _, e := range n.Board() {
 		for j, x := range envs {
@@ -101,7 +106,7 @@ func TestBoardIsBounded(t *testing.T) {
 		take(n, e)
 		flood = append(flood, e)
 		if len(flood) == 1 {
-			n.board[e.Hash()].answered = true
+			n.entries[e.Hash()].answered = true
 		}
 	}
 	got := onBoard(n, flood...)
@@ -113,7 +118,7 @@ func TestBoardIsBounded(t *testing.T) {
 	}
 	// Own announcements count for nothing and stay.
 	mine := other.announce(t, now, far)
-	n.board[mine.Hash()] = &boardEntry{env: mine, seen: now, own: true}
+	n.entries[mine.Hash()] = &boardEntry{env: mine, seen: now, own: true}
 
 	// Another poster: the total bound (5 of others, neither the answered
 	// nor the own one counted) evicts the oldest unprotected of all.
@@ -131,8 +136,8 @@ func TestBoardIsBounded(t *testing.T) {
 			t.Fatalf("with a second poster the board holds %v, want %v", got, want)
 		}
 	}
-	if len(n.board) != 7 {
-		t.Fatalf("the board holds %d, want 7 (five of others, one answered, one own)", len(n.board))
+	if len(n.entries) != 7 {
+		t.Fatalf("the board holds %d, want 7 (five of others, one answered, one own)", len(n.entries))
 	}
 
 	// A deadline passes: that announcement leaves; then the age bound
@@ -155,7 +160,7 @@ func TestBoardIsBounded(t *testing.T) {
 	one := boardNode(BoardConfig{MaxPerPoster: 1, MaxTotal: 1, MaxAge: time.Hour}, &now)
 	a, b := junk.announce(t, now, far), junk.announce(t, now, far)
 	take(one, a)
-	one.board[a.Hash()].answered = true
+	one.entries[a.Hash()].answered = true
 	take(one, b)
 	if got := onBoard(one, a, b); !got[0] || !got[1] {
 		t.Fatalf("with one slot, an answered announcement and a new one: %v", got)
@@ -190,10 +195,10 @@ func TestBoardIsBounded(t *testing.T) {
 			p = other
 		}
 		e := p.announce(t, now, far)
-		restart.board[e.Hash()] = &boardEntry{env: e, seen: now.Add(time.Duration(i-5) * time.Second)}
+		restart.entries[e.Hash()] = &boardEntry{env: e, seen: now.Add(time.Duration(i-5) * time.Second)}
 		all = append(all, e)
 	}
-	restart.loadBoard()
+	restart.restore(nil, restart.now())
 	got = onBoard(restart, all...)
 	want = []bool{false, false, true, true, true}
 	for i := range want {

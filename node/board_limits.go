@@ -10,16 +10,11 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-// boardLimits are the task board's bounds (Config.Board). The rate at
-// which this node publishes its own announcements is the transport's
-// (p2p.Host.ReserveAnnouncement): the rate and burst every receiver's
-// transport allows one publisher on the board, so that an announcement
-// this node accepts to publish is not dropped by its receivers' limit.
-type boardLimits struct {
-	cfg BoardConfig
-}
-
-func newBoardLimits(cfg BoardConfig) *boardLimits { return &boardLimits{cfg: cfg} }
+// The rate at which this node publishes its own announcements is the
+// transport's (p2p.Host.ReserveAnnouncement): the rate and burst every
+// receiver's transport allows one publisher on the board, so that an
+// announcement this node accepts to publish is not dropped by its
+// receivers' limit.
 
 // retryAfter is the cause of a rate_limited refusal: when to try again.
 type retryAfter struct{ after time.Duration }
@@ -38,11 +33,11 @@ func RetryAfter(err error) time.Duration {
 }
 
 // publishToken takes one announcement of this node from the board's
-// rate (the transport's allowance), or refuses with rate_limited and the
-// wait. A token taken for an announcement that then fails to be recorded
-// is not given back: the next post waits a little longer.
-func (n *Node) publishToken() error {
-	if wait := n.host.ReserveAnnouncement(); wait > 0 {
+// rate (the transport's allowance, reserve), or refuses with rate_limited
+// and the wait. A token taken for an announcement that then fails to be
+// recorded is not given back: the next post waits a little longer.
+func publishToken(reserve func() time.Duration) error {
+	if wait := reserve(); wait > 0 {
 		return &Error{Code: CodeRateLimited, Err: &retryAfter{after: wait}, Msg: fmt.Sprintf(
 			"this node publishes announcements at most at the rate the other nodes take from one publisher; try again in %v",
 			RetryAfter(&retryAfter{after: wait}))}
@@ -56,11 +51,11 @@ func (b *boardEntry) protected() bool { return b.own || b.answered }
 
 // boundedLocked reports whether b counts against the board's bounds and
 // may be evicted to keep them: not protected, and not of a poster the
-// principal allowed (n.tmu held; an allowed poster is not bounded, as in
+// principal allowed (b.mu held; an allowed poster is not bounded, as in
 // consent, and its announcements are in the ledger). Stale announcements
 // leave whoever posted them.
-func (n *Node) boundedLocked(b *boardEntry) bool {
-	return !b.protected() && n.consentOf(b.env.Sender.EVMAddress) != ConsentAllowed
+func (b *board) boundedLocked(e *boardEntry) bool {
+	return !e.protected() && b.consent(e.env.Sender.EVMAddress) != ConsentAllowed
 }
 
 // stale reports whether b is past its deadline or older than maxAge.
@@ -72,96 +67,93 @@ func (b *boardEntry) stale(now time.Time, maxAge time.Duration) bool {
 	return now.Sub(b.seen) >= maxAge
 }
 
-// pruneBoardLocked evicts stale announcements (n.tmu held).
-func (n *Node) pruneBoardLocked(now time.Time) {
-	for h, b := range n.board {
-		if !b.protected() && b.stale(now, n.cfg.Board.MaxAge) {
-			delete(n.board, h)
+// pruneLocked evicts stale announcements (b.mu held).
+func (b *board) pruneLocked(now time.Time) {
+	for h, e := range b.entries {
+		if !e.protected() && e.stale(now, b.cfg.MaxAge) {
+			delete(b.entries, h)
 		}
 	}
 }
 
 // admitLocked makes room on the board for one more announcement of
-// poster (n.tmu held): it evicts the stale ones, then the poster's oldest
+// poster (b.mu held): it evicts the stale ones, then the poster's oldest
 // beyond board.max_per_poster, then the oldest of all beyond
 // board.max_total. This node's own announcements and those a negotiation
 // of this node answers are never evicted and not counted: they are
 // bounded by this node's own acts.
-func (n *Node) admitLocked(poster negotiation.Address, now time.Time) {
-	n.pruneBoardLocked(now)
+func (b *board) admitLocked(poster negotiation.Address, now time.Time) {
+	b.pruneLocked(now)
 	per, total := 0, 0
 	var oldestOfPoster, oldest *boardEntry
-	for _, b := range n.board {
-		if !n.boundedLocked(b) {
+	for _, e := range b.entries {
+		if !b.boundedLocked(e) {
 			continue
 		}
 		total++
-		if b.env.Sender.EVMAddress == poster {
+		if e.env.Sender.EVMAddress == poster {
 			per++
-			if oldestOfPoster == nil || b.seen.Before(oldestOfPoster.seen) {
-				oldestOfPoster = b
+			if oldestOfPoster == nil || e.seen.Before(oldestOfPoster.seen) {
+				oldestOfPoster = e
 			}
 		}
-		if oldest == nil || b.seen.Before(oldest.seen) {
-			oldest = b
+		if oldest == nil || e.seen.Before(oldest.seen) {
+			oldest = e
 		}
 	}
-	if per >= n.cfg.Board.MaxPerPoster && oldestOfPoster != nil {
-		delete(n.board, oldestOfPoster.env.Hash())
+	if per >= b.cfg.MaxPerPoster && oldestOfPoster != nil {
+		delete(b.entries, oldestOfPoster.env.Hash())
 		total--
 		if oldest == oldestOfPoster {
-			oldest = n.oldestUnprotectedLocked()
+			oldest = b.oldestBoundedLocked()
 		}
 	}
-	if total >= n.cfg.Board.MaxTotal && oldest != nil {
-		delete(n.board, oldest.env.Hash())
+	if total >= b.cfg.MaxTotal && oldest != nil {
+		delete(b.entries, oldest.env.Hash())
 	}
 }
 
-func (n *Node) oldestUnprotectedLocked() *boardEntry {
+func (b *board) oldestBoundedLocked() *boardEntry {
 	var oldest *boardEntry
-	for _, b := range n.board {
-		if n.boundedLocked(b) && (oldest == nil || b.seen.Before(oldest.seen)) {
-			oldest = b
+	for _, e := range b.entries {
+		if b.boundedLocked(e) && (oldest == nil || e.seen.Before(oldest.seen)) {
+			oldest = e
 		}
 	}
 	return oldest
 }
 
-// loadBoard bounds the board rebuilt from the ledger (at start, after the
-// threads are loaded): the announcements a negotiation answers are
-// marked, the stale ones evicted, then the oldest beyond the bounds.
-func (n *Node) loadBoard() {
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
-	for _, t := range n.threads {
-		if a := t.p.Announcement; a != nil {
-			if b := n.board[a.Hash()]; b != nil {
-				b.answered = true
-			}
+// restore bounds the board rebuilt from the ledger (at start, after the
+// threads are loaded): the announcements a negotiation answers (answered)
+// are marked, the stale ones evicted, then the oldest beyond the bounds.
+func (b *board) restore(answered []negotiation.Hash, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, h := range answered {
+		if e := b.entries[h]; e != nil {
+			e.answered = true
 		}
 	}
-	now := n.now()
-	n.pruneBoardLocked(now)
-	others := make([]*boardEntry, 0, len(n.board))
-	for _, b := range n.board {
-		if !b.own {
-			others = append(others, b)
+	b.pruneLocked(now)
+	others := make([]*boardEntry, 0, len(b.entries))
+	for _, e := range b.entries {
+		if !e.own {
+			others = append(others, e)
 		}
 	}
 	// Newest first: each is kept while its poster and the board have room.
-	slices.SortFunc(others, func(a, b *boardEntry) int { return b.seen.Compare(a.seen) })
+	slices.SortFunc(others, func(x, y *boardEntry) int { return y.seen.Compare(x.seen) })
 	per := map[negotiation.Address]int{}
 	kept := 0
-	for _, b := range others {
-		p := b.env.Sender.EVMAddress
+	for _, e := range others {
+		p := e.env.Sender.EVMAddress
 		switch {
-		case !n.boundedLocked(b):
-		case per[p] < n.cfg.Board.MaxPerPoster && kept < n.cfg.Board.MaxTotal:
+		case !b.boundedLocked(e):
+		case per[p] < b.cfg.MaxPerPoster && kept < b.cfg.MaxTotal:
 			per[p]++
 			kept++
 		default:
-			delete(n.board, b.env.Hash())
+			delete(b.entries, e.env.Hash())
 		}
 	}
 }

@@ -149,7 +149,7 @@ func TestStrangersAnnouncementsCostTheLedgerNothing(t *testing.T) {
 		t.Fatalf("after a restart the negotiation answering the announcement is %+v, %v", v, err)
 	}
 
-	if _, err := worker.SetConsent(t.Context(), poster.Address(), node.ConsentAllowed, "api"); err != nil {
+	if _, err := worker.ConsentBook().Set(t.Context(), poster.Address(), node.ConsentAllowed, "api"); err != nil {
 		t.Fatal(err)
 	}
 	connect(t, poster, worker)

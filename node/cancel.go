@@ -265,7 +265,7 @@ func (n *Node) resubmit(ctx context.Context, nid string, kind negotiation.Messag
 // active, or whose nonce moved on (the pair was submitted already, or
 // another act came first).
 func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.MessageType) (*types.Receipt, error) {
-	if err := n.restsOnDamage(ctx, nid, true); err != nil {
+	if err := n.check.restsOn(ctx, n.led, nid, true); err != nil {
 		return nil, err // it moves money: never on a damaged record
 	}
 	var (

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 )
 
@@ -43,34 +41,34 @@ type draftCard struct {
 
 // holdDraft keeps c shown to the approval requests that confirm it, until
 // the returned function is called.
-func (n *Node) holdDraft(c *negotiation.IntentCard) func() {
+func (px *pxpNode) holdDraft(c *negotiation.IntentCard) func() {
 	h := c.Seal()
-	n.px.mu.Lock()
-	d := n.px.drafts[h]
+	px.mu.Lock()
+	d := px.drafts[h]
 	if d == nil {
 		d = &draftCard{card: c}
-		n.px.drafts[h] = d
+		px.drafts[h] = d
 	}
 	d.refs++
-	n.px.mu.Unlock()
+	px.mu.Unlock()
 	return func() {
-		n.px.mu.Lock()
+		px.mu.Lock()
 		if d.refs--; d.refs == 0 {
-			delete(n.px.drafts, h)
+			delete(px.drafts, h)
 		}
-		n.px.mu.Unlock()
+		px.mu.Unlock()
 	}
 }
 
 // draftOf returns the card with hash s waiting for confirmation, or nil.
-func (n *Node) draftOf(s string) *negotiation.IntentCard {
+func (px *pxpNode) draftOf(s string) *negotiation.IntentCard {
 	h, err := negotiation.ParseHash(s)
 	if err != nil {
 		return nil
 	}
-	n.px.mu.Lock()
-	defer n.px.mu.Unlock()
-	if d := n.px.drafts[h]; d != nil {
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	if d := px.drafts[h]; d != nil {
 		return d.card
 	}
 	return nil
@@ -113,11 +111,12 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
 	}
 	args := map[string]any{"question": question, "answer": answer, "via": string(negotiation.ViaWeb)}
-	return n.askInBackground(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium", authOpts{},
+	p, err := n.gt.Ask(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium",
 		func(ctx context.Context) error {
 			_, err := n.answerEscalation(ctx, nid, answer, negotiation.ViaWeb, question)
 			return err
 		})
+	return p, fromGate(err)
 }
 
 // SealCardOnPage is the principal's pages sealing card as the default
@@ -136,68 +135,13 @@ func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval
 		return PendingApproval{}, err
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(negotiation.ViaWeb)}
-	release := n.holdDraft(c)
-	p, err := n.askInBackground(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium", authOpts{},
+	release := n.px.holdDraft(c)
+	p, err := n.gt.Ask(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium",
 		func(ctx context.Context) error {
 			_, err := n.sealDefaultCard(ctx, c.Bytes(), negotiation.ViaWeb)
 			return err
 		}, release)
-	return p, err
-}
-
-// askInBackground makes the approval request of act (adjusted by o) on a
-// goroutine the node owns and returns it once it waits (or was decided at
-// once by an explicit gate); after an approval consumed by the gate, then
-// runs on that goroutine. done, when given, runs once the request is
-// decided either way (then runs after it).
-func (n *Node) askInBackground(act Act, nid string, args map[string]any, reason, risk string, o authOpts, then func(ctx context.Context) error, done ...func()) (PendingApproval, error) {
-	var action approval.Action
-	var err error
-	if o.action != nil {
-		action = *o.action
-	} else {
-		action, err = ActAction(act, nid, args)
-	}
-	if err != nil {
-		for _, f := range done {
-			f()
-		}
-		return PendingApproval{}, err
-	}
-	type started struct {
-		req approval.IntentRequest
-		err error
-	}
-	ch := make(chan started, 1)
-	var once sync.Once
-	send := func(s started) { once.Do(func() { ch <- s }) }
-	n.spawn(func(ctx context.Context) {
-		o.notify = func(r approval.IntentRequest) { send(started{req: r}) }
-		req, err := n.authorizeWith(ctx, act, nid, args, reason, risk, o)
-		send(started{req: req, err: err})
-		for _, f := range done {
-			f()
-		}
-		if err != nil {
-			n.log.Info("the principal's words were not sealed", "act", act, "negotiation", nid, "request", req.RequestID, "err", err)
-			return
-		}
-		if err := then(ctx); err != nil {
-			n.log.Warn("the principal's confirmed words could not be sealed", "act", act, "negotiation", nid, "request", req.RequestID, "err", err)
-		}
-	})
-	select {
-	case s := <-ch:
-		if s.err != nil {
-			return PendingApproval{}, s.err
-		}
-		if p, err := n.PendingApproval(s.req.RequestID); err == nil {
-			return p, nil
-		}
-		return withExpiry(n.pendingFor(act, s.req, action), n.now()), nil // decided already
-	case <-n.ctx.Done():
-		return PendingApproval{}, ErrNotStarted
-	}
+	return p, fromGate(err)
 }
 
 // CardLines returns card c in plain words: the principal, the goal,
@@ -211,21 +155,21 @@ func CardLines(c *negotiation.IntentCard) []PlainLine {
 	if o := c.Principal.Org; o != "" {
 		who += " (" + o + ")"
 	}
-	out := []PlainLine{{"Principal", who}, {"Goal", c.Goal}}
+	out := []PlainLine{{Label: "Principal", Value: who}, {Label: "Goal", Value: c.Goal}}
 	lists := []struct {
 		label string
 		list  []negotiation.Clause
 	}{{"Must have", c.MustHaves}, {"May agree to", c.MayAgreeTo}, {"Must never", c.MustNever}, {"Escalate when", c.EscalateWhen}}
 	for _, l := range lists {
 		if len(l.list) == 0 {
-			out = append(out, PlainLine{l.label, "(none)"})
+			out = append(out, PlainLine{Label: l.label, Value: "(none)"})
 		}
 		for i, cl := range l.list {
 			v := cl.Text
 			if cl.Rule != "" {
 				v += " (rule: " + cl.Rule + ")"
 			}
-			out = append(out, PlainLine{fmt.Sprintf("%s %d", l.label, i+1), v})
+			out = append(out, PlainLine{Label: fmt.Sprintf("%s %d", l.label, i+1), Value: v})
 		}
 	}
 	for i, f := range c.KnownFacts {
@@ -233,10 +177,10 @@ func CardLines(c *negotiation.IntentCard) []PlainLine {
 		if f.Key != "" {
 			v += fmt.Sprintf(" (%s = %s)", f.Key, f.Value)
 		}
-		out = append(out, PlainLine{fmt.Sprintf("Known fact %d", i+1), v})
+		out = append(out, PlainLine{Label: fmt.Sprintf("Known fact %d", i+1), Value: v})
 	}
 	for i, a := range c.Amendments {
-		out = append(out, PlainLine{fmt.Sprintf("Amendment %d", i+1), fmt.Sprintf("asked %q, answered %q", a.Question, a.Answer)})
+		out = append(out, PlainLine{Label: fmt.Sprintf("Amendment %d", i+1), Value: fmt.Sprintf("asked %q, answered %q", a.Question, a.Answer)})
 	}
-	return append(out, PlainLine{"Card hash", c.Seal().String()})
+	return append(out, PlainLine{Label: "Card hash", Value: c.Seal().String()})
 }

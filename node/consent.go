@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -77,11 +78,27 @@ type ConsentView struct {
 	Refused int `json:"refusedSinceStart,omitempty"`
 }
 
-// consentBook holds the consent states and the negotiations unknown
-// counterparties opened. Its lock is a leaf: it is taken under n.tmu
-// (threadFor) and under a thread's lock (recordState), never the other
-// way round.
-type consentBook struct {
+// ConsentBook is the principal's consent list: the counterparties' states
+// (recorded in the ledger), the negotiations unknown counterparties
+// opened, and the refusals counted since the node started. It owns its
+// state and its locks; reach it with Node.ConsentBook. Its lock is a
+// leaf: it is taken under n.tmu (threadFor), under a thread's lock
+// (recordState) and under the board's, never the other way round.
+type ConsentBook struct {
+	cfg     ConsentConfig
+	now     func() time.Time
+	running func() error // ErrNotStarted unless the node is started
+	events  *broadcaster
+	// parties returns the negotiations the node holds per counterparty
+	// and the ids of the live ones (it takes n.tmu and the threads'
+	// locks: never called with c.mu held).
+	parties func() (map[negotiation.Address]int, map[string]bool)
+
+	// Set by load, at Start.
+	led  *ledger.Ledger
+	log  *slog.Logger
+	self negotiation.Address
+
 	change  sync.Mutex // one change at a time, so the ledger's order is the book's
 	mu      sync.Mutex
 	states  map[negotiation.Address]consentRecord
@@ -107,25 +124,28 @@ type openedBy struct {
 // in memory.
 const maxRefusedTracked = 4096
 
-func newConsentBook() *consentBook {
-	return &consentBook{
+func newConsentBook(cfg ConsentConfig, now func() time.Time, running func() error, events *broadcaster,
+	parties func() (map[negotiation.Address]int, map[string]bool)) *ConsentBook {
+	return &ConsentBook{
+		cfg: cfg, now: now, running: running, events: events, parties: parties,
+		log:    slog.New(slog.DiscardHandler),
 		states: map[negotiation.Address]consentRecord{}, opened: map[string]*openedBy{},
 		refused: map[negotiation.Address]int{},
 	}
 }
 
-func (c *consentBook) stateLocked(a negotiation.Address) Consent {
+func (c *ConsentBook) stateLocked(a negotiation.Address) Consent {
 	if r, ok := c.states[a]; ok {
 		return r.state
 	}
 	return ConsentUnknown
 }
 
-// consentOf returns a's consent state.
-func (n *Node) consentOf(a negotiation.Address) Consent {
-	n.cs.mu.Lock()
-	defer n.cs.mu.Unlock()
-	return n.cs.stateLocked(a)
+// stateOf returns a's consent state.
+func (c *ConsentBook) stateOf(a negotiation.Address) Consent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stateLocked(a)
 }
 
 // negotiationPhase reports whether st is before any agreement or end.
@@ -133,11 +153,11 @@ func negotiationPhase(st negotiation.State) bool {
 	return st == negotiation.StateOpen || st == negotiation.StateProposed || st == negotiation.StateCountered
 }
 
-// admitOpening decides whether from may open negotiation nid (n.tmu held,
-// before the thread exists): "" admits it and counts it, else the consent
-// code the sender is answered. A refusal writes nothing.
-func (n *Node) admitOpening(nid string, from negotiation.Address) negotiation.Code {
-	c := n.cs
+// admit decides whether from may open negotiation nid (n.tmu held, before
+// the thread exists; live reports whether the node holds a negotiation):
+// "" admits it and counts it, else the consent code the sender is
+// answered. A refusal writes nothing.
+func (c *ConsentBook) admit(nid string, from negotiation.Address, live func(nid string) bool) negotiation.Code {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	state := c.stateLocked(from)
@@ -148,27 +168,27 @@ func (n *Node) admitOpening(nid string, from negotiation.Address) negotiation.Co
 		if _, ok := c.refused[from]; ok || len(c.refused) < maxRefusedTracked {
 			c.refused[from]++
 		}
-		n.log.Debug("negotiation refused by consent", "from", from, "negotiation", nid, "code", code)
+		c.log.Debug("negotiation refused by consent", "from", from, "negotiation", nid, "code", code)
 		return negotiation.Code(code)
 	}
 	if state == ConsentDenied {
 		return refuse(p2p.CodeConsentDenied)
 	}
-	per, total := c.countLocked(n, from)
-	if per >= n.cfg.Consent.PerCounterparty || total >= n.cfg.Consent.Total {
+	per, total := c.countLocked(from, live)
+	if per >= c.cfg.PerCounterparty || total >= c.cfg.Total {
 		return refuse(p2p.CodeConsentLimit)
 	}
-	c.opened[nid] = &openedBy{by: from, at: n.now()}
+	c.opened[nid] = &openedBy{by: from, at: c.now()}
 	return ""
 }
 
 // countLocked returns how many open negotiations from opened and how many
 // all unknown counterparties did, forgetting those that stopped counting
-// (c.mu and n.tmu held): settled, older than the window, or dropped.
-func (c *consentBook) countLocked(n *Node, from negotiation.Address) (per, total int) {
-	now := n.now()
+// (c.mu held): settled, older than the window, or dropped (not live).
+func (c *ConsentBook) countLocked(from negotiation.Address, live func(string) bool) (per, total int) {
+	now := c.now()
 	for id, o := range c.opened {
-		if o.settled || now.Sub(o.at) >= n.cfg.Consent.Window || n.threads[id] == nil {
+		if o.settled || now.Sub(o.at) >= c.cfg.Window || !live(id) {
 			delete(c.opened, id)
 			continue
 		}
@@ -183,26 +203,28 @@ func (c *consentBook) countLocked(n *Node, from negotiation.Address) (per, total
 	return per, total
 }
 
-// consentSettled notes that negotiation nid is in state st (t.mu held):
-// once it leaves the negotiation phase it no longer counts as open.
-func (n *Node) consentSettled(nid string, st negotiation.State) {
+// settled notes that negotiation nid is in state st (t.mu held): once it
+// leaves the negotiation phase it no longer counts as open.
+func (c *ConsentBook) settled(nid string, st negotiation.State) {
 	if negotiationPhase(st) {
 		return
 	}
-	n.cs.mu.Lock()
-	if o := n.cs.opened[nid]; o != nil {
+	c.mu.Lock()
+	if o := c.opened[nid]; o != nil {
 		o.settled = true
 	}
-	n.cs.mu.Unlock()
+	c.mu.Unlock()
 }
 
-// loadConsent replays the consent entries of the ledger and counts the
-// negotiations counterparties opened that are still open (at start,
-// after the threads are loaded). Those of a counterparty allowed now are
-// not counted, as they are not while it is allowed.
-func (n *Node) loadConsent(ctx context.Context) error {
+// load replays the consent entries of led and counts the negotiations
+// counterparties opened that are still open (at start, after the threads
+// are loaded: openers are the negotiations in the negotiation phase that
+// a counterparty opened, by whom). Those of a counterparty allowed now
+// are not counted, as they are not while it is allowed. The book records
+// its changes in led from now on, and logs to log.
+func (c *ConsentBook) load(ctx context.Context, led *ledger.Ledger, log *slog.Logger, self negotiation.Address, openers map[string]negotiation.Address) error {
 	states := map[negotiation.Address]consentRecord{}
-	for e, err := range n.led.ByKind(ctx, KindConsent) {
+	for e, err := range led.ByKind(ctx, KindConsent) {
 		if err != nil {
 			return fmt.Errorf("node: load consent: %w", err)
 		}
@@ -217,7 +239,7 @@ func (n *Node) loadConsent(ctx context.Context) error {
 		}
 	}
 	openedAt := map[string]time.Time{}
-	for e, err := range n.led.ByKind(ctx, KindThreadOpened) {
+	for e, err := range led.ByKind(ctx, KindThreadOpened) {
 		if err != nil {
 			return fmt.Errorf("node: load consent: %w", err)
 		}
@@ -225,20 +247,17 @@ func (n *Node) loadConsent(ctx context.Context) error {
 			openedAt[e.NegotiationID] = e.At
 		}
 	}
-	now := n.now()
+	now := c.now()
 	opened := map[string]*openedBy{}
-	n.tmu.Lock()
-	for id, t := range n.threads {
-		by, ok := openerOf(t, n.self)
+	for id, by := range openers {
 		at, known := openedAt[id]
-		if !ok || !known || states[by].state == ConsentAllowed || !negotiationPhase(t.th.State()) || now.Sub(at) >= n.cfg.Consent.Window {
+		if !known || states[by].state == ConsentAllowed || now.Sub(at) >= c.cfg.Window {
 			continue
 		}
 		opened[id] = &openedBy{by: by, at: at}
 	}
-	n.tmu.Unlock()
-	c := n.cs
 	c.mu.Lock()
+	c.led, c.log, c.self = led, log, self
 	c.states, c.opened = states, opened
 	c.mu.Unlock()
 	return nil
@@ -257,37 +276,37 @@ func openerOf(t *thread, self negotiation.Address) (negotiation.Address, bool) {
 	return log[0].Sender, true
 }
 
-// SetConsent sets counterparty a's consent state, for the principal (via
+// ConsentBook returns the principal's consent list.
+func (n *Node) ConsentBook() *ConsentBook { return n.cs }
+
+// Set sets counterparty a's consent state, for the principal (via
 // ConsentViaAPI or ConsentViaWeb): the change is recorded in the ledger
 // (consent) before it takes effect, so it survives a restart and is
 // audited. Setting the state a counterparty already has records nothing.
 // It changes no negotiation already open.
-func (n *Node) SetConsent(ctx context.Context, a negotiation.Address, state Consent, via string) (ConsentView, error) {
-	if err := n.running(); err != nil {
+func (c *ConsentBook) Set(ctx context.Context, a negotiation.Address, state Consent, via string) (ConsentView, error) {
+	if err := c.running(); err != nil {
 		return ConsentView{}, err
 	}
 	switch {
 	case !state.Valid():
 		return ConsentView{}, fail(CodeBadArgument, "consent state %q: allowed, unknown or denied", state)
-	case a == (negotiation.Address{}) || a == n.self:
+	case a == (negotiation.Address{}) || a == c.self:
 		return ConsentView{}, fail(CodeBadArgument, "counterparty %s: another node's EVM address", a)
 	case via != ConsentViaAPI && via != ConsentViaWeb:
 		return ConsentView{}, fail(CodeBadArgument, "via %q: api or web", via)
 	}
-	c := n.cs
 	c.change.Lock()
 	defer c.change.Unlock()
-	c.mu.Lock()
-	prev := c.stateLocked(a)
-	c.mu.Unlock()
+	prev := c.stateOf(a)
 	if prev == state {
-		return n.consentView(a), nil
+		return c.view(a), nil
 	}
 	body, err := json.Marshal(consentBody{Address: a, State: state, Previous: prev, Via: via})
 	if err != nil {
 		return ConsentView{}, err
 	}
-	e, _, err := n.led.Append(ctx, ledger.Record{Kind: KindConsent, Body: body, At: n.now()})
+	e, _, err := c.led.Append(ctx, ledger.Record{Kind: KindConsent, Body: body, At: c.now()})
 	if err != nil {
 		return ConsentView{}, failWrap(CodeStoreFailed, err, "consent")
 	}
@@ -298,37 +317,37 @@ func (n *Node) SetConsent(ctx context.Context, a negotiation.Address, state Cons
 		c.states[a] = consentRecord{state: state, via: via, at: e.At}
 	}
 	c.mu.Unlock()
-	n.log.Info("consent changed", "counterparty", a, "state", state, "previous", prev, "via", via)
-	n.events.publish(Event{Kind: EventConsent, Detail: a.String(), Code: string(state), At: e.At})
-	return n.consentView(a), nil
+	c.log.Info("consent changed", "counterparty", a, "state", state, "previous", prev, "via", via)
+	c.events.publish(Event{Kind: EventConsent, Detail: a.String(), Code: string(state), At: e.At})
+	return c.view(a), nil
 }
 
-// Consent returns counterparty a's consent state and counts.
-func (n *Node) Consent(a negotiation.Address) (ConsentView, error) {
-	if err := n.running(); err != nil {
+// Of returns counterparty a's consent state and counts.
+func (c *ConsentBook) Of(a negotiation.Address) (ConsentView, error) {
+	if err := c.running(); err != nil {
 		return ConsentView{}, err
 	}
-	return n.consentView(a), nil
+	return c.view(a), nil
 }
 
-// Consents returns every counterparty the principal set a state for, that
+// List returns every counterparty the principal set a state for, that
 // this node holds a negotiation with, or that was refused since the node
 // started, ordered by address.
-func (n *Node) Consents() ([]ConsentView, error) {
-	if err := n.running(); err != nil {
+func (c *ConsentBook) List() ([]ConsentView, error) {
+	if err := c.running(); err != nil {
 		return nil, err
 	}
-	return n.consents(nil), nil
+	return c.views(nil), nil
 }
 
-func (n *Node) consentView(a negotiation.Address) ConsentView {
-	for _, v := range n.consents(&a) {
+func (c *ConsentBook) view(a negotiation.Address) ConsentView {
+	for _, v := range c.views(&a) {
 		return v
 	}
 	return ConsentView{Address: a, State: ConsentUnknown}
 }
 
-func (n *Node) consents(only *negotiation.Address) []ConsentView {
+func (c *ConsentBook) views(only *negotiation.Address) []ConsentView {
 	views := map[negotiation.Address]*ConsentView{}
 	get := func(a negotiation.Address) *ConsentView {
 		v := views[a]
@@ -340,27 +359,13 @@ func (n *Node) consents(only *negotiation.Address) []ConsentView {
 	}
 	want := func(a negotiation.Address) bool { return only == nil || *only == a }
 	// The negotiations first (each under its own lock), then the book.
-	n.tmu.Lock()
-	threads := make([]*thread, 0, len(n.threads))
-	live := make(map[string]bool, len(n.threads))
-	for id, t := range n.threads {
-		threads = append(threads, t)
-		live[id] = true
-	}
-	n.tmu.Unlock()
-	for _, t := range threads {
-		t.mu.Lock()
-		other := negotiation.Address{}
-		if !t.dead && !t.observer {
-			other = n.otherParty(t)
-		}
-		t.mu.Unlock()
-		if other != (negotiation.Address{}) && want(other) {
-			get(other).Negotiations++
+	held, live := c.parties()
+	for a, k := range held {
+		if want(a) {
+			get(a).Negotiations = k
 		}
 	}
-	now := n.now()
-	c := n.cs
+	now := c.now()
 	c.mu.Lock()
 	for a, r := range c.states {
 		if want(a) {
@@ -375,7 +380,7 @@ func (n *Node) consents(only *negotiation.Address) []ConsentView {
 		}
 	}
 	for id, o := range c.opened {
-		if !o.settled && live[id] && now.Sub(o.at) < n.cfg.Consent.Window && want(o.by) {
+		if !o.settled && live[id] && now.Sub(o.at) < c.cfg.Window && want(o.by) {
 			get(o.by).Open++
 		}
 	}
@@ -386,4 +391,31 @@ func (n *Node) consents(only *negotiation.Address) []ConsentView {
 	}
 	slices.SortFunc(out, func(a, b ConsentView) int { return slices.Compare(a.Address[:], b.Address[:]) })
 	return out
+}
+
+// parties returns how many negotiations the node holds with each
+// counterparty, and the ids of the live ones (the consent book's view of
+// the threads).
+func (n *Node) parties() (map[negotiation.Address]int, map[string]bool) {
+	n.tmu.Lock()
+	threads := make([]*thread, 0, len(n.threads))
+	live := make(map[string]bool, len(n.threads))
+	for id, t := range n.threads {
+		threads = append(threads, t)
+		live[id] = true
+	}
+	n.tmu.Unlock()
+	held := map[negotiation.Address]int{}
+	for _, t := range threads {
+		t.mu.Lock()
+		other := negotiation.Address{}
+		if !t.dead && !t.observer {
+			other = n.otherParty(t)
+		}
+		t.mu.Unlock()
+		if other != (negotiation.Address{}) {
+			held[other]++
+		}
+	}
+	return held, live
 }

@@ -143,7 +143,7 @@ func TestConsentBoundsStrangers(t *testing.T) {
 			open = append(open, id)
 		}
 	}
-	if v, _ := worker.Consent(a.Address()); v.State != node.ConsentUnknown || v.Open != 3 || v.Negotiations != 3 || v.Refused != 27 {
+	if v, _ := worker.ConsentBook().Of(a.Address()); v.State != node.ConsentUnknown || v.Open != 3 || v.Negotiations != 3 || v.Refused != 27 {
 		t.Fatalf("the worker's view of the stranger: %+v", v)
 	}
 
@@ -155,7 +155,7 @@ func TestConsentBoundsStrangers(t *testing.T) {
 
 	// The worker's principal denies A: nothing new from A, and A's open
 	// negotiations no longer take slots of the unknown: B gets one more.
-	if _, err := worker.SetConsent(t.Context(), a.Address(), node.ConsentDenied, node.ConsentViaAPI); err != nil {
+	if _, err := worker.ConsentBook().Set(t.Context(), a.Address(), node.ConsentDenied, node.ConsentViaAPI); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range settled(t, a, worker, propose(t, a, worker, 1)) {
@@ -206,7 +206,7 @@ func TestConsentBoundsStrangers(t *testing.T) {
 	})
 
 	// Allowed: B is not bounded.
-	if _, err := worker.SetConsent(t.Context(), b.Address(), node.ConsentAllowed, node.ConsentViaAPI); err != nil {
+	if _, err := worker.ConsentBook().Set(t.Context(), b.Address(), node.ConsentAllowed, node.ConsentViaAPI); err != nil {
 		t.Fatal(err)
 	}
 	if got := settled(t, b, worker, propose(t, b, worker, 6)); len(got) != 0 {
@@ -236,14 +236,14 @@ func TestConsentBoundsStrangers(t *testing.T) {
 	if got := settled(t, a, worker, propose(t, a, worker, 1)); len(got) != 1 || !slices.Contains(mapValues(got), string(p2p.CodeConsentDenied)) {
 		t.Fatalf("after a restart a denied counterparty's proposal: %v", got)
 	}
-	if v, _ := worker.Consent(b.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaAPI || v.At == nil {
+	if v, _ := worker.ConsentBook().Of(b.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaAPI || v.At == nil {
 		t.Fatalf("after a restart B: %+v", v)
 	}
 	// Back to unknown, A still has its three open negotiations: bounded.
-	if _, err := worker.SetConsent(t.Context(), a.Address(), node.ConsentUnknown, node.ConsentViaAPI); err != nil {
+	if _, err := worker.ConsentBook().Set(t.Context(), a.Address(), node.ConsentUnknown, node.ConsentViaAPI); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := worker.Consent(a.Address()); v.Open != 3 {
+	if v, _ := worker.ConsentBook().Of(a.Address()); v.Open != 3 {
 		t.Fatalf("after a restart the worker counts %d open negotiations of A, want 3", v.Open)
 	}
 	for _, c := range settled(t, a, worker, propose(t, a, worker, 1)) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleynet/parley/ledger"
 )
@@ -24,8 +27,15 @@ var ErrLedgerDamaged = &Error{Code: CodeLedgerDamaged}
 const maxDamage = 1000
 
 // ledgerCheck is what the node knows of its ledger's integrity: how far
-// the full verification has come, and the damage it, or any read, found.
+// the full verification has come, the damage it, or any read, found, and
+// the negotiations kept out at start because of it. It owns its state
+// and its lock (a leaf); the ledger it checks is passed to the methods
+// that read it.
 type ledgerCheck struct {
+	verifiedGauge prometheus.Gauge       // the ledgerVerified metric
+	damageCount   *prometheus.CounterVec // the ledgerDamage metric, by code
+	log           *slog.Logger           // set at Start, before the ledger opens
+
 	mu       sync.Mutex
 	target   uint64
 	verified uint64
@@ -34,9 +44,14 @@ type ledgerCheck struct {
 	damage   []ledger.Damage
 	overflow bool
 	seen     map[damageKey]bool
-	// quarantined are the negotiations whose thread could not be rebuilt
+	// keptOut are the negotiations whose thread could not be rebuilt
 	// at start because the ledger's record of it is damaged.
-	quarantined map[string]string // the damage that kept each out
+	keptOut map[string]string // the damage that kept each out
+}
+
+func newLedgerCheck(m *metrics) *ledgerCheck {
+	return &ledgerCheck{verifiedGauge: m.ledgerVerified, damageCount: m.ledgerDamage, log: slog.New(slog.DiscardHandler),
+		seen: map[damageKey]bool{}, keptOut: map[string]string{}}
 }
 
 type damageKey struct {
@@ -66,12 +81,8 @@ type LedgerCheck struct {
 // noteDamage records damage found in the ledger (the ledger's OnDamage):
 // an error log line, the metric, and the status; acts and exports that
 // rest on it are refused from now on.
-func (n *Node) noteDamage(d ledger.Damage) {
-	c := &n.check
+func (c *ledgerCheck) note(d ledger.Damage) {
 	c.mu.Lock()
-	if c.seen == nil {
-		c.seen = map[damageKey]bool{}
-	}
 	k := damageKey{d.Seq, d.Object}
 	if c.seen[k] {
 		c.mu.Unlock()
@@ -84,25 +95,24 @@ func (n *Node) noteDamage(d ledger.Damage) {
 		c.overflow = true
 	}
 	c.mu.Unlock()
-	n.m.ledgerDamage.WithLabelValues(string(d.Code)).Inc()
-	n.log.Error("ledger damage: acts and exports that rest on this entry are refused", "seq", d.Seq, "code", d.Code,
+	c.damageCount.WithLabelValues(string(d.Code)).Inc()
+	c.log.Error("ledger damage: acts and exports that rest on this entry are refused", "seq", d.Seq, "code", d.Code,
 		"negotiation", d.NegotiationID, "object", d.Object, "detail", d.Msg)
 }
 
-// checkLedger runs the full verification of the ledger in the background
-// (ledger.Scan, a quarter of the time at most), on a goroutine the node
-// owns; Close stops it.
-func (n *Node) checkLedger(ctx context.Context) {
-	c := &n.check
-	head := n.led.Head()
+// run runs the full verification of led in the background (ledger.Scan,
+// a quarter of the time at most), on a goroutine the node owns; Close
+// stops it.
+func (c *ledgerCheck) run(ctx context.Context, led *ledger.Ledger) {
+	head := led.Head()
 	c.mu.Lock()
 	c.target = head.Seq
 	c.mu.Unlock()
-	rep, err := n.led.Scan(ctx, ledger.ScanConfig{Progress: func(seq uint64) {
+	rep, err := led.Scan(ctx, ledger.ScanConfig{Progress: func(seq uint64) {
 		c.mu.Lock()
 		c.verified = seq
 		c.mu.Unlock()
-		n.m.ledgerVerified.Set(float64(seq))
+		c.verifiedGauge.Set(float64(seq))
 	}})
 	if ctx.Err() != nil {
 		return
@@ -111,49 +121,47 @@ func (n *Node) checkLedger(ctx context.Context) {
 	defer c.mu.Unlock()
 	if err != nil {
 		c.err = err.Error()
-		n.log.Error("ledger check stopped", "verified_to", c.verified, "err", err)
+		c.log.Error("ledger check stopped", "verifiedToto", c.verified, "err", err)
 		return
 	}
 	c.complete, c.verified = true, rep.Head.Seq
-	n.m.ledgerVerified.Set(float64(rep.Head.Seq))
+	c.verifiedGauge.Set(float64(rep.Head.Seq))
 	if rep.Count > 0 {
-		n.log.Error("ledger check complete: the ledger is damaged", "entries", rep.Head.Seq, "damaged", rep.Count)
+		c.log.Error("ledger check complete: the ledger is damaged", "entries", rep.Head.Seq, "damaged", rep.Count)
 	} else {
-		n.log.Info("ledger check complete: every entry verifies", "entries", rep.Head.Seq)
+		c.log.Info("ledger check complete: every entry verifies", "entries", rep.Head.Seq)
 	}
 }
 
-// ledgerCheckView returns the check's state for the status.
-func (n *Node) ledgerCheckView() LedgerCheck {
-	c := &n.check
+// view returns the check's state for the status.
+func (c *ledgerCheck) view() LedgerCheck {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return LedgerCheck{VerifiedTo: c.verified, Target: c.target, Complete: c.complete, Error: c.err,
 		Damage: append([]ledger.Damage{}, c.damage...)}
 }
 
-// restsOnDamage returns a CodeLedgerDamaged error when an act that signs
+// restsOn returns a CodeLedgerDamaged error when an act that signs
 // or moves money for negotiation nid rests on a damaged entry: an entry of
 // nid, an object one of them names, or an entry of no negotiation (or of
 // one that cannot be told: the principal's cards and the node's own
 // records are among them). With verify it first checks nid's own entries
-// and objects (ledger.VerifyNegotiation), so an act never waits for the
-// full verification to reach them.
-func (n *Node) restsOnDamage(ctx context.Context, nid string, verify bool) error {
-	if verify && n.led != nil {
-		if _, err := n.led.VerifyNegotiation(ctx, nid); err != nil {
+// and objects in led (ledger.VerifyNegotiation), so an act never waits
+// for the full verification to reach them.
+func (c *ledgerCheck) restsOn(ctx context.Context, led *ledger.Ledger, nid string, verify bool) error {
+	if verify && led != nil {
+		if _, err := led.VerifyNegotiation(ctx, nid); err != nil {
 			return failWrap(CodeStoreFailed, err, "checking negotiation %s in the ledger", nid)
 		}
 	}
-	return n.damageFor(nid, 0)
+	return c.damageFor(nid, 0)
 }
 
 // damageFor returns a CodeLedgerDamaged error for the first known damage
 // that nid rests on: its own entries and objects, entries of no known
 // negotiation, and, when from > 0, every entry from seq from on (the chain
 // a proof bundle of nid carries).
-func (n *Node) damageFor(nid string, from uint64) error {
-	c := &n.check
+func (c *ledgerCheck) damageFor(nid string, from uint64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.overflow {
@@ -197,7 +205,7 @@ func (n *Node) Export(ctx context.Context, nid string, w io.Writer) (ledger.Head
 		break
 	}
 	if first > 0 {
-		if err := n.damageFor(nid, first); err != nil {
+		if err := n.check.damageFor(nid, first); err != nil {
 			return ledger.Head{}, err
 		}
 	}
@@ -216,32 +224,27 @@ func (n *Node) Export(ctx context.Context, nid string, w io.Writer) (ledger.Head
 // its peers' envelopes are answered missing_reference, so that they retry
 // (and nothing is lost) until the ledger is restored. It returns false for
 // any other error.
-func (n *Node) quarantine(nid string, err error) bool {
+func (c *ledgerCheck) quarantine(nid string, err error) bool {
 	var ve *ledger.VerifyError
 	if !errors.As(err, &ve) {
 		return false
 	}
-	c := &n.check
 	c.mu.Lock()
-	if c.quarantined == nil {
-		c.quarantined = map[string]string{}
-	}
-	c.quarantined[nid] = err.Error()
+	c.keptOut[nid] = err.Error()
 	c.mu.Unlock()
-	n.log.Error("negotiation not loaded: its record in the ledger is damaged; restore the ledger from a backup", "negotiation", nid, "err", err)
+	c.log.Error("negotiation not loaded: its record in the ledger is damaged; restore the ledger from a backup", "negotiation", nid, "err", err)
 	return true
 }
 
 // quarantined reports whether negotiation nid was kept out at start.
-func (n *Node) quarantined(nid string) bool { return n.quarantineErr(nid) != nil }
+func (c *ledgerCheck) quarantined(nid string) bool { return c.quarantineErr(nid) != nil }
 
 // quarantineErr returns the CodeLedgerDamaged refusal of an act on a
 // negotiation kept out at start, or nil.
-func (n *Node) quarantineErr(nid string) error {
-	c := &n.check
+func (c *ledgerCheck) quarantineErr(nid string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	why, ok := c.quarantined[nid]
+	why, ok := c.keptOut[nid]
 	if !ok {
 		return nil
 	}

@@ -7,6 +7,15 @@
 // the Node is the transport's Handler and BlobProvider, a ledger cursor
 // backs the chain watcher).
 //
+// The Node is a container, not a service: what is not wiring, lifecycle
+// or an act is a small service type the Node holds as a field, each
+// owning its state and its lock (a leaf), built in New or given the
+// ledger at Start: the task board (board), the principal's consent list
+// (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
+// (ledgerCheck), the evidence of rejected input (rejectionLog), the
+// refusals of this node's envelopes (refusals), the event stream
+// (broadcaster) and the stores' opener (storeOpener).
+//
 // Callers follow this contract (docs/node.md has the details):
 //
 //  1. Build a Node with New(cfg, opts...): it validates and does no I/O;
@@ -25,8 +34,9 @@
 //     the chain when the act needs it and the act table (negotiation's
 //     Thread.May: role, state, arguments; the node writes no role or state
 //     rule of its own) and counts the result once. They pass every gated
-//     act through the one Gate (recording request, decision and
-//     consumption in the ledger first), build envelopes with the inbox key, apply them to the thread,
+//     act through the one node/gate Gate (recording request, decision and
+//     consumption in the ledger first), build envelopes with the inbox
+//     key, apply them to the thread,
 //     record them, and only then queue them in the durable outbox. A refused
 //     act returns an *Error with a stable Code and changes nothing; an act
 //     that rests on a damaged ledger entry is refused with
@@ -40,9 +50,11 @@
 //     ledger replays to.
 //
 // node imports p2p, ledger, chain, approval, negotiation, identity,
-// storeguard and strictjson, and node/engine and node/gate once they
-// exist; never contracts/bindings (contract events reach it as facts,
-// chain.FactOf), cmd or a package above it. The packages above it
+// storeguard and strictjson, node/gate (the approval of gated acts: the
+// node builds one at Start and hands it to the pages and the API through
+// Gate) and node/engine once it exists; never contracts/bindings
+// (contract events reach it as facts, chain.FactOf), cmd or a package
+// above it. The packages above it
 // (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are
 // imported only by cmd (node/demo and node/soak use node/api's client), and
 // node/nodetest only by tests.

@@ -7,6 +7,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 )
 
 // Code is a stable, machine-readable reason a node refused an act or a
@@ -133,6 +134,11 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns e's code as a string: node/gate's errors match the
+// node's sentinels by it (errors.Is(err, ErrApprovalDenied) holds for the
+// gate's approval_denied).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is makes errors.Is(err, &Error{Code: c}) (a sentinel ErrX) match any
 // *Error with code c, whatever its other fields (and the target's).
 func (e *Error) Is(target error) bool {
@@ -194,6 +200,7 @@ func failWrap(code Code, err error, format string, args ...any) *Error {
 
 // CodeOf returns the code of err: the node's own; the state machine's when
 // the state machine refused an envelope the node built; the approval
+// gate's (node/gate, whose codes share the node's names); the approval
 // protocol's for its refusal; CodeLedgerDamaged for a read of a damaged
 // ledger entry or object (a *ledger.VerifyError); "" when err carries none.
 func CodeOf(err error) Code {
@@ -202,6 +209,9 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	if c := negotiation.CodeOf(err); c != "" {
+		return Code(c)
+	}
+	if c := gate.CodeOf(err); c != "" {
 		return Code(c)
 	}
 	if c := approval.CodeOf(err); c != "" {

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/parleynet/parley/approval"
 )
@@ -21,26 +20,16 @@ func (n *Node) AuthorizeForTest(ctx context.Context, act Act, nid string, args m
 // PresentForTest hands receipt to the act waiting on requestID, which
 // consumes it against its own action.
 func (n *Node) PresentForTest(requestID string, receipt *approval.IntentReceipt) error {
-	b, err := json.Marshal(receipt)
-	if err != nil {
-		return err
-	}
-	e, err := n.claim(requestID)
-	if err != nil {
-		return err
-	}
-	n.hand(e, decision{receipt: b})
-	return nil
+	return n.gt.PresentForTest(requestID, receipt)
 }
 
 // ApproveOnlyForTest verifies response for the pending request requestID
 // and returns the approved receipt without handing it to the act, which
 // keeps waiting.
 func (n *Node) ApproveOnlyForTest(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, error) {
-	r, _, err := n.approve(ctx, requestID, response)
-	return r, err
+	return n.gt.ApproveOnlyForTest(ctx, requestID, response)
 }
 
 // FlushRejectionsForTest ends the current window of rejection evidence and
 // writes its entries now.
-func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.flushRejections(ctx) }
+func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.rej.flush(ctx, n.led, n.log) }

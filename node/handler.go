@@ -146,7 +146,7 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	if t := n.threads[nid]; t != nil {
 		return t, false, ""
 	}
-	if n.joining[nid] || n.quarantined(nid) {
+	if n.joining[nid] || n.check.quarantined(nid) {
 		return nil, false, negotiation.CodeMissingReference // the sender retries until the ledger is restored
 	}
 	var params negotiation.Params
@@ -156,13 +156,13 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 		params = negotiation.Params{NegotiationID: nid, Self: n.self}
 		role = negotiation.RoleWorker
 	case *negotiation.TaskCounterOffer:
-		ann := n.board[p.InReplyTo]
+		ann := n.board.get(p.InReplyTo)
 		if ann == nil {
 			return nil, false, negotiation.CodeMissingReference
 		}
 		params = negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: ann.env}
 	case *negotiation.TaskAcceptance:
-		ann := n.board[p.AcceptedOfferHash]
+		ann := n.board.get(p.AcceptedOfferHash)
 		if ann == nil {
 			return nil, false, negotiation.CodeMissingReference
 		}
@@ -193,7 +193,7 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	}
 	// The counterparty opens a negotiation: its consent state decides,
 	// before any thread or record exists.
-	if code := n.admitOpening(nid, env.Sender.EVMAddress); code != "" {
+	if code := n.cs.admit(nid, env.Sender.EVMAddress, func(id string) bool { return n.threads[id] != nil }); code != "" {
 		return nil, false, code
 	}
 	nt, err := newThread(params, role, false)
@@ -216,7 +216,7 @@ func (n *Node) reject(_ context.Context, env *negotiation.Envelope, code negotia
 	if id, err := identity.PeerIDFromInboxKey(env.Sender.XMTPPublicKey[:]); err == nil {
 		from = id.String()
 	}
-	n.rejected(rejection{peer: from, code: code, hash: env.Hash(), size: len(env.Bytes()), nid: env.NegotiationID})
+	n.rej.rejected(rejection{peer: from, code: code, hash: env.Hash(), size: len(env.Bytes()), nid: env.NegotiationID})
 	n.log.Debug("envelope rejected", "negotiation", env.NegotiationID, "code", code)
 	return code
 }
@@ -258,9 +258,9 @@ func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome)
 func (n *Node) onP2PEvent(ev p2p.Event) {
 	switch ev.Kind {
 	case p2p.EventInputRejected:
-		n.rejected(transportRejection(ev))
+		n.rej.rejected(transportRejection(ev))
 	case p2p.EventRefused:
 		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
-		n.noteRefused(ev)
+		n.out.note(ev)
 	}
 }

@@ -107,9 +107,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 		if err != nil {
 			return err
 		}
-		n.tmu.Lock()
-		b.answered = true // the board keeps it while this node negotiates on it
-		n.tmu.Unlock()
+		n.board.answer(b) // the board keeps it while this node negotiates on it
 		p, msg := counterOffer(ann, terms, spec)
 		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
 		if err != nil {
@@ -125,7 +123,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 // answerThread returns the board entry ann and a fresh, unregistered
 // thread answering it, with this node as the worker.
 func (n *Node) answerThread(ann negotiation.Hash) (*boardEntry, *thread, error) {
-	b, err := n.announcement(ann)
+	b, err := n.board.announcement(ann)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,9 +209,7 @@ func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash,
 	var o offerToSign
 	read := func(t *thread) (err error) {
 		if o, err = n.settlementOf(t); err == nil {
-			n.tmu.Lock()
-			b.answered = true // the board keeps it while this node negotiates on it
-			n.tmu.Unlock()
+			n.board.answer(b) // the board keeps it while this node negotiates on it
 		}
 		return err
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,11 +14,11 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/p2p"
 	"github.com/parleynet/parley/storeguard"
 )
@@ -66,29 +64,24 @@ type Node struct {
 	client  *chain.Client
 	watcher *chain.Watcher
 	cursor  *ledgerCursor
-	gate    Gate // an explicit gate (WithGate), or nil: the principal's passkeys decide
-	apStore *approvalStore
-	tokens  *dirTokens // the data directory's enrolment and revocation tokens
-	cer     *approval.Ceremonies
-	wacfg   approval.Config
-	pk      *passkeys
+	gt      *gate.Gate // the approval of gated acts (built at Start)
 
 	tmu      sync.Mutex // guards the maps below
 	threads  map[string]*thread
 	byTask   map[[32]byte]string
-	board    map[negotiation.Hash]*boardEntry
 	joining  map[string]bool
 	fetching map[fetchKey]bool
 	seenLogs map[string]bool // chain events recorded, by "tx/index"
 
+	// The node's services: each owns its state and its lock.
 	events *broadcaster
-	rej    *rejectionLog
-	px     *pxpNode // the principal's intent cards
-	cs     *consentBook
-	out    *refusals    // this node's envelopes its recipients refused
-	bl     *boardLimits // the task board's bounds
-
-	check ledgerCheck // the full verification of the ledger (damage.go)
+	rej    *rejectionLog // the evidence of rejected input (rejections.go)
+	px     *pxpNode      // the principal's intent cards
+	cs     *ConsentBook  // the principal's consent list (consent.go)
+	out    *refusals     // this node's envelopes its recipients refused
+	board  *board        // the task board (board.go)
+	check  *ledgerCheck  // the ledger's integrity (damage.go)
+	stores storeOpener   // opens the stores at Start (stores.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -128,31 +121,29 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		log:      o.logger.With("component", "node"),
 		threads:  map[string]*thread{},
 		byTask:   map[[32]byte]string{},
-		board:    map[negotiation.Hash]*boardEntry{},
 		joining:  map[string]bool{},
 		fetching: map[fetchKey]bool{},
 		seenLogs: map[string]bool{},
-		pk:       newPasskeys(),
 		px:       newPXPNode(),
-		cs:       newConsentBook(),
-		out:      newRefusals(),
-		bl:       newBoardLimits(cfg.Board),
 		events:   newBroadcaster(),
-		rej:      newRejectionLog(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
-	n.gate = o.gate
 	reg := o.registerer
 	if reg == nil {
 		reg = prometheus.NewRegistry() // private: nothing is exported
 	}
-	m, err := newMetrics(reg, n.peerCount)
+	m, err := newMetrics(reg, func() float64 { return float64(len(n.Peers())) })
 	if err != nil {
 		return nil, failWrap(CodeBadConfig, err, "metrics")
 	}
 	n.m = m
+	n.out = newRefusals(n.now, n.events)
+	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
+	n.board = newBoard(cfg.Board, n.cs.stateOf)
+	n.check = newLedgerCheck(m)
+	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	return n, nil
 }
 
@@ -190,6 +181,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	n.self = negotiation.Address(n.keys.EVM().Address())
 	n.log = n.log.With("address", n.self.String())
+	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
+	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
 	lcfg.Dir = filepath.Join(n.cfg.DataDir, LedgerDirName)
@@ -197,11 +190,11 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	lcfg.Clock = n.now
 	lcfg.RecordFile = storeguard.RecordFile(lcfg.Dir)
 	lcfg.Owner = n.keys.Inbox().PeerID().String()
-	lcfg.OnDamage = n.noteDamage
+	lcfg.OnDamage = n.check.note
 	if n.o.ledgerTune != nil {
 		n.o.ledgerTune(&lcfg)
 	}
-	if err = n.openLedger(ctx, lcfg); err != nil {
+	if n.led, err = n.stores.ledger(ctx, lcfg); err != nil {
 		return err
 	}
 	if err = n.startApprovals(); err != nil {
@@ -213,11 +206,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.load(ctx); err != nil {
 		return err
 	}
-	if err = n.loadConsent(ctx); err != nil {
-		return err
-	}
-	n.loadBoard()
-	if err = n.loadRefusals(ctx); err != nil {
+	if err = n.loadServices(ctx); err != nil {
 		return err
 	}
 	if err = n.startChain(ctx); err != nil {
@@ -229,18 +218,43 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startHost(ctx); err != nil {
 		return err
 	}
-	n.spawn(n.recordRejections)
+	n.spawn(func(ctx context.Context) { n.rej.run(ctx, n.led, n.log) })
 	if n.watcher != nil {
 		if err = n.watcher.Start(n.ctx); err != nil {
 			return fmt.Errorf("node: chain watcher: %w", err)
 		}
 	}
 	n.state = stateStarted
-	n.spawn(n.checkLedger)
+	n.spawn(func(ctx context.Context) { n.check.run(ctx, n.led) })
 	n.resume()
 	n.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", len(n.threads), "ledger_head", n.led.Head().Seq)
 	return nil
+}
+
+// loadServices gives the consent book and the task board what they keep
+// of the threads the ledger rebuilt (at start, after the threads are
+// loaded): the negotiations counterparties opened that are still open,
+// and the announcements a negotiation answers; and rebuilds the refusals
+// of this node's envelopes.
+func (n *Node) loadServices(ctx context.Context) error {
+	openers := map[string]negotiation.Address{}
+	var answered []negotiation.Hash
+	n.tmu.Lock()
+	for id, t := range n.threads {
+		if by, ok := openerOf(t, n.self); ok && negotiationPhase(t.th.State()) {
+			openers[id] = by
+		}
+		if a := t.p.Announcement; a != nil {
+			answered = append(answered, a.Hash())
+		}
+	}
+	n.tmu.Unlock()
+	if err := n.cs.load(ctx, n.led, n.log, n.self, openers); err != nil {
+		return err
+	}
+	n.board.restore(answered, n.now())
+	return n.out.load(ctx, n.led)
 }
 
 // startChain builds the chain client and the watcher (not yet started).
@@ -353,14 +367,14 @@ func (n *Node) shutdown() error {
 	if n.host != nil {
 		// The last window of rejection evidence, before the ledger closes.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		n.flushRejections(ctx)
+		n.rej.flush(ctx, n.led, n.log)
 		cancel()
 	}
 	if n.backend != nil && n.ownsBE {
 		n.backend.Close()
 	}
-	if n.apStore != nil {
-		errs = append(errs, n.apStore.Close())
+	if n.gt != nil {
+		errs = append(errs, n.gt.Close())
 	}
 	if n.led != nil {
 		errs = append(errs, n.led.Close())
@@ -425,40 +439,6 @@ func (n *Node) Link() *identity.Link {
 	return n.keys.Link()
 }
 
-// startApprovals opens the approval store in the data directory and sets
-// up the principal's ceremonies and the consumption gate, recording their
-// audit events in the ledger.
-func (n *Node) startApprovals() error {
-	cfg := approval.DefaultConfig()
-	cfg.RPID = n.cfg.WebAuthn.RPID
-	cfg.Origins = slices.Clone(n.cfg.WebAuthn.Origins)
-	cfg.UserID = append([]byte(nil), n.self[:]...)
-	if n.cfg.Name != "" {
-		cfg.UserName = "parley-" + n.cfg.Name
-		cfg.UserDisplayName = "Parley " + n.cfg.Name + " (" + n.self.String() + ")"
-	} else {
-		cfg.UserName = "parley-" + strings.ToLower(n.self.String())
-		cfg.UserDisplayName = "Parley " + n.self.String()
-	}
-	cfg.Now = n.now
-	if err := cfg.Validate(); err != nil {
-		return failWrap(CodeBadConfig, err, "web")
-	}
-	if err := n.openApprovals(); err != nil {
-		return err
-	}
-	var err error
-	n.tokens = newDirTokens(n.cfg.DataDir)
-	if n.cer, err = approval.New(cfg, tokenStore{n.apStore, n.tokens}, approval.AuditFunc(n.audit)); err != nil {
-		return failWrap(CodeBadConfig, err, "web")
-	}
-	n.wacfg = cfg
-	if n.gate != nil {
-		n.log.Warn("approvals are decided by an explicit gate, not by the principal's passkeys (tests and devnet only)")
-	}
-	return nil
-}
-
 // approvalsDir is the approval store's directory in dataDir.
 func approvalsDir(dataDir string) string { return filepath.Join(dataDir, ApprovalsDirName) }
 
@@ -474,18 +454,6 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
-
-// peerCount returns how many peers the transport is connected to.
-func (n *Node) peerCount() float64 {
-	n.mu.Lock()
-	h := n.host
-	started := n.state == stateStarted
-	n.mu.Unlock()
-	if !started || h == nil || h.Libp2p() == nil {
-		return 0
-	}
-	return float64(len(h.Libp2p().Network().Peers()))
-}
 
 // fetchKey names one file to fetch for one negotiation.
 type fetchKey struct {

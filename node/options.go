@@ -80,9 +80,10 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithGate sets the approval gate every gated act passes through. The
-// default is an OperatorGate (Node.Operator) that waits for the operator's
-// decision; tests and the devnet configure AutoApprove explicitly.
+// WithGate sets the explicit decider of the approval gate every gated act
+// passes through (node/gate's Decider). Without it the principal's
+// passkeys decide, through the requests waiting in Gate().PendingApprovals;
+// tests and the devnet configure AutoApprove explicitly.
 func WithGate(g Gate) Option {
 	return func(o *options) error {
 		if g == nil {

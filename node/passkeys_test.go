@@ -57,12 +57,12 @@ func enrol(t testing.TB, n *tnode, label string) *approval.SoftwareKey {
 // and returns the key.
 func register(t testing.TB, n *tnode, o node.PasskeyOptions) *approval.SoftwareKey {
 	t.Helper()
-	cfg := n.WebAuthnConfig()
+	cfg := n.Gate().WebAuthnConfig()
 	key, err := approval.NewSoftwareKey(cfg, cfg.Origins[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	creation, sess, err := n.BeginPasskeyWith(t.Context(), o)
+	creation, sess, err := n.Gate().BeginPasskeyWith(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func register(t testing.TB, n *tnode, o node.PasskeyOptions) *approval.SoftwareK
 	if err != nil {
 		t.Fatal(err)
 	}
-	cred, err := n.FinishPasskey(t.Context(), sess, resp)
+	cred, err := n.Gate().FinishPasskey(t.Context(), sess, resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func register(t testing.TB, n *tnode, o node.PasskeyOptions) *approval.SoftwareK
 // key.
 func assertion(t testing.TB, n *tnode, key *approval.SoftwareKey, id string) []byte {
 	t.Helper()
-	opts, err := n.ApprovalOptions(t.Context(), id)
+	opts, err := n.Gate().ApprovalOptions(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func assertion(t testing.TB, n *tnode, key *approval.SoftwareKey, id string) []b
 // approveWith approves the pending request id with key.
 func approveWith(t testing.TB, n *tnode, key *approval.SoftwareKey, id string) *approval.IntentReceipt {
 	t.Helper()
-	r, err := n.FinishApproval(t.Context(), id, assertion(t, n, key, id))
+	r, err := n.Gate().FinishApproval(t.Context(), id, assertion(t, n, key, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func pending(t testing.TB, n *tnode, k int) []node.PendingApproval {
 	t.Helper()
 	var out []node.PendingApproval
 	eventually(t, "pending approvals", func() bool {
-		out = n.PendingApprovals()
+		out = n.Gate().PendingApprovals()
 		return len(out) >= k
 	})
 	return out
@@ -169,10 +169,10 @@ func TestPasskeyApprovalSigns(t *testing.T) {
 	if !strings.HasPrefix(lines["Expires"], "in ") || lines["What this means"] == "" {
 		t.Errorf("lines %+v", p.Lines)
 	}
-	if got, err := worker.PendingApproval(p.Request.RequestID); err != nil || got.Request.IntentHash != p.Request.IntentHash {
+	if got, err := worker.Gate().PendingApproval(p.Request.RequestID); err != nil || got.Request.IntentHash != p.Request.IntentHash {
 		t.Fatalf("PendingApproval: %+v %v", got, err)
 	}
-	if _, err := worker.PendingApproval("req_00112233445566778899aabbccddeeff"); !errors.Is(err, node.ErrBadArgument) {
+	if _, err := worker.Gate().PendingApproval("req_00112233445566778899aabbccddeeff"); !errors.Is(err, node.ErrBadArgument) {
 		t.Fatalf("an unknown request: %v", err)
 	}
 	if k := kinds(t, worker, nid); k["envelope.sent"] != 0 {
@@ -180,7 +180,7 @@ func TestPasskeyApprovalSigns(t *testing.T) {
 	}
 
 	// The options' challenge is the intentHash.
-	opts, err := worker.ApprovalOptions(t.Context(), p.Request.RequestID)
+	opts, err := worker.Gate().ApprovalOptions(t.Context(), p.Request.RequestID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestPasskeyApprovalSigns(t *testing.T) {
 	}
 	// A response to another request's options is refused and changes
 	// nothing: the request still waits.
-	if _, err := worker.FinishApproval(t.Context(), p.Request.RequestID, []byte(`{"id":"x"}`)); node.CodeOf(err) != node.Code(approval.CodeVerificationFailed) {
+	if _, err := worker.Gate().FinishApproval(t.Context(), p.Request.RequestID, []byte(`{"id":"x"}`)); node.CodeOf(err) != node.Code(approval.CodeVerificationFailed) {
 		t.Fatalf("a malformed assertion: %v", err)
 	}
 	r := approveWith(t, worker, key, p.Request.RequestID)
@@ -202,13 +202,13 @@ func TestPasskeyApprovalSigns(t *testing.T) {
 	if k := kinds(t, worker, nid); k["envelope.sent"] != 1 {
 		t.Fatalf("the acceptance was not sent once: %v", k)
 	}
-	if left := worker.PendingApprovals(); len(left) != 0 {
+	if left := worker.Gate().PendingApprovals(); len(left) != 0 {
 		t.Fatalf("still pending: %+v", left)
 	}
 	if ev := approvalEvents(t, worker, nid); strings.Join(ev, ",") != "request-created,assertion-rejected,approved,consumed" {
 		t.Fatalf("approval records: %v", ev)
 	}
-	trail, err := worker.AuditTrail(t.Context(), 3)
+	trail, err := worker.Gate().AuditTrail(t.Context(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,10 +249,10 @@ func TestPasskeyDenialSignsNothing(t *testing.T) {
 	before := worker.waitState(nid, negotiation.StateProposed)
 	wait := runAct(func() error { _, err := worker.Accept(context.Background(), nid); return err })
 	p := pending(t, worker, 1)[0]
-	if _, err := worker.DenyApproval(t.Context(), p.Request.RequestID, "bad\x00reason"); !errors.Is(err, node.ErrBadArgument) {
+	if _, err := worker.Gate().DenyApproval(t.Context(), p.Request.RequestID, "bad\x00reason"); !errors.Is(err, node.ErrBadArgument) {
 		t.Fatalf("a reason with a NUL: %v", err)
 	}
-	r, err := worker.DenyApproval(t.Context(), p.Request.RequestID, "not at this price")
+	r, err := worker.Gate().DenyApproval(t.Context(), p.Request.RequestID, "not at this price")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestPasskeyDenialSignsNothing(t *testing.T) {
 		t.Fatalf("approval records: %v", ev)
 	}
 	// Decided: neither a second denial nor an approval finds it.
-	if _, err := worker.DenyApproval(t.Context(), p.Request.RequestID, ""); !errors.Is(err, node.ErrBadArgument) {
+	if _, err := worker.Gate().DenyApproval(t.Context(), p.Request.RequestID, ""); !errors.Is(err, node.ErrBadArgument) {
 		t.Fatalf("a second denial: %v", err)
 	}
 }
@@ -345,7 +345,7 @@ func TestReceiptRefusedForAnotherAct(t *testing.T) {
 	p := waitFor(1)
 	resp := assertion(t, n, key, p.Request.RequestID)
 	clk.advance(11 * time.Minute)
-	if _, err := n.FinishApproval(t.Context(), p.Request.RequestID, resp); !errors.Is(err, node.ErrApprovalExpired) {
+	if _, err := n.Gate().FinishApproval(t.Context(), p.Request.RequestID, resp); !errors.Is(err, node.ErrApprovalExpired) {
 		t.Fatalf("an approval after the window: %v", err)
 	}
 	cancel()
@@ -367,7 +367,7 @@ func TestUndecidedRequestExpires(t *testing.T) {
 	if ev := approvalEvents(t, n, nid); strings.Join(ev, ",") != "request-created,expired" {
 		t.Fatalf("approval records: %v", ev)
 	}
-	if left := n.PendingApprovals(); len(left) != 0 {
+	if left := n.Gate().PendingApprovals(); len(left) != 0 {
 		t.Fatalf("an expired request is still pending: %+v", left)
 	}
 }
@@ -427,21 +427,21 @@ func TestFurtherPasskeyNeedsApproval(t *testing.T) {
 	w := newWorld(t, false)
 	n := w.add("principal", withPasskeys())
 	ctx := t.Context()
-	if _, _, err := n.BeginPasskey(ctx, "", "laptop"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, "", "laptop"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("a first passkey without a token: %v", err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, "parley-enrol-00", "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, "parley-enrol-00", "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
 		t.Fatalf("a token never issued: %v", err)
 	}
 	token, err := node.IssueEnrolToken(ctx, n.dir, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, token+"0", "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, token+"0", "laptop"); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
 		t.Fatalf("a wrong token: %v", err)
 	}
 	first := register(t, n, node.PasskeyOptions{Token: token, Label: "first", Software: true})
-	if _, _, err := n.BeginPasskey(ctx, token, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, token, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("the token after the first passkey: %v", err)
 	}
 	// A new token from the data directory enrols nothing either while a
@@ -450,32 +450,32 @@ func TestFurtherPasskeyNeedsApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, later, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, later, "again"); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("a new token while a passkey exists: %v", err)
 	}
 
-	_, sess, err := n.BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "second", Software: true})
+	_, sess, err := n.Gate().BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "second", Software: true})
 	var pr *node.PendingRegistration
 	if !errors.Is(err, node.ErrApprovalPending) || !errors.As(err, &pr) || pr.Session != sess || !strings.HasPrefix(sess, node.RegSessionPrefix) {
 		t.Fatalf("a further passkey: %v", err)
 	}
-	p, err := n.PendingApproval(pr.RequestID)
+	p, err := n.Gate().PendingApproval(pr.RequestID)
 	if err != nil || p.Act != node.ActRegisterPasskey || p.Request.Action.Tool != approval.ToolPasskeyRegister || !strings.Contains(p.Title, "«second»") {
 		t.Fatalf("the registration's request: %+v %v", p, err)
 	}
-	if _, _, err := n.BeginPasskey(ctx, sess, ""); !errors.Is(err, node.ErrApprovalPending) {
+	if _, _, err := n.Gate().BeginPasskey(ctx, sess, ""); !errors.Is(err, node.ErrApprovalPending) {
 		t.Fatalf("going on before the approval: %v", err)
 	}
-	if _, err := n.FinishPasskey(ctx, sess, []byte(`{}`)); !errors.Is(err, node.ErrApprovalPending) {
+	if _, err := n.Gate().FinishPasskey(ctx, sess, []byte(`{}`)); !errors.Is(err, node.ErrApprovalPending) {
 		t.Fatalf("finishing before the approval: %v", err)
 	}
 	approveWith(t, n, first, pr.RequestID)
-	cfg := n.WebAuthnConfig()
+	cfg := n.Gate().WebAuthnConfig()
 	second, err := approval.NewSoftwareKey(cfg, cfg.Origins[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	creation, again, err := n.BeginPasskey(ctx, sess, "")
+	creation, again, err := n.Gate().BeginPasskey(ctx, sess, "")
 	if err != nil || again != sess {
 		t.Fatalf("going on after the approval: %v", err)
 	}
@@ -483,15 +483,15 @@ func TestFurtherPasskeyNeedsApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cred, err := n.FinishPasskey(ctx, sess, resp)
+	cred, err := n.Gate().FinishPasskey(ctx, sess, resp)
 	if err != nil || cred.Label != "second" || !cred.Software {
 		t.Fatalf("the second passkey: %+v %v", cred, err)
 	}
-	creds, err := n.Passkeys(ctx)
+	creds, err := n.Gate().Passkeys(ctx)
 	if err != nil || len(creds) != 2 || creds[0].Label != "first" || creds[1].Label != "second" {
 		t.Fatalf("passkeys %+v %v", creds, err)
 	}
-	trail, err := n.AuditTrail(ctx, 0)
+	trail, err := n.Gate().AuditTrail(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/gate"
 )
 
 // Ledger kinds of the node's PXP records besides the ledger's own
@@ -49,16 +50,13 @@ const (
 
 // The acts a principal confirms with a passkey that are not acts of a
 // negotiation's money: sealing a card an agent drafted, and confirming an
-// answer an agent relayed. They pass through the same gate as GatedActs.
+// answer an agent relayed. They pass through the same gate as GatedActs
+// (node/gate names them and their tools).
 const (
-	ActConfirmCard   Act = "confirm_card"   // seal an intent card an agent drafted (via mcp)
-	ActConfirmAnswer Act = "confirm_answer" // confirm an answer an agent relayed (via mcp)
-)
-
-// The Human Intent Protocol tools of the two confirmations.
-const (
-	ToolCardConfirm   = "parley.card.confirm"   // confirm an intent card an agent drafted
-	ToolAnswerConfirm = "parley.answer.confirm" // confirm an answer an agent relayed
+	ActConfirmCard    = gate.ActConfirmCard
+	ActConfirmAnswer  = gate.ActConfirmAnswer
+	ToolCardConfirm   = gate.ToolCardConfirm
+	ToolAnswerConfirm = gate.ToolAnswerConfirm
 )
 
 // Event kinds of the node's PXP records.
@@ -332,7 +330,7 @@ func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.Inten
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(via)}
 	reason := "seal the intent card an agent drafted: the node then acts for " + c.Principal.Name + " within it"
-	defer n.holdDraft(c)()
+	defer n.px.holdDraft(c)()
 	_, err := n.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
 	return err
 }

@@ -588,7 +588,7 @@ func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
 			t.Fatalf("the confirm_card request lacks %q:\n%s", want, lines)
 		}
 	}
-	if _, err := n.DenyApproval(t.Context(), p.Request.RequestID, "not my card"); err != nil {
+	if _, err := n.Gate().DenyApproval(t.Context(), p.Request.RequestID, "not my card"); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(); node.CodeOf(err) != node.CodeApprovalDenied {
@@ -609,8 +609,8 @@ func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
 	// A card through the API is no more the principal's word than one
 	// an agent drafted: via web is refused outside the pages, and via api
 	// waits for the passkey too.
-	if _, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); node.CodeOf(err) != node.CodeViaWebRefused || len(n.PendingApprovals()) != 0 {
-		t.Fatalf("a card claiming via web outside the pages: %v, pending %d", err, len(n.PendingApprovals()))
+	if _, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaWeb); node.CodeOf(err) != node.CodeViaWebRefused || len(n.Gate().PendingApprovals()) != 0 {
+		t.Fatalf("a card claiming via web outside the pages: %v, pending %d", err, len(n.Gate().PendingApprovals()))
 	}
 	wait = runAct(func() error {
 		_, err := n.SealDefaultCard(t.Context(), []byte(pxpWorkerCard), negotiation.ViaAPI)
@@ -620,7 +620,7 @@ func TestPXPDraftedCardNeedsThePrincipalsPasskey(t *testing.T) {
 	if p.Act != node.ActConfirmCard || !strings.Contains(strings.Join(linesOf(p), "\n"), "How it arrived: through the node's API") {
 		t.Fatalf("a card via api: %+v", p)
 	}
-	if _, err := n.DenyApproval(t.Context(), p.Request.RequestID, ""); err != nil {
+	if _, err := n.Gate().DenyApproval(t.Context(), p.Request.RequestID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(); node.CodeOf(err) != node.CodeApprovalDenied {

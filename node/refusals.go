@@ -26,13 +26,19 @@ type RefusalView struct {
 }
 
 // refusals keeps, per negotiation, the refusals of this node's envelopes,
-// rebuilt at start from the outbox's abandoned entries.
+// rebuilt at start from the outbox's abandoned entries. It owns its map
+// and its lock (a leaf).
 type refusals struct {
+	now    func() time.Time
+	events *broadcaster
+
 	mu sync.Mutex
 	by map[string][]RefusalView
 }
 
-func newRefusals() *refusals { return &refusals{by: map[string][]RefusalView{}} }
+func newRefusals(now func() time.Time, events *broadcaster) *refusals {
+	return &refusals{now: now, events: events, by: map[string][]RefusalView{}}
+}
 
 func (r *refusals) add(nid string, v RefusalView) {
 	r.mu.Lock()
@@ -51,23 +57,23 @@ func (r *refusals) of(nid string) []RefusalView {
 	return append([]RefusalView(nil), r.by[nid]...)
 }
 
-// noteRefused shows a recipient's final refusal of an envelope of this
+// note shows a recipient's final refusal of an envelope of this
 // node to its principal: in the negotiation's view (ThreadView.Refused)
 // and as an EventRefused (the transport's callback: it must not block).
-func (n *Node) noteRefused(ev p2p.Event) {
+func (r *refusals) note(ev p2p.Event) {
 	if !ev.CID.Defined() {
 		return
 	}
-	now := n.now()
-	n.out.add(ev.NegotiationID, RefusalView{CID: ev.CID.String(), To: ev.To, Code: string(ev.Code), At: now})
-	n.events.publish(Event{Kind: EventRefused, NegotiationID: ev.NegotiationID, CID: ev.CID.String(),
+	now := r.now()
+	r.add(ev.NegotiationID, RefusalView{CID: ev.CID.String(), To: ev.To, Code: string(ev.Code), At: now})
+	r.events.publish(Event{Kind: EventRefused, NegotiationID: ev.NegotiationID, CID: ev.CID.String(),
 		Code: string(ev.Code), Detail: ev.To.String(), Direction: "sent", At: now})
 }
 
-// loadRefusals rebuilds the refusals from the ledger's outbox.abandoned
-// entries (at start).
-func (n *Node) loadRefusals(ctx context.Context) error {
-	for e, err := range n.led.ByKind(ctx, ledger.KindOutboxAbandoned) {
+// load rebuilds the refusals from led's outbox.abandoned entries (at
+// start).
+func (r *refusals) load(ctx context.Context, led *ledger.Ledger) error {
+	for e, err := range led.ByKind(ctx, ledger.KindOutboxAbandoned) {
 		if err != nil {
 			return fmt.Errorf("node: load refusals: %w", err)
 		}
@@ -79,22 +85,22 @@ func (n *Node) loadRefusals(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("node: load refusals: entry %d: %w", e.Seq, err)
 		}
-		n.out.add(e.NegotiationID, RefusalView{CID: b.Envelope, To: to, Code: b.Code, At: e.At})
+		r.add(e.NegotiationID, RefusalView{CID: b.Envelope, To: to, Code: b.Code, At: e.At})
 	}
 	return nil
 }
 
-// refusalsLocked returns t's refusals with the envelopes' hashes (t.mu
+// ofThread returns t's refusals with the hashes of self's envelopes (t.mu
 // held).
-func (n *Node) refusalsLocked(t *thread) []RefusalView {
-	rs := n.out.of(t.id)
+func (r *refusals) ofThread(t *thread, self negotiation.Address) []RefusalView {
+	rs := r.of(t.id)
 	if len(rs) == 0 {
 		return nil
 	}
 	byCID := map[string]negotiation.Hash{}
-	for _, r := range t.th.Log() {
-		if e := t.th.Envelope(r.Hash); e != nil && r.Sender == n.self {
-			byCID[e.CID().String()] = r.Hash
+	for _, rec := range t.th.Log() {
+		if e := t.th.Envelope(rec.Hash); e != nil && rec.Sender == self {
+			byCID[e.CID().String()] = rec.Hash
 		}
 	}
 	for i := range rs {

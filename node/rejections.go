@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -87,16 +90,27 @@ type rejectionBucket struct {
 	peers map[string]bool // overflow bucket only
 }
 
-// rejectionLog aggregates rejections per peer and window; add never
-// blocks (the transport's callback calls it) and its memory is bounded.
+// rejectionLog aggregates rejections per peer and window, and writes
+// each window's entries; rejected never blocks (the transport's callback
+// calls it) and its memory is bounded. It owns its buckets and their
+// lock (a leaf); the ledger it writes to is passed to run and flush.
 type rejectionLog struct {
+	counted *prometheus.CounterVec // the rejected metric, by code (nil: not counted)
+	now     func() time.Time
+	window  time.Duration
+
 	mu      sync.Mutex
 	buckets map[string]*rejectionBucket
 	over    *rejectionBucket
 }
 
-func newRejectionLog() *rejectionLog {
-	return &rejectionLog{buckets: make(map[string]*rejectionBucket)}
+// newRejectionLog returns a log whose windows last window
+// (DefaultRejectionWindow when 0), counting every rejection in counted.
+func newRejectionLog(counted *prometheus.CounterVec, now func() time.Time, window time.Duration) *rejectionLog {
+	if window <= 0 {
+		window = DefaultRejectionWindow
+	}
+	return &rejectionLog{counted: counted, now: now, window: window, buckets: make(map[string]*rejectionBucket)}
 }
 
 // add counts r in its peer's bucket, or in the overflow bucket when the
@@ -192,21 +206,23 @@ func (b *rejectionBucket) record(at time.Time) ledger.Record {
 }
 
 // rejected counts one rejection in the metric and in its peer's bucket.
-func (n *Node) rejected(r rejection) {
-	n.m.rejected.WithLabelValues(string(r.code)).Inc()
+func (l *rejectionLog) rejected(r rejection) {
+	if l.counted != nil {
+		l.counted.WithLabelValues(string(r.code)).Inc()
+	}
 	if _, err := negotiation.ParseNegotiationID(r.nid); err != nil {
 		r.nid = ""
 	}
 	if r.at.IsZero() {
-		r.at = n.now()
+		r.at = l.now()
 	}
-	n.rej.add(r)
+	l.add(r)
 }
 
-// recordRejections writes the window's entries every rejection window
-// until the node stops; shutdown writes the last window.
-func (n *Node) recordRejections(ctx context.Context) {
-	t := time.NewTicker(n.rejectionWindow())
+// run writes the window's entries to led every rejection window until
+// ctx ends; shutdown writes the last window (flush).
+func (l *rejectionLog) run(ctx context.Context, led *ledger.Ledger, log *slog.Logger) {
+	t := time.NewTicker(l.window)
 	defer t.Stop()
 	for {
 		select {
@@ -214,24 +230,17 @@ func (n *Node) recordRejections(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n.flushRejections(ctx)
+		l.flush(ctx, led, log)
 	}
 }
 
-// flushRejections ends the current window and writes its entries.
-func (n *Node) flushRejections(ctx context.Context) {
-	for _, rec := range n.rej.take(n.now()) {
-		if _, _, err := n.led.Append(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
-			n.log.Warn("rejected input not recorded", "err", err)
+// flush ends the current window and writes its entries to led.
+func (l *rejectionLog) flush(ctx context.Context, led *ledger.Ledger, log *slog.Logger) {
+	for _, rec := range l.take(l.now()) {
+		if _, _, err := led.Append(ctx, rec); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("rejected input not recorded", "err", err)
 		}
 	}
-}
-
-func (n *Node) rejectionWindow() time.Duration {
-	if n.cfg.RejectionWindow > 0 {
-		return n.cfg.RejectionWindow
-	}
-	return DefaultRejectionWindow
 }
 
 // transportRejection is a rejection the transport reported.

@@ -15,7 +15,7 @@ import (
 // maxRejectionPeers and one overflow entry for the rest, and the entries'
 // totals and codes add up to every rejection.
 func TestRejectionLogIsBoundedAndLosesNoCount(t *testing.T) {
-	l := newRejectionLog()
+	l := newRejectionLog(nil, time.Now, 0)
 	t0 := time.Date(2026, 6, 13, 12, 0, 0, 0, time.UTC)
 	nid := negotiation.NewNegotiationID([16]byte{1})
 	const peers, each = 1000, 20

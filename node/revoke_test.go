@@ -18,7 +18,7 @@ import (
 // the node does not offer key: the allowed credentials are dropped.
 func selfAssertion(t *testing.T, n *tnode, key *approval.SoftwareKey, id string) []byte {
 	t.Helper()
-	opts, err := n.ApprovalOptions(t.Context(), id)
+	opts, err := n.Gate().ApprovalOptions(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestPasskeyRevocation(t *testing.T) {
 	a := enrol(t, n, "laptop")
 	refA := approval.CredentialRef(a.CredentialID())
 	// B, approved by A.
-	_, sessB, err := n.BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "phone", Software: true})
+	_, sessB, err := n.Gate().BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "phone", Software: true})
 	var pr *node.PendingRegistration
 	if !asPending(err, &pr) {
 		t.Fatalf("a further passkey: %v", err)
@@ -56,7 +56,7 @@ func TestPasskeyRevocation(t *testing.T) {
 	b := finishWith(t, n, sessB)
 	refB := approval.CredentialRef(b.CredentialID())
 	// C's registration: A approves it, the receipt waits in the session.
-	_, sessC, err := n.BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "tablet", Software: true})
+	_, sessC, err := n.Gate().BeginPasskeyWith(ctx, node.PasskeyOptions{Label: "tablet", Software: true})
 	if !asPending(err, &pr) {
 		t.Fatalf("C's registration: %v", err)
 	}
@@ -71,13 +71,13 @@ func TestPasskeyRevocation(t *testing.T) {
 	// Revoking A: a request another passkey approves.
 	revoked := make(chan approval.Credential, 1)
 	done := runAct(func() error {
-		c, err := n.RevokePasskey(ctx, refA, "")
+		c, err := n.Gate().RevokePasskey(ctx, refA, "")
 		revoked <- c
 		return err
 	})
 	var rv node.PendingApproval
 	eventually(t, "the revoke_passkey request", func() bool {
-		for _, p := range n.PendingApprovals() {
+		for _, p := range n.Gate().PendingApprovals() {
 			if p.Act == node.ActRevokePasskey {
 				rv = p
 				return true
@@ -88,7 +88,7 @@ func TestPasskeyRevocation(t *testing.T) {
 	if rv.Request.Action.Tool != approval.ToolPasskeyRevoke || rv.Title != "Revoke the software key «laptop»" || !strings.Contains(strings.Join(linesOf(rv), "\n"), "Credential: "+refA) {
 		t.Fatalf("the revocation request: %+v", rv)
 	}
-	opts, err := n.ApprovalOptions(ctx, rv.Request.RequestID)
+	opts, err := n.Gate().ApprovalOptions(ctx, rv.Request.RequestID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +97,10 @@ func TestPasskeyRevocation(t *testing.T) {
 			t.Fatal("the passkey revoked is offered to approve its revocation")
 		}
 	}
-	if _, err := n.FinishApproval(ctx, rv.Request.RequestID, selfAssertion(t, n, a, rv.Request.RequestID)); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
+	if _, err := n.Gate().FinishApproval(ctx, rv.Request.RequestID, selfAssertion(t, n, a, rv.Request.RequestID)); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) {
 		t.Fatalf("A approving its own revocation: %v", err)
 	}
-	if _, err := n.PendingApproval(rv.Request.RequestID); err != nil {
+	if _, err := n.Gate().PendingApproval(rv.Request.RequestID); err != nil {
 		t.Fatalf("the revocation after a refused approval: %v", err)
 	}
 	approveWith(t, n, b, rv.Request.RequestID)
@@ -112,11 +112,11 @@ func TestPasskeyRevocation(t *testing.T) {
 	}
 
 	// A approves nothing any more.
-	if _, err := n.FinishPasskey(ctx, sessC, []byte(`{}`)); err == nil {
+	if _, err := n.Gate().FinishPasskey(ctx, sessC, []byte(`{}`)); err == nil {
 		t.Fatal("finished C's registration without an attestation")
 	}
 	cKey := newSoftwareKey(t, n)
-	creation, _, err := n.BeginPasskey(ctx, sessC, "")
+	creation, _, err := n.Gate().BeginPasskey(ctx, sessC, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,46 +124,46 @@ func TestPasskeyRevocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.FinishPasskey(ctx, sessC, att); node.CodeOf(err) != node.Code(approval.CodeCredentialUnknown) {
+	if _, err := n.Gate().FinishPasskey(ctx, sessC, att); node.CodeOf(err) != node.Code(approval.CodeCredentialUnknown) {
 		t.Fatalf("C registered on the revoked A's unconsumed receipt: %v", err)
 	}
-	if _, err := n.FinishApproval(ctx, act.Request.RequestID, selfAssertion(t, n, a, act.Request.RequestID)); node.CodeOf(err) != node.Code(approval.CodeCredentialUnknown) {
+	if _, err := n.Gate().FinishApproval(ctx, act.Request.RequestID, selfAssertion(t, n, a, act.Request.RequestID)); node.CodeOf(err) != node.Code(approval.CodeCredentialUnknown) {
 		t.Fatalf("the revoked A approving a waiting act: %v", err)
 	}
 	approveWith(t, n, b, act.Request.RequestID)
 	if err := acted(); err != nil {
 		t.Fatalf("the act B approved: %v", err)
 	}
-	if _, err := n.RevokePasskey(ctx, refA, ""); node.CodeOf(err) != node.Code(approval.CodeAlreadyRevoked) {
+	if _, err := n.Gate().RevokePasskey(ctx, refA, ""); node.CodeOf(err) != node.Code(approval.CodeAlreadyRevoked) {
 		t.Fatalf("revoking A twice: %v", err)
 	}
 
 	// B is the last: no request (no one could approve it), only the data
 	// directory's token made for B, once.
-	if _, err := n.RevokePasskey(ctx, refB, ""); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) || !strings.Contains(err.Error(), "last usable") {
+	if _, err := n.Gate().RevokePasskey(ctx, refB, ""); node.CodeOf(err) != node.Code(approval.CodeNotAuthorized) || !strings.Contains(err.Error(), "last usable") {
 		t.Fatalf("revoking the last passkey without a token: %v", err)
 	}
 	forA, err := node.IssueRevokeToken(n.dir, refA, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.RevokePasskey(ctx, refB, forA); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
+	if _, err := n.Gate().RevokePasskey(ctx, refB, forA); node.CodeOf(err) != node.Code(approval.CodeTokenInvalid) {
 		t.Fatalf("a token made for another passkey: %v", err)
 	}
 	forB, err := node.IssueRevokeToken(n.dir, refB, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := n.RevokePasskey(ctx, refB, forB); err != nil || !c.Revoked() {
+	if c, err := n.Gate().RevokePasskey(ctx, refB, forB); err != nil || !c.Revoked() {
 		t.Fatalf("revoking the last passkey with its token: %+v %v", c, err)
 	}
-	if _, err := n.RevokePasskey(ctx, refB, forB); node.CodeOf(err) != node.Code(approval.CodeAlreadyRevoked) {
+	if _, err := n.Gate().RevokePasskey(ctx, refB, forB); node.CodeOf(err) != node.Code(approval.CodeAlreadyRevoked) {
 		t.Fatalf("the token again: %v", err)
 	}
 
 	// Audited, without the credentials' ids; durable.
 	var methods []string
-	trail, err := n.AuditTrail(ctx, 0)
+	trail, err := n.Gate().AuditTrail(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestPasskeyRevocation(t *testing.T) {
 		}
 	}
 	n.restart()
-	creds, err := n.Passkeys(ctx)
+	creds, err := n.Gate().Passkeys(ctx)
 	if err != nil || len(creds) != 2 || !creds[0].Revoked() || !creds[1].Revoked() {
 		t.Fatalf("passkeys after a restart: %+v %v", creds, err)
 	}
@@ -202,7 +202,7 @@ func asPending(err error, pr **node.PendingRegistration) bool {
 func finishWith(t *testing.T, n *tnode, sess string) *approval.SoftwareKey {
 	t.Helper()
 	key := newSoftwareKey(t, n)
-	creation, _, err := n.BeginPasskey(t.Context(), sess, "")
+	creation, _, err := n.Gate().BeginPasskey(t.Context(), sess, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func finishWith(t *testing.T, n *tnode, sess string) *approval.SoftwareKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.FinishPasskey(t.Context(), sess, att); err != nil {
+	if _, err := n.Gate().FinishPasskey(t.Context(), sess, att); err != nil {
 		t.Fatal(err)
 	}
 	return key
@@ -218,7 +218,7 @@ func finishWith(t *testing.T, n *tnode, sess string) *approval.SoftwareKey {
 
 func newSoftwareKey(t *testing.T, n *tnode) *approval.SoftwareKey {
 	t.Helper()
-	cfg := n.WebAuthnConfig()
+	cfg := n.Gate().WebAuthnConfig()
 	key, err := approval.NewSoftwareKey(cfg, cfg.Origins[0])
 	if err != nil {
 		t.Fatal(err)

@@ -270,7 +270,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 		v.CounterpartPrincipal = ann.Payload.Proxy().Principal // until the poster's own envelopes name it
 	}
 	v.CounterpartPeer = n.peerOf(v.Counterpart)
-	v.Refused = n.refusalsLocked(t)
+	v.Refused = n.out.ofThread(t, n.self)
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
 		if v.Topic == "" {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/storeguard"
 )
 
@@ -15,7 +18,7 @@ import (
 // records, refusals and resets use.
 const (
 	StoreLedger    = "ledger"
-	StoreApprovals = "approvals"
+	StoreApprovals = gate.StoreName
 )
 
 // KindStoreReset is the ledger kind of the audit entry a reset writes:
@@ -79,12 +82,24 @@ func refused(store string, err error) error {
 	return fmt.Errorf("node: %s: %w", store, err)
 }
 
-// openStore opens one store with open, and when it is refused and a reset
-// of it was asked, archives its directory and record and opens it again,
-// empty. A reset asked for a store that opened is an error.
-func (n *Node) openStore(ctx context.Context, store, dir string, open func() error) error {
+// storeOpener opens the node's stores at Start: the ledger first, then
+// the approval store, resetting those a reset was asked for (WithReset)
+// when, and only when, they are refused.
+type storeOpener struct {
+	reset  []string         // the stores to reset (options.reset)
+	log    *slog.Logger     // the node's
+	logger *slog.Logger     // handed to the stores
+	now    func() time.Time // the node's clock
+	owner  string           // the stores' owner in their records: the node's peer id
+}
+
+// open opens one store with open, and when it is refused and a reset of
+// it was asked, archives its directory and record and opens it again,
+// empty, writing the reset's audit entry in the ledger led returns. A
+// reset asked for a store that opened is an error.
+func (s storeOpener) open(ctx context.Context, store, dir string, open func() error, led func() *ledger.Ledger) error {
 	err := open()
-	asked := slices.Contains(n.o.reset, store)
+	asked := slices.Contains(s.reset, store)
 	switch {
 	case err == nil && asked:
 		return fail(CodeStoreRefused, "a reset of the %s store was asked, but it opens and matches its record: nothing to reset (drop --reset-%s)", store, store)
@@ -105,10 +120,10 @@ func (n *Node) openStore(ctx context.Context, store, dir string, open func() err
 	if r.Record == nil {
 		r.Record, _ = storeguard.Read(store, storeguard.RecordFile(dir))
 	}
-	if r.Archived, err = storeguard.Archive(dir, storeguard.RecordFile(dir), n.now()); err != nil {
+	if r.Archived, err = storeguard.Archive(dir, storeguard.RecordFile(dir), s.now()); err != nil {
 		return fmt.Errorf("node: reset the %s store: %w", store, err)
 	}
-	n.log.Warn("store reset: the old one is archived, not deleted; the store starts empty", "store", store,
+	s.log.Warn("store reset: the old one is archived, not deleted; the store starts empty", "store", store,
 		"code", r.Code, "archived", r.Archived.Dir, "record", r.Record.String())
 	if err := open(); err != nil {
 		return refused(store, err)
@@ -119,16 +134,17 @@ func (n *Node) openStore(ctx context.Context, store, dir string, open func() err
 	if err != nil {
 		return err
 	}
-	if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindStoreReset, Body: body, At: n.now()}); err != nil {
+	if _, _, err := led().Append(ctx, ledger.Record{Kind: KindStoreReset, Body: body, At: s.now()}); err != nil {
 		return failWrap(CodeStoreFailed, err, "the audit entry of the %s reset", store)
 	}
 	return nil
 }
 
-// openLedger builds and starts the ledger of lcfg, with its record beside
-// it and the node as its owner.
-func (n *Node) openLedger(ctx context.Context, lcfg ledger.Config) error {
-	return n.openStore(ctx, StoreLedger, lcfg.Dir, func() error {
+// ledger builds and starts the ledger of lcfg, with its record beside it
+// and the node as its owner. It returns the ledger whenever it started,
+// even with an error, so that the node closes it.
+func (s storeOpener) ledger(ctx context.Context, lcfg ledger.Config) (led *ledger.Ledger, err error) {
+	err = s.open(ctx, StoreLedger, lcfg.Dir, func() error {
 		l, err := ledger.New(lcfg)
 		if err != nil {
 			return err
@@ -136,21 +152,24 @@ func (n *Node) openLedger(ctx context.Context, lcfg ledger.Config) error {
 		if err := l.Start(ctx); err != nil {
 			return err
 		}
-		n.led = l
+		led = l
 		return nil
-	})
+	}, func() *ledger.Ledger { return led })
+	return led, err
 }
 
-// openApprovals opens the approval store with its record beside it and
-// the node as its owner.
-func (n *Node) openApprovals() error {
-	dir := approvalsDir(n.cfg.DataDir)
-	return n.openStore(n.ctx, StoreApprovals, dir, func() error {
-		s, err := openApprovalStore(dir, n.o.logger, withStoreRecord(storeguard.RecordFile(dir), n.keys.Inbox().PeerID().String(), n.now))
+// approvals opens the approval store of dataDir with its record beside it
+// and the node as its owner, its audit entry of a reset going to led. It
+// returns the store whenever it opened, even with an error.
+func (s storeOpener) approvals(ctx context.Context, dataDir string, led *ledger.Ledger) (st *gate.Store, err error) {
+	dir := approvalsDir(dataDir)
+	err = s.open(ctx, StoreApprovals, dir, func() error {
+		as, err := gate.OpenStore(dir, s.logger, gate.WithRecord(storeguard.RecordFile(dir), s.owner, s.now))
 		if err != nil {
 			return err
 		}
-		n.apStore = s
+		st = as
 		return nil
-	})
+	}, func() *ledger.Ledger { return led })
+	return st, err
 }

@@ -73,7 +73,7 @@ func (n *Node) locked(nid string) (*thread, error) {
 	for {
 		t := n.lookup(nid)
 		if t == nil {
-			if err := n.quarantineErr(nid); err != nil {
+			if err := n.check.quarantineErr(nid); err != nil {
 				return nil, err
 			}
 			return nil, fail(CodeUnknownNegotiation, "no negotiation %s", nid)
@@ -143,12 +143,7 @@ func (n *Node) putOpened(b *batch, t *thread) {
 	if c := t.announcementCID(); c.Defined() {
 		body.Announcement = c.String()
 		if ann := t.p.Announcement; ann.Sender.EVMAddress != n.self {
-			seen := n.now()
-			n.tmu.Lock()
-			if e := n.board[ann.Hash()]; e != nil {
-				seen = e.seen
-			}
-			n.tmu.Unlock()
+			seen := n.board.seenAt(ann.Hash(), n.now())
 			b.putEnvelope(ledger.KindEnvelopeReceived, ann, "ok", seen, nil)
 		}
 	}
@@ -205,7 +200,7 @@ func (n *Node) putState(b *batch, t *thread) {
 		from := t.recorded
 		t.recorded = st
 		t.steps++
-		n.consentSettled(t.id, st)
+		n.cs.settled(t.id, st)
 		n.events.publish(Event{Kind: EventState, NegotiationID: t.id, State: st, From: from, At: n.now()})
 	})
 }
@@ -314,7 +309,7 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		if p.body.Announcement != "" {
 			ann, err := n.envelopeByCID(ctx, p.body.Announcement)
-			if n.quarantine(nid, err) {
+			if n.check.quarantine(nid, err) {
 				continue
 			}
 			if err != nil {
@@ -323,7 +318,7 @@ func (n *Node) load(ctx context.Context) error {
 			params.Announcement = ann
 		}
 		th, err := n.led.ReplayThread(ctx, params, replayFact)
-		if n.quarantine(nid, err) {
+		if n.check.quarantine(nid, err) {
 			continue
 		}
 		if err != nil {
@@ -333,7 +328,7 @@ func (n *Node) load(ctx context.Context) error {
 			id: nid, p: params, th: th, role: p.body.Role, observer: p.body.Observer, opened: true,
 			links: p.links, proofs: p.proofs, recorded: p.state, steps: p.steps,
 		}
-		if err := n.rebuildPXP(ctx, t); n.quarantine(nid, err) {
+		if err := n.rebuildPXP(ctx, t); n.check.quarantine(nid, err) {
 			continue
 		} else if err != nil {
 			return fmt.Errorf("node: load %s: %w", nid, err)
@@ -374,7 +369,7 @@ func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
 		return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 	}
 	if env.IsAnnouncement() {
-		n.board[env.Hash()] = &boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self}
+		n.board.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self})
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	if r, ok := th.Ruling(); ok {
 		v.Ruling = &r
 	}
-	v.Refused = n.refusalsLocked(t)
+	v.Refused = n.out.ofThread(t, n.self)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	for _, e := range th.Deliveries() {
@@ -196,15 +196,13 @@ func (n *Node) Status() (Status, error) {
 		Name: n.cfg.Name, Address: n.self, PeerID: n.host.ID().String(), Capabilities: n.cfg.Capabilities,
 		LinkHash: negotiation.Hash(n.keys.Link().Hash()), LinkExpires: n.keys.Link().ExpiresAt,
 		Threads: n.threadCount(), Ledger: n.led.Head(), Chain: n.client != nil,
-		Approvals: len(n.PendingApprovals()), Outbox: n.host.OutboxLen(),
-		LedgerCheck: n.ledgerCheckView(),
+		Approvals: len(n.gt.PendingApprovals()), Outbox: n.host.OutboxLen(),
+		LedgerCheck: n.check.view(),
 	}
 	for _, a := range n.host.Addrs() {
 		s.Addrs = append(s.Addrs, a.String())
 	}
-	n.tmu.Lock()
-	s.Board = len(n.board)
-	n.tmu.Unlock()
+	s.Board = n.board.len()
 	if n.watcher != nil {
 		if err := n.watcher.LastError(); err != nil {
 			s.ChainError = err.Error()

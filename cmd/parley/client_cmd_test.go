@@ -268,7 +268,7 @@ func TestClientCommands(t *testing.T) {
 		!strings.Contains(accErr.String(), "sent TaskAcceptance") {
 		t.Fatalf("offer accept:\nstdout:\n%s\nstderr:\n%s", accOut.String(), accErr.String())
 	}
-	if p := poster.PendingApprovals(); len(p) != 0 {
+	if p := poster.Gate().PendingApprovals(); len(p) != 0 {
 		t.Fatalf("requests still pending: %+v", p)
 	}
 

@@ -24,7 +24,7 @@ func addressParam(r *http.Request) (negotiation.Address, *httpError) {
 }
 
 func (s *Server) consents(w http.ResponseWriter, r *http.Request) {
-	list, err := s.n.Consents()
+	list, err := s.n.ConsentBook().List()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -38,7 +38,7 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	v, err := s.n.Consent(a)
+	v, err := s.n.ConsentBook().Of(a)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -57,7 +57,7 @@ func (s *Server) setConsent(r *http.Request, body []byte) answer {
 	if e := decode(body, &req, "state"); e != nil {
 		return errAnswer(e)
 	}
-	return act(http.StatusOK, func() (any, error) { return s.n.SetConsent(r.Context(), a, req.State, node.ConsentViaAPI) })
+	return act(http.StatusOK, func() (any, error) { return s.n.ConsentBook().Set(r.Context(), a, req.State, node.ConsentViaAPI) })
 }
 
 // Consents returns every counterparty with a consent state, a negotiation

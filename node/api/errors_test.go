@@ -20,6 +20,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/node/gate"
 	"github.com/parleynet/parley/p2p"
 	"github.com/parleynet/parley/storeguard"
 	"github.com/parleynet/parley/strictjson"
@@ -34,6 +35,7 @@ var classifiers = map[string]func(string) string{
 	"ledger":      func(c string) string { return ledger.Code(c).Class() },
 	"negotiation": func(c string) string { return negotiation.Code(c).Class() },
 	"node":        func(c string) string { return node.Code(c).Class() },
+	"node/gate":   func(c string) string { return gate.Code(c).Class() },
 	"p2p":         func(c string) string { return p2p.Code(c).Class() },
 	"storeguard":  func(c string) string { return storeguard.Code(c).Class() },
 	"strictjson":  func(c string) string { return strictjson.Code(c).Class() },

@@ -368,8 +368,8 @@ func TestConcurrentRetriesActOnce(t *testing.T) {
 		go func() { answers <- worker.do(call{method: http.MethodPost, path: path, idem: key, body: []byte(`{}`)}) }()
 	}
 	eventually(t, "the retries waiting for the first", func() bool { return worker.api.idem.waiting() == retries })
-	if worker.api.idem.waiting() != retries || len(wn.PendingApprovals()) != 1 {
-		t.Fatalf("a retry acted: %d approvals pending", len(wn.PendingApprovals()))
+	if worker.api.idem.waiting() != retries || len(wn.Gate().PendingApprovals()) != 1 {
+		t.Fatalf("a retry acted: %d approvals pending", len(wn.Gate().PendingApprovals()))
 	}
 	approveWhenAsked(worker, wkey, node.ActSignSettlement)
 	f := <-first

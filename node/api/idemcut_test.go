@@ -206,13 +206,13 @@ func TestApprovalOutlivesItsClient(t *testing.T) {
 		_, err := http.DefaultClient.Do(req)
 		gone <- err
 	}()
-	eventually(t, "the act waiting for its approval", func() bool { return len(wn.PendingApprovals()) == 1 })
+	eventually(t, "the act waiting for its approval", func() bool { return len(wn.Gate().PendingApprovals()) == 1 })
 	cancel()
 	if err := <-gone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the client: %v", err)
 	}
 	time.Sleep(200 * time.Millisecond) // the server has seen the client go
-	if p := wn.PendingApprovals(); len(p) != 1 {
+	if p := wn.Gate().PendingApprovals(); len(p) != 1 {
 		t.Fatalf("the approval ended with its client: %d pending", len(p))
 	}
 	retry := make(chan reply, 1)

@@ -678,7 +678,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) approvals(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.n.PendingApprovals())
+	writeJSON(w, http.StatusOK, s.n.Gate().PendingApprovals())
 }
 
 func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
@@ -687,7 +687,7 @@ func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, e)
 		return
 	}
-	p, err := s.n.PendingApproval(id)
+	p, err := s.n.Gate().PendingApproval(id)
 	if err != nil {
 		s.fail(w, r, noPending(id, err))
 		return
@@ -704,7 +704,7 @@ func noPending(id string, err error) error {
 }
 
 func (s *Server) passkeys(w http.ResponseWriter, r *http.Request) {
-	creds, err := s.n.Passkeys(r.Context())
+	creds, err := s.n.Gate().Passkeys(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -742,7 +742,7 @@ func (s *Server) revokePasskey(r *http.Request, body []byte) answer {
 		return errAnswer(e)
 	}
 	return act(http.StatusOK, func() (any, error) {
-		c, err := s.n.RevokePasskey(r.Context(), ref, req.Token)
+		c, err := s.n.Gate().RevokePasskey(r.Context(), ref, req.Token)
 		if err != nil {
 			return nil, err
 		}
@@ -763,7 +763,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	out, err := s.n.AuditTrail(r.Context(), limit)
+	out, err := s.n.Gate().AuditTrail(r.Context(), limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -959,7 +959,7 @@ func (s *Server) approvalOptions(r *http.Request, body []byte) answer {
 		return errAnswer(e)
 	}
 	return act(http.StatusOK, func() (any, error) {
-		o, err := s.n.ApprovalOptions(r.Context(), id)
+		o, err := s.n.Gate().ApprovalOptions(r.Context(), id)
 		return o, noPending(id, err)
 	})
 }
@@ -976,7 +976,7 @@ func (s *Server) approvalAssertion(r *http.Request, body []byte) answer {
 		return errAnswer(e)
 	}
 	return act(http.StatusOK, func() (any, error) {
-		rc, err := s.n.FinishApproval(r.Context(), id, req.Response)
+		rc, err := s.n.Gate().FinishApproval(r.Context(), id, req.Response)
 		return rc, noPending(id, err)
 	})
 }
@@ -993,10 +993,10 @@ func (s *Server) deny(r *http.Request, body []byte) answer {
 		return errAnswer(e)
 	}
 	return act(http.StatusOK, func() (any, error) {
-		if _, err := s.n.PendingApproval(id); err != nil {
+		if _, err := s.n.Gate().PendingApproval(id); err != nil {
 			return nil, noPending(id, err)
 		}
-		rc, err := s.n.DenyApproval(r.Context(), id, req.Reason)
+		rc, err := s.n.Gate().DenyApproval(r.Context(), id, req.Reason)
 		return rc, err
 	})
 }
@@ -1008,7 +1008,7 @@ func (s *Server) passkeyOptions(r *http.Request, body []byte) answer {
 	if e := decode(body, &req); e != nil {
 		return errAnswer(e)
 	}
-	creation, sess, err := s.n.BeginPasskeyWith(r.Context(), node.PasskeyOptions{Token: req.Token, Label: req.Label, Software: req.Software})
+	creation, sess, err := s.n.Gate().BeginPasskeyWith(r.Context(), node.PasskeyOptions{Token: req.Token, Label: req.Label, Software: req.Software})
 	out := PasskeyOptions{Session: sess, Creation: creation, WebAuthn: s.webAuthnInfo()}
 	var pr *node.PendingRegistration
 	switch {
@@ -1022,7 +1022,7 @@ func (s *Server) passkeyOptions(r *http.Request, body []byte) answer {
 }
 
 func (s *Server) webAuthnInfo() WebAuthnInfo {
-	c := s.n.WebAuthnConfig()
+	c := s.n.Gate().WebAuthnConfig()
 	return WebAuthnInfo{RPID: c.RPID, RPName: c.RPName, Origins: c.Origins, UserID: c.UserID, UserName: c.UserName}
 }
 
@@ -1034,7 +1034,7 @@ func (s *Server) passkeyCredential(r *http.Request, body []byte) answer {
 		return errAnswer(e)
 	}
 	return act(http.StatusCreated, func() (any, error) {
-		c, err := s.n.FinishPasskey(r.Context(), req.Session, req.Response)
+		c, err := s.n.Gate().FinishPasskey(r.Context(), req.Session, req.Response)
 		if err != nil {
 			return nil, err
 		}

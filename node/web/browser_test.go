@@ -261,7 +261,7 @@ func wait(t *testing.T, done <-chan error) error {
 // auditOf returns the audit events of one request, oldest first.
 func auditOf(t *testing.T, n *site, requestID string) []approval.EventKind {
 	t.Helper()
-	events, err := n.AuditTrail(t.Context(), 1000)
+	events, err := n.Gate().AuditTrail(t.Context(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestBrowser(t *testing.T) {
 	registering := time.Since(regStart)
 	b.clean("passkeys page after the registration")
 	b.shot("2-passkeys-registered")
-	creds, err := worker.Passkeys(t.Context())
+	creds, err := worker.Gate().Passkeys(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,8 +419,8 @@ func TestBrowser(t *testing.T) {
 	if v, err := poster.Thread(nid2); err != nil || len(v.Log) != 1 {
 		t.Fatalf("the poster's thread of the denied acceptance: %d records, %v", len(v.Log), err)
 	}
-	if len(worker.PendingApprovals()) != 0 {
-		t.Fatalf("requests still pending: %+v", worker.PendingApprovals())
+	if len(worker.Gate().PendingApprovals()) != 0 {
+		t.Fatalf("requests still pending: %+v", worker.Gate().PendingApprovals())
 	}
 
 	// The pending list is empty again and the audit trail shows both.

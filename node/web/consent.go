@@ -30,7 +30,7 @@ type consentBody struct {
 }
 
 func (h *handler) consentPage(w http.ResponseWriter, r *http.Request) {
-	list, err := h.n.Consents()
+	list, err := h.n.ConsentBook().List()
 	if err != nil {
 		h.errorPage(w, r, http.StatusServiceUnavailable, "Counterparties unavailable", "The node could not list its counterparties: "+err.Error())
 		return
@@ -72,7 +72,7 @@ func (h *handler) consentSetState(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &b) {
 		return
 	}
-	v, err := h.n.SetConsent(r.Context(), a, b.State, node.ConsentViaWeb)
+	v, err := h.n.ConsentBook().Set(r.Context(), a, b.State, node.ConsentViaWeb)
 	if err != nil {
 		h.fail(w, r, err)
 		return

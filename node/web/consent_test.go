@@ -43,14 +43,14 @@ func TestConsentPage(t *testing.T) {
 			t.Fatalf("%s: %d %s", name, w.Code, w.Body.String())
 		}
 	}
-	if v, _ := worker.Consent(poster.Address()); v.State != node.ConsentUnknown {
+	if v, _ := worker.ConsentBook().Of(poster.Address()); v.State != node.ConsentUnknown {
 		t.Fatalf("a refused request changed the state: %+v", v)
 	}
 	var ans struct{ Address, State string }
 	if st := worker.post(t, path, map[string]string{"state": "denied"}, &ans); st != http.StatusOK || ans.State != "denied" || ans.Address != pa {
 		t.Fatalf("deny: %d %+v", st, ans)
 	}
-	v, _ := worker.Consent(poster.Address())
+	v, _ := worker.ConsentBook().Of(poster.Address())
 	if v.State != node.ConsentDenied || v.Via != node.ConsentViaWeb {
 		t.Fatalf("after deny: %+v", v)
 	}
@@ -89,7 +89,7 @@ func TestBrowserConsent(t *testing.T) {
 	if s := b.text(row + " .consent-state"); s != "denied" {
 		t.Fatalf("the row after deny: %q", s)
 	}
-	if v, _ := worker.Consent(poster.Address()); v.State != node.ConsentDenied {
+	if v, _ := worker.ConsentBook().Of(poster.Address()); v.State != node.ConsentDenied {
 		t.Fatalf("the node after deny: %+v", v)
 	}
 	b.do("allow by address",
@@ -98,7 +98,7 @@ func TestBrowserConsent(t *testing.T) {
 		chromedp.WaitNotPresent(row+` button[data-consent="allowed"]`))
 	b.clean("counterparties page after allow")
 	b.shot("consent-2-allowed")
-	if v, _ := worker.Consent(poster.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaWeb {
+	if v, _ := worker.ConsentBook().Of(poster.Address()); v.State != node.ConsentAllowed || v.Via != node.ConsentViaWeb {
 		t.Fatalf("the node after allow: %+v", v)
 	}
 }

@@ -137,7 +137,7 @@ func accepting(t *testing.T, worker *site, nid string) (node.PendingApproval, <-
 	}()
 	var p node.PendingApproval
 	eventually(t, "the approval request of the acceptance", func() bool {
-		for _, q := range worker.PendingApprovals() {
+		for _, q := range worker.Gate().PendingApprovals() {
 			if q.Request.Action.Target == nid {
 				p = q
 				return true

@@ -90,7 +90,7 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 		return nil, errors.New("web: nil node")
 	}
 	if len(opts.Origins) == 0 {
-		opts.Origins = n.WebAuthnConfig().Origins
+		opts.Origins = n.Gate().WebAuthnConfig().Origins
 	}
 	if len(opts.Origins) == 0 { // the node is not started yet
 		opts.Origins = n.Config().WebAuthn.Origins
@@ -330,7 +330,7 @@ type pendingBody struct {
 }
 
 func (h *handler) pending() ([]pendingItem, string) {
-	list := h.n.PendingApprovals()
+	list := h.n.Gate().PendingApprovals()
 	items := make([]pendingItem, 0, len(list))
 	v := sha256.New()
 	for _, p := range list {
@@ -424,7 +424,7 @@ func (h *handler) lookup(id string) (node.PendingApproval, bool) {
 	if !validID(id) {
 		return node.PendingApproval{}, false
 	}
-	p, err := h.n.PendingApproval(id)
+	p, err := h.n.Gate().PendingApproval(id)
 	if err != nil {
 		return node.PendingApproval{}, false
 	}
@@ -447,7 +447,7 @@ type passkeysBody struct {
 }
 
 func (h *handler) passkeysPage(w http.ResponseWriter, r *http.Request) {
-	creds, err := h.n.Passkeys(r.Context())
+	creds, err := h.n.Gate().Passkeys(r.Context())
 	if err != nil {
 		h.log.Warn("passkeys unavailable", "err", err)
 		h.errorPage(w, r, http.StatusServiceUnavailable, "Passkeys unavailable", "The node could not list its passkeys: "+err.Error())
@@ -508,7 +508,7 @@ type auditBody struct {
 }
 
 func (h *handler) auditPage(w http.ResponseWriter, r *http.Request) {
-	events, err := h.n.AuditTrail(r.Context(), h.o.AuditLimit+1)
+	events, err := h.n.Gate().AuditTrail(r.Context(), h.o.AuditLimit+1)
 	if err != nil {
 		h.log.Warn("audit trail unavailable", "err", err)
 		h.errorPage(w, r, http.StatusServiceUnavailable, "Audit trail unavailable", "The node could not read its audit trail: "+err.Error())
@@ -676,7 +676,7 @@ func (h *handler) approvalOptions(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &struct{}{}) {
 		return
 	}
-	opts, err := h.n.ApprovalOptions(r.Context(), p.Request.RequestID)
+	opts, err := h.n.Gate().ApprovalOptions(r.Context(), p.Request.RequestID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -700,7 +700,7 @@ func (h *handler) approvalFinish(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rec, err := h.n.FinishApproval(r.Context(), p.Request.RequestID, body)
+	rec, err := h.n.Gate().FinishApproval(r.Context(), p.Request.RequestID, body)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -730,7 +730,7 @@ func (h *handler) approvalDeny(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, "bad_argument", fmt.Sprintf("the reason is over %d bytes", MaxReason))
 		return
 	}
-	rec, err := h.n.DenyApproval(r.Context(), p.Request.RequestID, b.Reason)
+	rec, err := h.n.Gate().DenyApproval(r.Context(), p.Request.RequestID, b.Reason)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -770,7 +770,7 @@ func (h *handler) passkeyOptions(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, "bad_argument", fmt.Sprintf("the label is over %d bytes", MaxLabel))
 		return
 	}
-	opts, session, err := h.n.BeginPasskey(r.Context(), b.Token, b.Label)
+	opts, session, err := h.n.Gate().BeginPasskey(r.Context(), b.Token, b.Label)
 	if err != nil {
 		var pr *node.PendingRegistration
 		if errors.As(err, &pr) {
@@ -806,7 +806,7 @@ func (h *handler) passkeyFinish(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusBadRequest, "bad_argument", "session and credential (a JSON object) are required")
 		return
 	}
-	c, err := h.n.FinishPasskey(r.Context(), b.Session, b.Credential)
+	c, err := h.n.Gate().FinishPasskey(r.Context(), b.Session, b.Credential)
 	if err != nil {
 		h.fail(w, r, err)
 		return

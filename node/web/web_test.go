@@ -262,7 +262,7 @@ func TestBadJSON(t *testing.T) {
 			}
 		})
 	}
-	if creds, err := s.Passkeys(t.Context()); err != nil || len(creds) != 0 {
+	if creds, err := s.Gate().Passkeys(t.Context()); err != nil || len(creds) != 0 {
 		t.Fatalf("passkeys after refused calls: %d, %v", len(creds), err)
 	}
 }
@@ -277,7 +277,7 @@ type registrationOptions struct {
 // through the pages' endpoints, as their script would, and returns it.
 func enrolSoftwareKey(t *testing.T, s *site, token, label string) *approval.SoftwareKey {
 	t.Helper()
-	key, err := approval.NewSoftwareKey(s.WebAuthnConfig(), s.origin)
+	key, err := approval.NewSoftwareKey(s.Gate().WebAuthnConfig(), s.origin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func approveWith(t *testing.T, s *site, key *approval.SoftwareKey, id string) in
 // its intent hash's bytes.
 func challengeOf(t *testing.T, id string, s *site) string {
 	t.Helper()
-	p, err := s.PendingApproval(id)
+	p, err := s.Gate().PendingApproval(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestEndpoints(t *testing.T) {
 	if w := worker.call(t, req{method: http.MethodPost, path: "/api/approvals/" + id + "/finish", body: `[1]`}); w.Code != http.StatusBadRequest {
 		t.Fatalf("an assertion that is no object: %d", w.Code)
 	}
-	if _, err := worker.PendingApproval(id); err != nil {
+	if _, err := worker.Gate().PendingApproval(id); err != nil {
 		t.Fatalf("the request after refused assertions: %v", err)
 	}
 	if st := approveWith(t, worker, key, id); st != http.StatusOK {
@@ -421,7 +421,7 @@ func TestEndpoints(t *testing.T) {
 	if st := worker.post(t, "/api/approvals/"+id2+"/deny", map[string]string{"reason": strings.Repeat("x", web.MaxReason+1)}, &r); st != http.StatusBadRequest {
 		t.Fatalf("a long reason: %d %+v", st, r)
 	}
-	if _, err := worker.PendingApproval(id2); err != nil {
+	if _, err := worker.Gate().PendingApproval(id2); err != nil {
 		t.Fatalf("the request after a refused denial: %v", err)
 	}
 	var dec struct{ RequestID, Decision string }
@@ -453,12 +453,12 @@ func TestEndpoints(t *testing.T) {
 	if st := worker.post(t, "/api/passkeys/options", map[string]string{"token": pending.Session}, &opts); st != http.StatusOK {
 		t.Fatalf("going on after the approval: %d", st)
 	}
-	second, err := approval.NewSoftwareKey(worker.WebAuthnConfig(), worker.origin)
+	second, err := approval.NewSoftwareKey(worker.Gate().WebAuthnConfig(), worker.origin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	finishRegistration(t, worker, second, opts)
-	creds, err := worker.Passkeys(t.Context())
+	creds, err := worker.Gate().Passkeys(t.Context())
 	if err != nil || len(creds) != 2 || creds[1].Label != "phone" {
 		t.Fatalf("passkeys: %+v, %v", creds, err)
 	}

@@ -160,7 +160,7 @@ func (h *handler) sealCard(w http.ResponseWriter, r *http.Request) {
 
 // words answers the request the principal's words became.
 func (h *handler) words(w http.ResponseWriter, p node.PendingApproval, back string) {
-	_, err := h.n.PendingApproval(p.Request.RequestID)
+	_, err := h.n.Gate().PendingApproval(p.Request.RequestID)
 	a := wordsAnswer{RequestID: p.Request.RequestID, Pending: err == nil, Next: back}
 	if a.Pending {
 		a.Next = "/approvals/" + p.Request.RequestID + "?next=" + back
@@ -180,7 +180,7 @@ func (h *handler) revokePasskey(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &struct{}{}) {
 		return
 	}
-	p, err := h.n.BeginRevokePasskey(r.Context(), ref)
+	p, err := h.n.Gate().BeginRevokePasskey(r.Context(), ref)
 	if err != nil {
 		h.fail(w, r, err)
 		return

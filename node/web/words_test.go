@@ -167,7 +167,7 @@ func TestRevokePage(t *testing.T) {
 	if st := s.post(t, "/api/passkeys/options", map[string]string{"token": pending.Session}, &opts); st != http.StatusOK {
 		t.Fatalf("going on: %d", st)
 	}
-	b, err := approval.NewSoftwareKey(s.WebAuthnConfig(), s.origin)
+	b, err := approval.NewSoftwareKey(s.Gate().WebAuthnConfig(), s.origin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestRevokePage(t *testing.T) {
 		t.Fatalf("approving with B: %d", st)
 	}
 	eventually(t, "A revoked", func() bool {
-		creds, _ := s.Passkeys(t.Context())
+		creds, _ := s.Gate().Passkeys(t.Context())
 		return len(creds) == 2 && creds[0].Revoked()
 	})
 	body := s.call(t, req{path: "/passkeys"}).Body.String()

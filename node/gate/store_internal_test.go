@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func cred(id string, count uint32) approval.Credential {
 // closed and opened again the request is still consumed.
 func TestApprovalStoreConsumesOnce(t *testing.T) {
 	dir := t.TempDir()
-	s, err := openApprovalStore(dir, nil)
+	s, err := OpenStore(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestApprovalStoreConsumesOnce(t *testing.T) {
 	if _, err := s.Consumed(t.Context(), "req_1"); !errors.Is(err, errStoreClosed) {
 		t.Fatalf("a closed store answered: %v", err)
 	}
-	s, err = openApprovalStore(dir, nil)
+	s, err = OpenStore(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestApprovalStoreConsumesOnce(t *testing.T) {
 // ErrNotFound for what does not exist (the enrolment token is the data
 // directory's: TestDirTokens).
 func TestApprovalStoreContract(t *testing.T) {
-	s, err := openApprovalStore(t.TempDir(), nil)
+	s, err := OpenStore(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestApprovalStoreContract(t *testing.T) {
 
 // BenchmarkMarkConsumed measures one synced consumption record.
 func BenchmarkMarkConsumed(b *testing.B) {
-	s, err := openApprovalStore(b.TempDir(), nil)
+	s, err := OpenStore(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func BenchmarkMarkConsumed(b *testing.B) {
 // refuses it, dgraph-io/badger#2207), and keeps what it held.
 func TestApprovalStoreAfterKillAtLogCreation(t *testing.T) {
 	dir := t.TempDir()
-	s, err := openApprovalStore(dir, nil)
+	s, err := OpenStore(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestApprovalStoreAfterKillAtLogCreation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "00001.mem"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err = openApprovalStore(dir, nil)
+	s, err = OpenStore(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

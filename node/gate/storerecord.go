@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"crypto/rand"
@@ -36,14 +36,14 @@ type storeRecord struct {
 	now   func() time.Time
 }
 
-// storeOption configures openApprovalStore.
-type storeOption func(*approvalStore)
+// StoreOption configures OpenStore.
+type StoreOption func(*Store)
 
-// withStoreRecord keeps the store's record in file, owned by owner (the
+// WithRecord keeps the store's record in file, owned by owner (the
 // node's peer id); the node passes it, a tool opening the store without
 // the keys does not.
-func withStoreRecord(file, owner string, now func() time.Time) storeOption {
-	return func(s *approvalStore) { s.rec = &storeRecord{file: file, owner: owner, now: now} }
+func WithRecord(file, owner string, now func() time.Time) StoreOption {
+	return func(s *Store) { s.rec = &storeRecord{file: file, owner: owner, now: now} }
 }
 
 // approvalState is what the store holds, as its record names it.
@@ -133,11 +133,11 @@ func (r *storeRecord) precheck(dir string) (*storeguard.Record, error) {
 	var rec *storeguard.Record
 	if r != nil {
 		var err error
-		if rec, err = storeguard.Read(StoreApprovals, r.file); err != nil {
+		if rec, err = storeguard.Read(StoreName, r.file); err != nil {
 			return nil, err
 		}
 	}
-	c, err := storeguard.CheckBadgerDir(StoreApprovals, dir)
+	c, err := storeguard.CheckBadgerDir(StoreName, dir)
 	if err != nil {
 		var se *storeguard.Error
 		if errors.As(err, &se) && r != nil {
@@ -149,13 +149,13 @@ func (r *storeRecord) precheck(dir string) (*storeguard.Record, error) {
 		return nil, r.refuse(dir, storeguard.CodeEmptier, rec, c.String(), "the record names a store of generation %d, the directory holds no data file", rec.Seq)
 	}
 	if err := storeguard.DropEmpty(dir, c); err != nil {
-		return nil, fmt.Errorf("node: approval store: %w", err)
+		return nil, fmt.Errorf("gate: approval store: %w", err)
 	}
 	return rec, nil
 }
 
 func (r *storeRecord) refuse(dir string, code storeguard.Code, rec *storeguard.Record, found, format string, args ...any) error {
-	return &storeguard.Error{Code: code, Store: StoreApprovals, Dir: dir, RecordFile: r.file, Record: rec, Found: found, Msg: fmt.Sprintf(format, args...)}
+	return &storeguard.Error{Code: code, Store: StoreName, Dir: dir, RecordFile: r.file, Record: rec, Found: found, Msg: fmt.Sprintf(format, args...)}
 }
 
 // check compares the opened store with its record, and writes the
@@ -181,7 +181,7 @@ func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, l
 		return txn.Set([]byte(keyStoreID), id)
 	})
 	if err != nil {
-		return fmt.Errorf("node: approval store %s: %w", dir, err)
+		return fmt.Errorf("gate: approval store %s: %w", dir, err)
 	}
 	switch {
 	case rec == nil && st.empty():
@@ -209,9 +209,9 @@ func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, l
 
 // write writes the record of st.
 func (r *storeRecord) write(st approvalState) error {
-	err := storeguard.Write(r.file, storeguard.Record{Store: StoreApprovals, Owner: r.owner, StoreID: st.id, Seq: st.gen, Counts: st.counts, At: r.now().UTC()})
+	err := storeguard.Write(r.file, storeguard.Record{Store: StoreName, Owner: r.owner, StoreID: st.id, Seq: st.gen, Counts: st.counts, At: r.now().UTC()})
 	if err != nil {
-		return fmt.Errorf("node: approval store record: %w", err)
+		return fmt.Errorf("gate: approval store record: %w", err)
 	}
 	return nil
 }

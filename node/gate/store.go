@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"bytes"
@@ -23,6 +23,10 @@ import (
 // TokensFileName).
 const ApprovalsDirName = "approvals"
 
+// StoreName is the approval store's name in its record, its refusals and
+// its resets (storeguard).
+const StoreName = "approvals"
+
 // Keys of the approval store. Request ids and credential ids are the rest
 // of the key.
 const (
@@ -39,12 +43,13 @@ const approvalStoreFormat = "parley-approvals/1"
 // run again; each retry reads what the winner wrote, so two suffice.
 const conflictRetries = 8
 
-// approvalStore is the node's durable approval.Store: a Badger database
+// Store is the gate's durable approval store (the credential and receipt
+// halves of approval.Store; the tokens are a file beside it): a Badger database
 // with synced writes, so every call that returns nil is on disk. Each
 // read-check-write (RecordApproval, MarkConsumed) is one
 // Badger transaction with conflict detection: of two concurrent ones on
 // the same key, one commits and the other is run again and sees the first.
-type approvalStore struct {
+type Store struct {
 	mu sync.Mutex // guards db against Close
 	db *badger.DB
 
@@ -55,8 +60,8 @@ type approvalStore struct {
 }
 
 var (
-	_ approval.CredentialStore = (*approvalStore)(nil)
-	_ approval.ReceiptStore    = (*approvalStore)(nil)
+	_ approval.CredentialStore = (*Store)(nil)
+	_ approval.ReceiptStore    = (*Store)(nil)
 )
 
 // storedCredential is a credential with its registration sequence, which
@@ -66,15 +71,15 @@ type storedCredential struct {
 	Credential approval.Credential `json:"credential"`
 }
 
-// openApprovalStore opens (or creates) the approval store in dir. With
-// withStoreRecord it checks the store against its record first
-// (approvalrecord.go) and refuses a store that holds less or other data
+// OpenStore opens (or creates) the approval store in dir. With
+// WithRecord it checks the store against its record first
+// (storerecord.go) and refuses a store that holds less or other data
 // than the record names, or whose directory lost its MANIFEST.
-func openApprovalStore(dir string, log *slog.Logger, sopts ...storeOption) (*approvalStore, error) {
+func OpenStore(dir string, log *slog.Logger, sopts ...StoreOption) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &approvalStore{}
+	s := &Store{}
 	for _, o := range sopts {
 		o(s)
 	}
@@ -96,7 +101,7 @@ func openApprovalStore(dir string, log *slog.Logger, sopts ...storeOption) (*app
 		WithNumCompactors(2)
 	db, err := badger.Open(opts)
 	if err != nil {
-		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
+		return nil, fmt.Errorf("gate: approval store %s: %w", dir, err)
 	}
 	s.db = db
 	err = db.Update(func(txn *badger.Txn) error {
@@ -118,7 +123,7 @@ func openApprovalStore(dir string, log *slog.Logger, sopts ...storeOption) (*app
 	})
 	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("node: approval store %s: %w", dir, err)
+		return nil, fmt.Errorf("gate: approval store %s: %w", dir, err)
 	}
 	if err := s.rec.check(db, dir, rec, log); err != nil {
 		_ = db.Close()
@@ -131,7 +136,7 @@ func openApprovalStore(dir string, log *slog.Logger, sopts ...storeOption) (*app
 }
 
 // Close closes the database; later calls fail. It is safe to call twice.
-func (s *approvalStore) Close() error {
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
@@ -143,9 +148,9 @@ func (s *approvalStore) Close() error {
 }
 
 // errStoreClosed is returned by a closed approval store.
-var errStoreClosed = errors.New("node: approval store closed")
+var errStoreClosed = errors.New("gate: approval store closed")
 
-func (s *approvalStore) handle() (*badger.DB, error) {
+func (s *Store) handle() (*badger.DB, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
@@ -155,7 +160,7 @@ func (s *approvalStore) handle() (*badger.DB, error) {
 }
 
 // view runs f in a read transaction.
-func (s *approvalStore) view(f func(txn *badger.Txn) error) error {
+func (s *Store) view(f func(txn *badger.Txn) error) error {
 	db, err := s.handle()
 	if err != nil {
 		return err
@@ -166,9 +171,9 @@ func (s *approvalStore) view(f func(txn *badger.Txn) error) error {
 // update runs f in a read-write transaction, again when it lost a
 // conflict to a concurrent one (f then reads what the winner wrote). The
 // transaction also advances the store's generation; once it is on disk the
-// store's record is rewritten (with withStoreRecord), before update
+// store's record is rewritten (with WithRecord), before update
 // returns.
-func (s *approvalStore) update(f func(txn *badger.Txn) error) error {
+func (s *Store) update(f func(txn *badger.Txn) error) error {
 	db, err := s.handle()
 	if err != nil {
 		return err
@@ -199,7 +204,7 @@ func (s *approvalStore) update(f func(txn *badger.Txn) error) error {
 			return err
 		}
 	}
-	return fmt.Errorf("node: approval store: %w after %d attempts", err, conflictRetries)
+	return fmt.Errorf("gate: approval store: %w after %d attempts", err, conflictRetries)
 }
 
 // getJSON reads key into v; it returns approval.ErrNotFound for a key
@@ -226,7 +231,7 @@ func setJSON(txn *badger.Txn, key string, v any) error {
 func credentialKey(id []byte) string { return keyCredential + string(id) }
 
 // Credential returns the credential id, or approval.ErrNotFound.
-func (s *approvalStore) Credential(_ context.Context, id []byte) (approval.Credential, error) {
+func (s *Store) Credential(_ context.Context, id []byte) (approval.Credential, error) {
 	var sc storedCredential
 	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, credentialKey(id), &sc) })
 	if err != nil {
@@ -236,7 +241,7 @@ func (s *approvalStore) Credential(_ context.Context, id []byte) (approval.Crede
 }
 
 // Credentials returns every credential in registration order.
-func (s *approvalStore) Credentials(context.Context) ([]approval.Credential, error) {
+func (s *Store) Credentials(context.Context) ([]approval.Credential, error) {
 	var all []storedCredential
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
@@ -301,9 +306,9 @@ func putCredentialTxn(txn *badger.Txn, c approval.Credential) error {
 }
 
 // PutCredential inserts c or replaces the credential with its id.
-func (s *approvalStore) PutCredential(_ context.Context, c approval.Credential) error {
+func (s *Store) PutCredential(_ context.Context, c approval.Credential) error {
 	if len(c.WebAuthn.ID) == 0 {
-		return errors.New("node: approval store: a credential without an id")
+		return errors.New("gate: approval store: a credential without an id")
 	}
 	return s.update(func(txn *badger.Txn) error { return putCredentialTxn(txn, c) })
 }
@@ -313,7 +318,7 @@ func (s *approvalStore) PutCredential(_ context.Context, c approval.Credential) 
 // it: a revoked credential keeps its record (revokedAt), so the store's
 // record can count credentials as never deleted, and a store that lost
 // one is refused at start as emptier than its record.
-func (s *approvalStore) DeleteCredential(_ context.Context, id []byte) error {
+func (s *Store) DeleteCredential(_ context.Context, id []byte) error {
 	return s.update(func(txn *badger.Txn) error {
 		key := []byte(credentialKey(id))
 		if _, err := txn.Get(key); errors.Is(err, badger.ErrKeyNotFound) {
@@ -327,7 +332,7 @@ func (s *approvalStore) DeleteCredential(_ context.Context, id []byte) error {
 
 // RecordApproval stores rec and cred in one transaction unless
 // rec.RequestID was approved already.
-func (s *approvalStore) RecordApproval(_ context.Context, rec approval.ApprovalRecord, cred approval.Credential) (bool, error) {
+func (s *Store) RecordApproval(_ context.Context, rec approval.ApprovalRecord, cred approval.Credential) (bool, error) {
 	var already bool
 	err := s.update(func(txn *badger.Txn) error {
 		already = false
@@ -347,14 +352,14 @@ func (s *approvalStore) RecordApproval(_ context.Context, rec approval.ApprovalR
 }
 
 // Approval returns the approval of requestID, or approval.ErrNotFound.
-func (s *approvalStore) Approval(_ context.Context, requestID string) (approval.ApprovalRecord, error) {
+func (s *Store) Approval(_ context.Context, requestID string) (approval.ApprovalRecord, error) {
 	var rec approval.ApprovalRecord
 	err := s.view(func(txn *badger.Txn) error { return getJSON(txn, keyApproval+requestID, &rec) })
 	return rec, err
 }
 
 // Consumed reports whether requestID was consumed.
-func (s *approvalStore) Consumed(_ context.Context, requestID string) (bool, error) {
+func (s *Store) Consumed(_ context.Context, requestID string) (bool, error) {
 	var found bool
 	err := s.view(func(txn *badger.Txn) error {
 		_, err := txn.Get([]byte(keyConsumption + requestID))
@@ -373,9 +378,9 @@ func (s *approvalStore) Consumed(_ context.Context, requestID string) (bool, err
 // number of concurrent calls exactly one writes (and returns false once
 // the write is synced); every other call, then or after a restart, finds
 // it and returns true.
-func (s *approvalStore) MarkConsumed(_ context.Context, rec approval.ConsumptionRecord) (bool, error) {
+func (s *Store) MarkConsumed(_ context.Context, rec approval.ConsumptionRecord) (bool, error) {
 	if rec.RequestID == "" {
-		return false, errors.New("node: approval store: a consumption without a request id")
+		return false, errors.New("gate: approval store: a consumption without a request id")
 	}
 	var already bool
 	err := s.update(func(txn *badger.Txn) error {

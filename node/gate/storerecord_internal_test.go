@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"errors"
@@ -15,13 +15,13 @@ import (
 
 // recordedStore opens the approval store in root/approvals with its record
 // beside it, owned by owner.
-func recordedStore(t *testing.T, root, owner string) (*approvalStore, error) {
+func recordedStore(t *testing.T, root, owner string) (*Store, error) {
 	t.Helper()
 	dir := filepath.Join(root, ApprovalsDirName)
-	return openApprovalStore(dir, nil, withStoreRecord(storeguard.RecordFile(dir), owner, time.Now))
+	return OpenStore(dir, nil, WithRecord(storeguard.RecordFile(dir), owner, time.Now))
 }
 
-func mustStore(t *testing.T, root, owner string) *approvalStore {
+func mustStore(t *testing.T, root, owner string) *Store {
 	t.Helper()
 	s, err := recordedStore(t, root, owner)
 	if err != nil {
@@ -30,7 +30,7 @@ func mustStore(t *testing.T, root, owner string) *approvalStore {
 	return s
 }
 
-func closeStore(t *testing.T, s *approvalStore) {
+func closeStore(t *testing.T, s *Store) {
 	t.Helper()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func closeStore(t *testing.T, s *approvalStore) {
 }
 
 // fillStore gives s a credential, an approval and a consumption.
-func fillStore(t *testing.T, s *approvalStore, id string) {
+func fillStore(t *testing.T, s *Store, id string) {
 	t.Helper()
 	ctx := t.Context()
 	if err := s.PutCredential(ctx, cred("cred-"+id, 0)); err != nil {
@@ -55,7 +55,7 @@ func fillStore(t *testing.T, s *approvalStore, id string) {
 func storeRefused(t *testing.T, err error, code storeguard.Code, says ...string) {
 	t.Helper()
 	var se *storeguard.Error
-	if !errors.As(err, &se) || se.Code != code || se.Store != StoreApprovals {
+	if !errors.As(err, &se) || se.Code != code || se.Store != StoreName {
 		t.Fatalf("want a refusal %s of the approval store, got %v", code, err)
 	}
 	for _, s := range append(says, "--reset-approvals", "backup") {
@@ -102,7 +102,7 @@ func TestApprovalStoreRecord(t *testing.T) {
 	fillStore(t, s, "1")
 	closeStore(t, s)
 	file := storeguard.RecordFile(filepath.Join(root, ApprovalsDirName))
-	rec, err := storeguard.Read(StoreApprovals, file)
+	rec, err := storeguard.Read(StoreName, file)
 	if err != nil || rec == nil || rec.Seq != 3 || rec.StoreID == "" || rec.Owner != "12D3KooWthis" ||
 		rec.Counts["credentials"] != 1 || rec.Counts["approvals"] != 1 || rec.Counts["consumptions"] != 1 {
 		t.Fatalf("the record: %+v %v", rec, err)
@@ -111,7 +111,7 @@ func TestApprovalStoreRecord(t *testing.T) {
 	s = mustStore(t, root, "12D3KooWthis")
 	fillStore(t, s, "2")
 	closeStore(t, s)
-	if r, _ := storeguard.Read(StoreApprovals, file); r.Seq != 6 || r.Counts["approvals"] != 2 {
+	if r, _ := storeguard.Read(StoreName, file); r.Seq != 6 || r.Counts["approvals"] != 2 {
 		t.Fatalf("the record after more updates: %+v", r)
 	}
 
@@ -180,7 +180,7 @@ func TestApprovalStoreRecord(t *testing.T) {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		bare, err := openApprovalStore(dir, nil)
+		bare, err := OpenStore(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestApprovalStoreRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		closeStore(t, mustStore(t, c, "12D3KooWthis"))
-		if r, err := storeguard.Read(StoreApprovals, f); err != nil || r == nil || r.Seq != 6 || r.Counts["consumptions"] != 2 {
+		if r, err := storeguard.Read(StoreName, f); err != nil || r == nil || r.Seq != 6 || r.Counts["consumptions"] != 2 {
 			t.Fatalf("the upgrade's record: %+v %v", r, err)
 		}
 	})

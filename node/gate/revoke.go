@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ import (
 // not yet consumed.
 
 // passkeyByRef returns the credential whose hashed reference is ref.
-func (n *Node) passkeyByRef(ctx context.Context, ref string) (approval.Credential, []approval.Credential, error) {
-	creds, err := n.apStore.Credentials(ctx)
+func (g *Gate) passkeyByRef(ctx context.Context, ref string) (approval.Credential, []approval.Credential, error) {
+	creds, err := g.store.Credentials(ctx)
 	if err != nil {
 		return approval.Credential{}, nil, failWrap(CodeStoreFailed, err, "credentials")
 	}
@@ -49,25 +49,25 @@ func othersUsable(creds []approval.Credential, id []byte) int {
 // revocation checks that the credential ref can be revoked by another
 // passkey's approval and returns it with the act and the options of its
 // request.
-func (n *Node) revocation(ctx context.Context, ref string) (approval.Credential, authOpts, map[string]any, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) revocation(ctx context.Context, ref string) (approval.Credential, authOpts, map[string]any, error) {
+	if err := g.running(); err != nil {
 		return approval.Credential{}, authOpts{}, nil, err
 	}
-	cred, creds, err := n.passkeyByRef(ctx, ref)
+	cred, creds, err := g.passkeyByRef(ctx, ref)
 	if err != nil {
 		return approval.Credential{}, authOpts{}, nil, err
 	}
 	if cred.Revoked() {
 		return approval.Credential{}, authOpts{}, nil, fail(Code(approval.CodeAlreadyRevoked), "passkey %s was revoked at %s", ref, cred.RevokedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
-	if n.gate != nil {
+	if g.cfg.Decider != nil {
 		return approval.Credential{}, authOpts{}, nil, fail(Code(approval.CodeNotAuthorized), "an explicit gate approves no revocation: another passkey must, or the data directory's token for the last one")
 	}
 	if othersUsable(creds, cred.ID()) == 0 {
 		return approval.Credential{}, authOpts{}, nil, fail(Code(approval.CodeNotAuthorized),
 			"passkey %s is the last usable one: no other passkey can approve its revocation; revoke it with the data directory's token (`parley approvals passkeys revoke %s` on this node's machine)", ref, ref)
 	}
-	act, err := n.cer.RevokeAction(cred)
+	act, err := g.cer.RevokeAction(cred)
 	if err != nil {
 		return approval.Credential{}, authOpts{}, nil, approvalFailure(err, "revocation act")
 	}
@@ -97,25 +97,25 @@ func revokeReason(c approval.Credential) string {
 // last usable passkey: while another exists, that one must approve.
 // Every revocation is audited; a refusal revokes nothing and spends no
 // token.
-func (n *Node) RevokePasskey(ctx context.Context, ref, token string) (approval.Credential, error) {
+func (g *Gate) RevokePasskey(ctx context.Context, ref, token string) (approval.Credential, error) {
 	if token != "" {
-		return n.revokeWithToken(ctx, ref, token)
+		return g.revokeWithToken(ctx, ref, token)
 	}
-	cred, o, args, err := n.revocation(ctx, ref)
+	cred, o, args, err := g.revocation(ctx, ref)
 	if err != nil {
 		return approval.Credential{}, err
 	}
 	var out approval.Credential
 	o.consume = func(ctx context.Context, receipt []byte) error {
-		c, err := n.cer.Revoke(ctx, cred.ID(), approval.Revocation{Receipt: receipt})
+		c, err := g.cer.Revoke(ctx, cred.ID(), approval.Revocation{Receipt: receipt})
 		if err != nil {
 			return revokeFailure(err, ref)
 		}
 		out = c
-		n.revoked(c, approval.MethodApprovedAct)
+		g.revoked(c, approval.MethodApprovedAct)
 		return nil
 	}
-	if _, err := n.authorizeWith(ctx, ActRevokePasskey, "", args, revokeReason(cred), "critical", o); err != nil {
+	if _, err := g.authorizeWith(ctx, ActRevokePasskey, "", args, revokeReason(cred), "critical", o); err != nil {
 		return approval.Credential{}, err
 	}
 	return out, nil
@@ -124,49 +124,49 @@ func (n *Node) RevokePasskey(ctx context.Context, ref, token string) (approval.C
 // BeginRevokePasskey is RevokePasskey without a token for the principal's
 // pages: it makes the revoke_passkey request and returns it at once; the
 // revocation happens when another passkey approves it.
-func (n *Node) BeginRevokePasskey(ctx context.Context, ref string) (PendingApproval, error) {
-	cred, o, args, err := n.revocation(ctx, ref)
+func (g *Gate) BeginRevokePasskey(ctx context.Context, ref string) (PendingApproval, error) {
+	cred, o, args, err := g.revocation(ctx, ref)
 	if err != nil {
 		return PendingApproval{}, err
 	}
 	o.consume = func(ctx context.Context, receipt []byte) error {
-		c, err := n.cer.Revoke(ctx, cred.ID(), approval.Revocation{Receipt: receipt})
+		c, err := g.cer.Revoke(ctx, cred.ID(), approval.Revocation{Receipt: receipt})
 		if err != nil {
 			return revokeFailure(err, ref)
 		}
-		n.revoked(c, approval.MethodApprovedAct)
+		g.revoked(c, approval.MethodApprovedAct)
 		return nil
 	}
-	return n.askInBackground(ActRevokePasskey, "", args, revokeReason(cred), "critical", o, func(context.Context) error { return nil })
+	return g.ask(ActRevokePasskey, "", args, revokeReason(cred), "critical", o, func(context.Context) error { return nil })
 }
 
 // revokeWithToken revokes the last usable passkey ref with the data
 // directory's revocation token.
-func (n *Node) revokeWithToken(ctx context.Context, ref, token string) (approval.Credential, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) revokeWithToken(ctx context.Context, ref, token string) (approval.Credential, error) {
+	if err := g.running(); err != nil {
 		return approval.Credential{}, err
 	}
-	cred, _, err := n.passkeyByRef(ctx, ref)
+	cred, _, err := g.passkeyByRef(ctx, ref)
 	if err != nil {
 		return approval.Credential{}, err
 	}
-	c, err := n.cer.Revoke(ctx, cred.ID(), approval.Revocation{Local: func(context.Context) error {
-		return n.tokens.redeemRevoke(token, ref, n.now())
+	c, err := g.cer.Revoke(ctx, cred.ID(), approval.Revocation{Local: func(context.Context) error {
+		return g.tokens.redeemRevoke(token, ref, g.now())
 	}})
 	if err != nil {
 		return approval.Credential{}, revokeFailure(err, ref)
 	}
-	n.revoked(c, approval.MethodLocalToken)
+	g.revoked(c, approval.MethodLocalToken)
 	return c, nil
 }
 
 // revoked logs and publishes a revocation.
-func (n *Node) revoked(c approval.Credential, method string) {
-	n.log.Info("passkey revoked", "label", c.Label, "software", c.Software, "ref", c.Ref(), "method", method)
-	n.events.publish(Event{Kind: EventApproval, Detail: string(ActRevokePasskey), Code: string(approval.EventCredentialRevoked), Hash: c.Ref(), At: n.now()})
+func (g *Gate) revoked(c approval.Credential, method string) {
+	g.log.Info("passkey revoked", "label", c.Label, "software", c.Software, "ref", c.Ref(), "method", method)
+	g.publish("", ActRevokePasskey, string(approval.EventCredentialRevoked), c.Ref())
 }
 
-// revokeFailure keeps a node error as it is and maps the approval
+// revokeFailure keeps the gate's error as it is and maps the approval
 // package's.
 func revokeFailure(err error, ref string) error {
 	var e *Error

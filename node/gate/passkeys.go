@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"math/big"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +20,6 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 
 	"github.com/parleynet/parley/approval"
-	"github.com/parleynet/parley/negotiation"
 )
 
 // PendingApproval is one approval request waiting for the principal, with
@@ -110,53 +107,53 @@ func (p *PendingRegistration) Error() string {
 }
 
 // addPending makes e wait in PendingApprovals.
-func (n *Node) addPending(e *pendingEntry) {
-	n.pk.mu.Lock()
-	n.pk.pending[e.p.Request.RequestID] = e
-	n.pk.mu.Unlock()
+func (g *Gate) addPending(e *pendingEntry) {
+	g.pk.mu.Lock()
+	g.pk.pending[e.p.Request.RequestID] = e
+	g.pk.mu.Unlock()
 }
 
 // removePending takes requestID out of the pending list and reports
 // whether it was there (false: it was decided meanwhile).
-func (n *Node) removePending(requestID string) bool {
-	n.pk.mu.Lock()
-	defer n.pk.mu.Unlock()
-	_, ok := n.pk.pending[requestID]
-	delete(n.pk.pending, requestID)
+func (g *Gate) removePending(requestID string) bool {
+	g.pk.mu.Lock()
+	defer g.pk.mu.Unlock()
+	_, ok := g.pk.pending[requestID]
+	delete(g.pk.pending, requestID)
 	return ok
 }
 
 // claim takes the entry of requestID out of the pending list: the one
 // decision about it that counts.
-func (n *Node) claim(requestID string) (*pendingEntry, error) {
-	n.pk.mu.Lock()
-	defer n.pk.mu.Unlock()
-	e, ok := n.pk.pending[requestID]
+func (g *Gate) claim(requestID string) (*pendingEntry, error) {
+	g.pk.mu.Lock()
+	defer g.pk.mu.Unlock()
+	e, ok := g.pk.pending[requestID]
 	if !ok {
 		return nil, fail(CodeBadArgument, "no pending approval request %q (decided, expired or unknown)", requestID)
 	}
-	delete(n.pk.pending, requestID)
+	delete(g.pk.pending, requestID)
 	return e, nil
 }
 
 // hand gives the decision d to what waits for e.
-func (n *Node) hand(e *pendingEntry, d decision) {
+func (g *Gate) hand(e *pendingEntry, d decision) {
 	if e.deliver != nil {
 		e.deliver <- d // buffered, and e was claimed once
 		return
 	}
-	n.pk.mu.Lock()
+	g.pk.mu.Lock()
 	e.reg.receipt, e.reg.denied = d.receipt, d.denied
-	n.pk.mu.Unlock()
+	g.pk.mu.Unlock()
 }
 
 // entry returns the pending entry of requestID, after dropping
 // registration requests whose window ended.
-func (n *Node) entry(requestID string) (*pendingEntry, error) {
-	n.pruneRegistrations()
-	n.pk.mu.Lock()
-	defer n.pk.mu.Unlock()
-	e, ok := n.pk.pending[requestID]
+func (g *Gate) entry(requestID string) (*pendingEntry, error) {
+	g.pruneRegistrations()
+	g.pk.mu.Lock()
+	defer g.pk.mu.Unlock()
+	e, ok := g.pk.pending[requestID]
 	if !ok {
 		return nil, fail(CodeBadArgument, "no pending approval request %q", requestID)
 	}
@@ -166,39 +163,42 @@ func (n *Node) entry(requestID string) (*pendingEntry, error) {
 // pruneRegistrations drops registration requests and sessions whose
 // window ended, recording the requests as expired. (An act's request is
 // removed by its waiter.)
-func (n *Node) pruneRegistrations() {
-	now := n.now()
+func (g *Gate) pruneRegistrations() {
+	now := g.now()
 	var expired []approval.IntentRequest
-	n.pk.mu.Lock()
-	for id, e := range n.pk.pending {
+	g.pk.mu.Lock()
+	for id, e := range g.pk.pending {
 		if e.reg != nil && e.p.Request.Expired(now) {
-			delete(n.pk.pending, id)
+			delete(g.pk.pending, id)
 			expired = append(expired, e.p.Request)
 		}
 	}
-	for id, r := range n.pk.regs {
+	for id, r := range g.pk.regs {
 		if !now.Before(r.sess.ExpiresAt) {
-			delete(n.pk.regs, id)
+			delete(g.pk.regs, id)
 		}
 	}
-	n.pk.mu.Unlock()
+	g.pk.mu.Unlock()
 	for _, req := range expired {
-		_ = n.audit(context.Background(), approval.RequestEvent(approval.EventExpired, req, now))
+		_ = g.audit(context.Background(), approval.RequestEvent(approval.EventExpired, req, now))
 	}
 }
 
 // PendingApprovals returns the requests waiting for the principal's
 // decision, oldest first, each with its act in plain words and the time
 // left in its window.
-func (n *Node) PendingApprovals() []PendingApproval {
-	n.pruneRegistrations()
-	now := n.now()
-	n.pk.mu.Lock()
-	out := make([]PendingApproval, 0, len(n.pk.pending))
-	for _, e := range n.pk.pending {
+func (g *Gate) PendingApprovals() []PendingApproval {
+	if g == nil {
+		return nil
+	}
+	g.pruneRegistrations()
+	now := g.now()
+	g.pk.mu.Lock()
+	out := make([]PendingApproval, 0, len(g.pk.pending))
+	for _, e := range g.pk.pending {
 		out = append(out, withExpiry(e.p, now))
 	}
-	n.pk.mu.Unlock()
+	g.pk.mu.Unlock()
 	slices.SortFunc(out, func(a, b PendingApproval) int {
 		if c := a.Request.IssuedAt.Compare(b.Request.IssuedAt); c != 0 {
 			return c
@@ -210,20 +210,15 @@ func (n *Node) PendingApprovals() []PendingApproval {
 
 // PendingApproval returns the pending request requestID, or an error with
 // CodeBadArgument when no such request waits.
-func (n *Node) PendingApproval(requestID string) (PendingApproval, error) {
-	e, err := n.entry(requestID)
+func (g *Gate) PendingApproval(requestID string) (PendingApproval, error) {
+	if g == nil {
+		return PendingApproval{}, ErrNotStarted
+	}
+	e, err := g.entry(requestID)
 	if err != nil {
 		return PendingApproval{}, err
 	}
-	return withExpiry(e.p, n.now()), nil
-}
-
-// withExpiry returns p with its lines and a last line saying when it
-// expires, seen at now.
-func withExpiry(p PendingApproval, now time.Time) PendingApproval {
-	left := p.Request.ExpiresAt.Sub(now).Truncate(time.Second)
-	p.Lines = append(slices.Clip(p.Lines), PlainLine{Label: "Expires", Value: fmt.Sprintf("in %s (at %s)", max(left, 0), p.Request.ExpiresAt.UTC().Format(time.RFC3339))})
-	return p
+	return withExpiry(e.p, g.now()), nil
 }
 
 // ApprovalOptions returns the WebAuthn request options (the argument of
@@ -232,15 +227,15 @@ func withExpiry(p PendingApproval, now time.Time) PendingApproval {
 // required and every usable passkey of the principal is allowed. It fails
 // with CodeBadArgument for a request that does not wait, with
 // credential_unknown when no passkey is registered.
-func (n *Node) ApprovalOptions(ctx context.Context, requestID string) (*protocol.CredentialAssertion, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) ApprovalOptions(ctx context.Context, requestID string) (*protocol.CredentialAssertion, error) {
+	if err := g.running(); err != nil {
 		return nil, err
 	}
-	e, err := n.entry(requestID)
+	e, err := g.entry(requestID)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := n.cer.BeginApproval(ctx, e.p.Request)
+	opts, err := g.cer.BeginApproval(ctx, e.p.Request)
 	if err != nil {
 		return nil, approvalFailure(err, "approval options of "+requestID)
 	}
@@ -264,27 +259,27 @@ func (n *Node) ApprovalOptions(ctx context.Context, requestID string) (*protocol
 // the act that waits (which consumes it before it acts) and returns it. A
 // refused assertion leaves the request pending and returns its code
 // (verification_failed, credential_unknown, credential_cloned, ...).
-func (n *Node) FinishApproval(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, error) {
-	r, b, err := n.approve(ctx, requestID, response)
+func (g *Gate) FinishApproval(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, error) {
+	r, b, err := g.approve(ctx, requestID, response)
 	if err != nil {
 		return nil, err
 	}
-	e, err := n.claim(requestID)
+	e, err := g.claim(requestID)
 	if err != nil {
 		return nil, fail(CodeStateForbidden, "request %s was decided or expired while the assertion was verified; the receipt was not used", requestID)
 	}
-	n.hand(e, decision{receipt: b})
+	g.hand(e, decision{receipt: b})
 	return r, nil
 }
 
 // approve verifies response for the pending request requestID and
 // returns the approved receipt and its JSON text, without handing it
 // over.
-func (n *Node) approve(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, []byte, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) approve(ctx context.Context, requestID string, response []byte) (*approval.IntentReceipt, []byte, error) {
+	if err := g.running(); err != nil {
 		return nil, nil, err
 	}
-	e, err := n.entry(requestID)
+	e, err := g.entry(requestID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,7 +288,7 @@ func (n *Node) approve(ctx context.Context, requestID string, response []byte) (
 			return nil, nil, fail(Code(approval.CodeNotAuthorized), "request %s revokes this passkey: another passkey must approve it", requestID)
 		}
 	}
-	r, err := n.cer.FinishApproval(ctx, e.p.Request, response)
+	r, err := g.cer.FinishApproval(ctx, e.p.Request, response)
 	if err != nil {
 		return nil, nil, approvalFailure(err, "approval of "+requestID)
 	}
@@ -309,19 +304,19 @@ func (n *Node) approve(ctx context.Context, requestID string, response []byte) (
 // that waits fails with approval_denied and performs nothing. It returns
 // the denied receipt, which carries no signature and authorises nothing.
 // Anyone who reaches the node's API or pages may deny.
-func (n *Node) DenyApproval(ctx context.Context, requestID, reason string) (*approval.IntentReceipt, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) DenyApproval(ctx context.Context, requestID, reason string) (*approval.IntentReceipt, error) {
+	if err := g.running(); err != nil {
 		return nil, err
 	}
 	if err := checkReason(reason); err != nil {
 		return nil, err
 	}
-	e, err := n.claim(requestID)
+	e, err := g.claim(requestID)
 	if err != nil {
 		return nil, err
 	}
-	n.hand(e, decision{denied: true}) // the denial stands, even if its record fails
-	r, err := n.cer.Deny(ctx, e.p.Request, reason)
+	g.hand(e, decision{denied: true}) // the denial stands, even if its record fails
+	r, err := g.cer.Deny(ctx, e.p.Request, reason)
 	if err != nil {
 		return nil, approvalFailure(err, "denial of "+requestID)
 	}
@@ -346,8 +341,11 @@ func checkReason(s string) error {
 // WebAuthnConfig returns the ceremonies' configuration: the RP ID, the
 // allowed page origins, the principal's user handle and names. The pages
 // are served at one of the origins.
-func (n *Node) WebAuthnConfig() approval.Config {
-	c := n.wacfg
+func (g *Gate) WebAuthnConfig() approval.Config {
+	if g == nil {
+		return approval.Config{}
+	}
+	c := g.cfg.WebAuthn
 	c.Origins = slices.Clone(c.Origins)
 	c.UserID = slices.Clone(c.UserID)
 	return c
@@ -380,22 +378,22 @@ type PasskeyOptions struct {
 // CodeApprovalPending, whose *PendingRegistration names the session and
 // the request; once the request is approved like any other, BeginPasskey
 // with the session as the token returns the options.
-func (n *Node) BeginPasskey(ctx context.Context, token, label string) (*protocol.CredentialCreation, string, error) {
-	return n.BeginPasskeyWith(ctx, PasskeyOptions{Token: token, Label: label})
+func (g *Gate) BeginPasskey(ctx context.Context, token, label string) (*protocol.CredentialCreation, string, error) {
+	return g.BeginPasskeyWith(ctx, PasskeyOptions{Token: token, Label: label})
 }
 
 // BeginPasskeyWith is BeginPasskey with every option, a software key
 // among them.
-func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protocol.CredentialCreation, string, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protocol.CredentialCreation, string, error) {
+	if err := g.running(); err != nil {
 		return nil, "", err
 	}
-	n.pruneRegistrations()
+	g.pruneRegistrations()
 	token := strings.TrimSpace(o.Token)
 	if strings.HasPrefix(token, RegSessionPrefix) {
-		return n.resumeRegistration(token)
+		return g.resumeRegistration(token)
 	}
-	creds, err := n.apStore.Credentials(ctx)
+	creds, err := g.store.Credentials(ctx)
 	if err != nil {
 		return nil, "", failWrap(CodeStoreFailed, err, "credentials")
 	}
@@ -406,22 +404,22 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	case token == "" && len(creds) == 0:
 		return nil, "", fail(Code(approval.CodeNotAuthorized), "no passkey is registered: the first one needs the enrolment token in the data directory (<data-dir>/%s, which `parley init` printed, or a new one from `parley approvals enrol`)", EnrolTokenFileName)
 	case token != "":
-		if err := n.checkToken(ctx, token); err != nil {
+		if err := g.checkToken(ctx, token); err != nil {
 			return nil, "", err
 		}
 	}
-	creation, sess, err := n.cer.BeginRegistration(ctx, approval.RegistrationOptions{Label: o.Label, Software: o.Software})
+	creation, sess, err := g.cer.BeginRegistration(ctx, approval.RegistrationOptions{Label: o.Label, Software: o.Software})
 	if err != nil {
 		return nil, "", approvalFailure(err, "begin registration")
 	}
 	r := &regSession{id: newID(RegSessionPrefix), sess: sess, creation: creation, token: token}
 	if token != "" {
-		n.pk.mu.Lock()
-		n.pk.regs[r.id] = r
-		n.pk.mu.Unlock()
+		g.pk.mu.Lock()
+		g.pk.regs[r.id] = r
+		g.pk.mu.Unlock()
 		return creation, r.id, nil
 	}
-	act, err := n.cer.RegisterAction(sess)
+	act, err := g.cer.RegisterAction(sess)
 	if err != nil {
 		return nil, "", approvalFailure(err, "registration act")
 	}
@@ -432,21 +430,21 @@ func (n *Node) BeginPasskeyWith(ctx context.Context, o PasskeyOptions) (*protoco
 	req, err := approval.NewRequest(approval.RequestSpec{
 		Action:  act,
 		Context: approval.IntentContext{Reason: "register " + kind + " as a further credential of yours; it can then approve every act", Risk: approval.RiskCritical},
-		AgentID: n.self.String(),
-		TTL:     max(min(n.approvalTTL(), sess.ExpiresAt.Sub(n.now()).Truncate(time.Millisecond)), approval.MinTTL),
-	}, n.now(), nil)
+		AgentID: g.cfg.Agent,
+		TTL:     max(min(g.ttl(), sess.ExpiresAt.Sub(g.now()).Truncate(time.Millisecond)), approval.MinTTL),
+	}, g.now(), nil)
 	if err != nil {
 		return nil, "", approvalFailure(err, "registration request")
 	}
-	if err := n.audit(ctx, approval.RequestEvent(approval.EventRequestCreated, req, n.now())); err != nil {
+	if err := g.audit(ctx, approval.RequestEvent(approval.EventRequestCreated, req, g.now())); err != nil {
 		return nil, "", err
 	}
 	r.request = req.RequestID
-	n.pk.mu.Lock()
-	n.pk.regs[r.id] = r
-	n.pk.mu.Unlock()
-	n.addPending(&pendingEntry{p: n.pendingFor(ActRegisterPasskey, req, act), action: act, reg: r})
-	n.events.publish(Event{Kind: EventApproval, Detail: string(ActRegisterPasskey), Code: string(approval.EventRequestCreated), Hash: req.IntentHash, At: n.now()})
+	g.pk.mu.Lock()
+	g.pk.regs[r.id] = r
+	g.pk.mu.Unlock()
+	g.addPending(&pendingEntry{p: g.pendingFor(ActRegisterPasskey, req, act), action: act, reg: r})
+	g.publish("", ActRegisterPasskey, string(approval.EventRequestCreated), req.IntentHash)
 	return nil, r.id, pendingRegistration(r)
 }
 
@@ -456,18 +454,18 @@ func pendingRegistration(r *regSession) error {
 }
 
 // resumeRegistration goes on with session id once its approval is given.
-func (n *Node) resumeRegistration(id string) (*protocol.CredentialCreation, string, error) {
-	n.pk.mu.Lock()
-	r, ok := n.pk.regs[id]
+func (g *Gate) resumeRegistration(id string) (*protocol.CredentialCreation, string, error) {
+	g.pk.mu.Lock()
+	r, ok := g.pk.regs[id]
 	var waiting, denied bool
 	if ok {
-		_, waiting = n.pk.pending[r.request]
+		_, waiting = g.pk.pending[r.request]
 		denied = r.denied
 		if denied {
-			delete(n.pk.regs, id)
+			delete(g.pk.regs, id)
 		}
 	}
-	n.pk.mu.Unlock()
+	g.pk.mu.Unlock()
 	switch {
 	case !ok:
 		return nil, "", fail(CodeBadArgument, "no registration session %q (finished, expired or unknown)", id)
@@ -485,8 +483,8 @@ func (n *Node) resumeRegistration(id string) (*protocol.CredentialCreation, stri
 // refuse, before the person goes through the browser's ceremony: no token
 // issued or another one (token_invalid), redeemed (token_used), expired
 // (token_expired). It spends nothing.
-func (n *Node) checkToken(ctx context.Context, token string) error {
-	rec, err := n.tokens.EnrolToken(ctx)
+func (g *Gate) checkToken(ctx context.Context, token string) error {
+	rec, err := g.tokens.EnrolToken(ctx)
 	if errors.Is(err, approval.ErrNotFound) {
 		return fail(Code(approval.CodeTokenInvalid), "no enrolment token was issued (`parley approvals enrol` makes one in the data directory)")
 	}
@@ -500,7 +498,7 @@ func (n *Node) checkToken(ctx context.Context, token string) error {
 	if !rec.RedeemedAt.IsZero() {
 		return fail(Code(approval.CodeTokenUsed), "the enrolment token was used at %s", rec.RedeemedAt.UTC().Format(time.RFC3339))
 	}
-	if !n.now().Before(rec.ExpiresAt) {
+	if !g.now().Before(rec.ExpiresAt) {
 		return fail(Code(approval.CodeTokenExpired), "the enrolment token expired at %s", rec.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	return nil
@@ -512,42 +510,42 @@ func (n *Node) checkToken(ctx context.Context, token string) error {
 // its register_passkey request, which the consumption gate consumes) and
 // stores the credential. A refusal keeps the session for another attempt
 // within its window; a spent authority is refused then with its code.
-func (n *Node) FinishPasskey(ctx context.Context, session string, response []byte) (approval.Credential, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) FinishPasskey(ctx context.Context, session string, response []byte) (approval.Credential, error) {
+	if err := g.running(); err != nil {
 		return approval.Credential{}, err
 	}
-	n.pruneRegistrations()
-	n.pk.mu.Lock()
-	r, ok := n.pk.regs[session]
+	g.pruneRegistrations()
+	g.pk.mu.Lock()
+	r, ok := g.pk.regs[session]
 	var auth approval.Authority
 	if ok {
 		auth = approval.Authority{EnrolToken: r.token, Receipt: r.receipt}
 	}
-	n.pk.mu.Unlock()
+	g.pk.mu.Unlock()
 	switch {
 	case !ok:
 		return approval.Credential{}, fail(CodeBadArgument, "no registration session %q (finished, expired or unknown)", session)
 	case auth.EnrolToken == "" && auth.Receipt == nil:
 		return approval.Credential{}, pendingRegistration(r)
 	}
-	cred, err := n.cer.FinishRegistration(ctx, r.sess, auth, response)
+	cred, err := g.cer.FinishRegistration(ctx, r.sess, auth, response)
 	if err != nil {
 		return approval.Credential{}, approvalFailure(err, "registration "+session)
 	}
-	n.pk.mu.Lock()
-	delete(n.pk.regs, session)
-	n.pk.mu.Unlock()
-	n.log.Info("passkey registered", "label", cred.Label, "software", cred.Software, "ref", cred.Ref())
+	g.pk.mu.Lock()
+	delete(g.pk.regs, session)
+	g.pk.mu.Unlock()
+	g.log.Info("passkey registered", "label", cred.Label, "software", cred.Software, "ref", cred.Ref())
 	return cred, nil
 }
 
 // Passkeys returns the principal's credentials in registration order,
 // the revoked ones included (RevokedAt set: they approve nothing).
-func (n *Node) Passkeys(ctx context.Context) ([]approval.Credential, error) {
-	if err := n.running(); err != nil {
+func (g *Gate) Passkeys(ctx context.Context) ([]approval.Credential, error) {
+	if err := g.running(); err != nil {
 		return nil, err
 	}
-	creds, err := n.apStore.Credentials(ctx)
+	creds, err := g.store.Credentials(ctx)
 	if err != nil {
 		return nil, failWrap(CodeStoreFailed, err, "credentials")
 	}
@@ -559,271 +557,4 @@ func newID(prefix string) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])
-}
-
-// pendingFor returns the pending approval of req for act, in plain words
-// (without its expiry line, which PendingApprovals adds).
-func (n *Node) pendingFor(act Act, req approval.IntentRequest, action approval.Action) PendingApproval {
-	var args map[string]any
-	_ = json.Unmarshal(action.Arguments, &args)
-	title := n.taskTitle(action.Target, args)
-	p := PendingApproval{Request: req, Act: act, Title: actTitle(act, title, args)}
-	if c := n.draftOf(str(args["cardHash"])); act == ActConfirmCard && c != nil {
-		// The whole card is shown: every clause, not only its hash and
-		// goal. The hash among the arguments binds exactly this card.
-		shown := maps.Clone(args)
-		delete(shown, "principal")
-		delete(shown, "goal")
-		delete(shown, "cardHash")
-		p.Lines = append(CardLines(c), plainLines(act, title, req, shown)...)
-		return p
-	}
-	p.Lines = plainLines(act, title, req, args)
-	return p
-}
-
-// taskTitle returns the title of the task negotiation nid is about, from
-// its thread or, for an answer to an announcement not yet registered,
-// from the board; "" when neither knows it.
-func (n *Node) taskTitle(nid string, args map[string]any) string {
-	if t := n.lookup(nid); t != nil {
-		t.mu.Lock()
-		var title string
-		if cur := t.th.Current(); cur != nil && cur.Terms != nil {
-			title = cur.Terms.Title
-		}
-		t.mu.Unlock()
-		if title != "" {
-			return title
-		}
-	}
-	if s, ok := args["acceptedOfferHash"].(string); ok {
-		if h, err := negotiation.ParseHash(s); err == nil {
-			if b, err := n.announcement(h); err == nil {
-				if p, ok := b.env.Payload.(*negotiation.TaskProposal); ok {
-					return p.Terms.Title
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// actTitle says act in a sentence.
-func actTitle(act Act, title string, args map[string]any) string {
-	task := "the task"
-	if title != "" {
-		task = "task «" + title + "»"
-	}
-	switch act {
-	case ActSignSettlement:
-		return "Sign the settlement of " + task
-	case ActFundEscrow:
-		return "Fund the escrow of " + task
-	case ActReleaseMilestone:
-		return fmt.Sprintf("Accept the delivery of milestone %s of %s and pay the worker", str(args["milestone"]), task)
-	case ActSignCancel:
-		return "Cancel " + task
-	case ActSignAmendment:
-		return "Amend the milestones and deadline of " + task
-	case ActSignReplacement:
-		return "Hand " + task + " over to a replacement worker"
-	case ActOpenDispute:
-		return "Open a dispute about " + task
-	case ActProposeArbitrator:
-		return "Name the arbitrator of the dispute about " + task
-	case ActRule:
-		return "Rule on the dispute about " + task
-	case ActConfirmCard:
-		switch negotiation.Via(str(args["via"])) {
-		case negotiation.ViaWeb:
-			return fmt.Sprintf("Seal your intent card for «%s»", str(args["principal"]))
-		case negotiation.ViaAPI:
-			return fmt.Sprintf("Seal the intent card sent through the node's API for «%s»", str(args["principal"]))
-		}
-		return fmt.Sprintf("Seal the intent card your agent drafted for «%s»", str(args["principal"]))
-	case ActConfirmAnswer:
-		switch negotiation.Via(str(args["via"])) {
-		case negotiation.ViaWeb:
-			return fmt.Sprintf("Seal your answer: «%s»", str(args["answer"]))
-		case negotiation.ViaAPI:
-			return fmt.Sprintf("Confirm the answer sent through the node's API: «%s»", str(args["answer"]))
-		}
-		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
-	case ActRegisterPasskey:
-		if b, _ := args["software"].(bool); b {
-			return fmt.Sprintf("Register a software key «%s» as a further credential", str(args["label"]))
-		}
-		return fmt.Sprintf("Register a passkey «%s» as a further credential", str(args["label"]))
-	case ActRevokePasskey:
-		if b, _ := args["software"].(bool); b {
-			return fmt.Sprintf("Revoke the software key «%s»", str(args["label"]))
-		}
-		return fmt.Sprintf("Revoke the passkey «%s»", str(args["label"]))
-	}
-	return string(act)
-}
-
-// lineLabels are the labels of the arguments shown first, in this order;
-// every other argument follows under its own name.
-var lineLabels = []struct{ key, label string }{
-	{"amount", "Amount"}, {"token", "Token"}, {"counterparty", "Counterparty"},
-	{"milestoneAmounts", "Milestones"}, {"milestone", "Milestone"}, {"deadline", "Deadline"},
-	{"bond", "Bond"}, {"refund", "Refund to the poster"}, {"topUp", "Top-up"}, {"escrow", "Escrow"},
-	{"arbitrator", "Arbitrator"}, {"newWorker", "New worker"}, {"ruling", "Ruling"},
-	{"label", "Label"}, {"software", "Software key"}, {"credential", "Credential"},
-	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
-	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
-}
-
-// plainLines returns the task, the act's values in plain words, what
-// signing means and the risk, then every other argument.
-func plainLines(act Act, title string, req approval.IntentRequest, args map[string]any) []PlainLine {
-	var out []PlainLine
-	native := str(args["token"]) == "" || str(args["token"]) == (negotiation.Address{}).String()
-	if title != "" {
-		out = append(out, PlainLine{"Task", title})
-	}
-	if act != ActRegisterPasskey && act != ActRevokePasskey && req.Action.Target != "" {
-		out = append(out, PlainLine{"Negotiation", req.Action.Target})
-	}
-	shown := map[string]bool{}
-	for _, l := range lineLabels {
-		v, ok := args[l.key]
-		if !ok {
-			continue
-		}
-		shown[l.key] = true
-		var s string
-		switch l.key {
-		case "amount", "bond", "refund", "topUp", "escrow":
-			s = money(str(v), native)
-		case "token":
-			if native {
-				s = "ETH (native)"
-			} else {
-				s = str(v) + " (amounts in its smallest unit)"
-			}
-		case "milestoneAmounts":
-			var parts []string
-			if l, ok := v.([]any); ok {
-				for _, a := range l {
-					parts = append(parts, money(str(a), native))
-				}
-			}
-			s = strings.Join(parts, "; ")
-		case "ruling":
-			s = ruling(str(v))
-		case "software":
-			s = "no"
-			if b, _ := v.(bool); b {
-				s = "yes: it approves without a person"
-			}
-		case "via":
-			s = viaWords(str(v))
-		case "answerIndex":
-			s = "amendments[" + str(v) + "] of the card"
-		default:
-			s = str(v)
-		}
-		out = append(out, PlainLine{l.label, s})
-	}
-	if r := req.Context.Reason; r != "" {
-		out = append(out, PlainLine{"What this means", r})
-	}
-	if r := req.Context.Risk; r != "" {
-		out = append(out, PlainLine{"Risk", string(r)})
-	}
-	var rest []string
-	for k := range args {
-		if !shown[k] {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	for _, k := range rest {
-		out = append(out, PlainLine{k, str(args[k])})
-	}
-	out = append(out, PlainLine{"Intent hash", req.IntentHash})
-	return out
-}
-
-// viaWords says how an answer or a card arrived.
-func viaWords(v string) string {
-	switch negotiation.Via(v) {
-	case negotiation.ViaWeb:
-		return "typed on your pages (web): your passkey seals these exact words"
-	case negotiation.ViaAPI:
-		return "through the node's API (api): an agent or a script holding its key sent it, not you"
-	case negotiation.ViaMCP:
-		return "relayed by an agent over MCP (mcp), not typed by you"
-	}
-	return v
-}
-
-// str writes an argument value: a string as it is, a list joined by
-// commas, anything else in JSON.
-func str(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = str(e)
-		}
-		return strings.Join(parts, ", ")
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// money writes a decimal amount: in ETH and wei for native ETH, else in
-// the token's smallest unit.
-func money(wei string, native bool) string {
-	x, ok := new(big.Int).SetString(wei, 10)
-	if !ok {
-		return wei
-	}
-	if !native {
-		return x.String() + " units"
-	}
-	return FormatETH(x) + " ETH (" + x.String() + " wei)"
-}
-
-// FormatETH writes wei as ETH with up to 18 decimals, trailing zeros
-// dropped: 350000000000000000 is "0.35".
-func FormatETH(wei *big.Int) string {
-	if wei == nil {
-		return "0"
-	}
-	neg := wei.Sign() < 0
-	x := new(big.Int).Abs(wei)
-	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-	q, r := new(big.Int).QuoRem(x, unit, new(big.Int))
-	s := q.String()
-	if r.Sign() != 0 {
-		frac := fmt.Sprintf("%018s", r.String())
-		s += "." + strings.TrimRight(frac, "0")
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-// ruling writes a ruling in plain words: 0 refuses to rule, r gives the
-// worker r-1 basis points of the escrow.
-func ruling(s string) string {
-	r, ok := new(big.Int).SetString(s, 10)
-	switch {
-	case !ok:
-		return s
-	case r.Sign() == 0:
-		return "refuse to rule (ruling 0)"
-	}
-	bps := new(big.Int).Sub(r, big.NewInt(1)).Int64()
-	return fmt.Sprintf("the worker gets %d.%02d%% of the escrow, the poster the rest (ruling %s)", bps/100, bps%100, s)
 }

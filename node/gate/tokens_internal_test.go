@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"errors"

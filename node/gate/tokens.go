@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func (d *dirTokens) locked(f func(tf *tokensFile) (write bool, err error)) error
 	defer d.mu.Unlock()
 	unlock, err := lockFile(d.path(tokensLockName))
 	if err != nil {
-		return fmt.Errorf("node: tokens: lock: %w", err)
+		return fmt.Errorf("gate: tokens: lock: %w", err)
 	}
 	defer unlock()
 	tf, err := d.read()
@@ -121,19 +121,19 @@ func (d *dirTokens) read() (tokensFile, error) {
 		return tokensFile{Format: tokensFormat}, nil
 	}
 	if err != nil {
-		return tokensFile{}, fmt.Errorf("node: tokens: %w", err)
+		return tokensFile{}, fmt.Errorf("gate: tokens: %w", err)
 	}
 	var tf tokensFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
-		return tokensFile{}, fmt.Errorf("node: tokens: %s is damaged: %w", p, err)
+		return tokensFile{}, fmt.Errorf("gate: tokens: %s is damaged: %w", p, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return tokensFile{}, fmt.Errorf("node: tokens: %s is damaged: trailing data", p)
+		return tokensFile{}, fmt.Errorf("gate: tokens: %s is damaged: trailing data", p)
 	}
 	if tf.Format != tokensFormat {
-		return tokensFile{}, fmt.Errorf("node: tokens: %s has format %q, want %q", p, tf.Format, tokensFormat)
+		return tokensFile{}, fmt.Errorf("gate: tokens: %s has format %q, want %q", p, tf.Format, tokensFormat)
 	}
 	return tf, nil
 }
@@ -419,7 +419,7 @@ func checkDataDir(dir string) error {
 // for credentials, approvals and consumptions, the data directory's
 // record for the enrolment token.
 type tokenStore struct {
-	*approvalStore
+	*Store
 	tokens *dirTokens
 }
 

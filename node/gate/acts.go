@@ -1,4 +1,4 @@
-package node
+package gate
 
 import (
 	"context"
@@ -21,6 +21,22 @@ const (
 	ActOpenDispute       Act = "open_dispute"       // open a dispute (posts a bond)
 	ActProposeArbitrator Act = "propose_arbitrator" // name the arbitrator one accepts
 	ActRule              Act = "rule"               // an arbitrator's ruling
+)
+
+// The confirmations of the principal's own words: an intent card or an
+// answer that arrived through the node's API or over MCP binds once a
+// passkey confirms it (the node's pxp.go). They wait in PendingApprovals
+// like the gated acts and are not in GatedActs.
+const (
+	ActConfirmCard   Act = "confirm_card"   // seal an intent card an agent drafted (via mcp)
+	ActConfirmAnswer Act = "confirm_answer" // confirm an answer an agent relayed (via mcp)
+)
+
+// The Human Intent Protocol tools of the confirmations (approval/acts.go
+// names the others).
+const (
+	ToolCardConfirm   = "parley.card.confirm"   // confirm an intent card an agent drafted
+	ToolAnswerConfirm = "parley.answer.confirm" // confirm an answer an agent relayed
 )
 
 // ActRegisterPasskey is the approval an existing passkey gives before a
@@ -102,35 +118,42 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Gate decides gated acts without the principal's passkeys: tests and
-// the devnet's approval.mode auto give one with WithGate. A node without
-// one decides through passkeys (PendingApprovals, FinishApproval), the
-// only way an act is authorised by a receipt. The node records each
-// request, decision and consumption in its ledger around the call and
-// consumes each approval once, durably, before the act, so no
+// Decider decides gated acts without the principal's passkeys: tests and
+// the devnet's approval.mode auto give one (the node's WithGate). A gate
+// without one decides through passkeys (PendingApprovals, FinishApproval),
+// the only way an act is authorised by a receipt. The gate records each
+// request, decision and consumption in the audit trail around the call
+// and consumes each approval once, durably, before the act, so no
 // implementation can skip the record. Decide blocks until a decision or
 // until ctx ends (the request's window).
-type Gate interface {
+type Decider interface {
 	Decide(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
-// GateFunc adapts a function to Gate.
-type GateFunc func(ctx context.Context, req ApprovalRequest) (Decision, error)
+// DeciderFunc adapts a function to Decider.
+type DeciderFunc func(ctx context.Context, req ApprovalRequest) (Decision, error)
 
 // Decide calls f.
-func (f GateFunc) Decide(ctx context.Context, req ApprovalRequest) (Decision, error) {
+func (f DeciderFunc) Decide(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	return f(ctx, req)
 }
 
-// AutoApprove returns a Gate that approves every request, for tests and
-// the devnet, which configure it explicitly; by names the driver in the
-// ledger's record of each decision. It authorises without a person, so a
-// node refuses to start with it except on a dev chain (DevChainIDs) and
-// while its ledger holds no signature it made for another chain, and it
-// refuses any act whose arguments name another chain (autogate.go).
-func AutoApprove(by string) Gate { return autoGate{by: by} }
+// AutoApprove returns a Decider that approves every request, for tests
+// and the devnet, which configure it explicitly; by names the driver in
+// the audit trail's record of each decision. It authorises without a
+// person, so a node refuses to start with it except on a dev chain
+// (DevChainIDs) and while its ledger holds no signature it made for
+// another chain, and the gate refuses any act whose arguments name
+// another chain (auto.go).
+func AutoApprove(by string) Decider { return autoGate{by: by} }
 
-// autoGate is AutoApprove's gate: a type the node recognises.
+// IsAuto reports whether d is AutoApprove's.
+func IsAuto(d Decider) bool {
+	_, ok := d.(autoGate)
+	return ok
+}
+
+// autoGate is AutoApprove's decider: a type the gate recognises (IsAuto).
 type autoGate struct{ by string }
 
 // Decide approves req.
