@@ -48,7 +48,8 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 // or sent: the error carries the state machine's code. A fresh thread is
 // registered once its first envelope is recorded.
 func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
-	seq, prev, last := n.ownChain(t)
+	seq, prev, last := t.th.Head(n.self)
+	seq++ // this node's next envelope
 	now := n.now()
 	ts := now.UTC().Truncate(time.Millisecond)
 	if ts.Before(last) {

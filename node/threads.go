@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -388,18 +387,3 @@ func (n *Node) envelopeByCID(ctx context.Context, s string) (*negotiation.Envelo
 }
 
 func logKey(tx string, index uint) string { return fmt.Sprintf("%s/%d", tx, index) }
-
-// ownChain returns the sequence, previousHash and last timestamp of this
-// node's next envelope in t (t.mu held).
-func (n *Node) ownChain(t *thread) (seq uint64, prev negotiation.Hash, last time.Time) {
-	log := t.th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		if log[i].Sender == n.self {
-			if e := t.th.Envelope(log[i].Hash); e != nil {
-				last = e.Timestamp
-			}
-			return log[i].Seq + 1, log[i].Hash, last
-		}
-	}
-	return 1, negotiation.ZeroHash, time.Time{}
-}
