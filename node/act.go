@@ -103,7 +103,13 @@ func (n *Node) do(c actCall, body func() (ActResult, error)) (ActResult, error) 
 		}
 		return body()
 	}()
-	n.count(c.act, err)
+	res := "ok"
+	if err != nil {
+		if res = string(CodeOf(err)); res == "" {
+			res = "error"
+		}
+	}
+	n.m.acts.WithLabelValues(string(c.act), res).Inc()
 	return r, err
 }
 
@@ -149,18 +155,6 @@ func (t *thread) with(f func() error) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return f()
-}
-
-// count counts an act's result: ok, or the refusal's code.
-func (n *Node) count(act negotiation.Act, err error) {
-	res := "ok"
-	if err != nil {
-		res = string(CodeOf(err))
-		if res == "" {
-			res = "error"
-		}
-	}
-	n.m.acts.WithLabelValues(string(act), res).Inc()
 }
 
 // needChain returns CodeNoChain on a node without a chain.

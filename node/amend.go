@@ -131,90 +131,86 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 	var f fundedTask
 	read := func(t *thread) error { f = n.funded(t); return nil }
 	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
-	return n.do(a, func() (ActResult, error) { return n.amend(ctx, nid, spec, adopt, ms, f) })
-}
-
-// amend signs and sends the amendment of spec (ms its milestones; adopt:
-// the other party's as it stands) of the funded task f.
-func (n *Node) amend(ctx context.Context, nid string, spec AmendSpec, adopt bool, ms []negotiation.Milestone, f fundedTask) (ActResult, error) {
-	task, err := n.activeTask(ctx, f.taskID)
-	if err != nil {
-		return ActResult{}, err
-	}
-	nonce := task.Nonce
-	deadline := uint64(spec.Deadline.Unix())
-	var (
-		p        *negotiation.MilestoneDefinition
-		up, down *big.Int
-		digest   [32]byte
-		ready    *negotiation.CoSigned
-	)
-	err = n.with(nid, func(t *thread) error {
-		other := t.th.PendingCoSign(negotiation.TypeMilestoneDefinition, f.other, nonce)
-		if adopt {
-			// Co-signing the other party's as it stands needs one.
-			if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce}); err != nil {
+	return n.do(a, func() (ActResult, error) {
+		task, err := n.activeTask(ctx, f.taskID)
+		if err != nil {
+			return ActResult{}, err
+		}
+		nonce := task.Nonce
+		deadline := uint64(spec.Deadline.Unix())
+		var (
+			p        *negotiation.MilestoneDefinition
+			up, down *big.Int
+			digest   [32]byte
+			ready    *negotiation.CoSigned
+		)
+		err = n.with(nid, func(t *thread) error {
+			other := t.th.PendingCoSign(negotiation.TypeMilestoneDefinition, f.other, nonce)
+			if adopt {
+				// Co-signing the other party's as it stands needs one.
+				if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce}); err != nil {
+					return err
+				}
+				op := other.Payload.(*negotiation.MilestoneDefinition)
+				ms, deadline = op.Milestones, op.Deadline
+			}
+			th, err := amendedTermsHash(f.terms, ms, deadline)
+			if err != nil {
 				return err
 			}
-			op := other.Payload.(*negotiation.MilestoneDefinition)
-			ms, deadline = op.Milestones, op.Deadline
-		}
-		th, err := amendedTermsHash(f.terms, ms, deadline)
-		if err != nil {
-			return err
-		}
-		p = &negotiation.MilestoneDefinition{Milestones: ms, Deadline: deadline, TermsHash: th, Nonce: negotiation.U64(nonce)}
-		am := amendmentOf(f.taskID, p)
-		if up, down, err = escrowChange(task, am.MilestoneAmounts); err != nil {
-			return err
-		}
-		if digest, err = am.Digest(f.domain); err != nil {
-			return err
-		}
-		if adopt && other.Payload.(*negotiation.MilestoneDefinition).TermsHash != th {
-			return fail(CodeBadArgument, "the other party's amendment names termsHash %s, not the hash %s of the amended terms", other.Payload.(*negotiation.MilestoneDefinition).TermsHash, th)
-		}
-		d := negotiation.Hash(digest)
-		if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce, Digest: &d}); err != nil {
-			return err // this node signed this amendment already
-		}
-		ready = t.th.ReadyCoSign(negotiation.TypeMilestoneDefinition, nonce)
-		if other != nil {
-			if od, err := amendmentOf(f.taskID, other.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && od == digest {
-				h := other.Hash()
-				p.InReplyTo = &h
+			p = &negotiation.MilestoneDefinition{Milestones: ms, Deadline: deadline, TermsHash: th, Nonce: negotiation.U64(nonce)}
+			am := amendmentOf(f.taskID, p)
+			if up, down, err = escrowChange(task, am.MilestoneAmounts); err != nil {
+				return err
 			}
+			if digest, err = am.Digest(f.domain); err != nil {
+				return err
+			}
+			if adopt && other.Payload.(*negotiation.MilestoneDefinition).TermsHash != th {
+				return fail(CodeBadArgument, "the other party's amendment names termsHash %s, not the hash %s of the amended terms", other.Payload.(*negotiation.MilestoneDefinition).TermsHash, th)
+			}
+			d := negotiation.Hash(digest)
+			if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce, Digest: &d}); err != nil {
+				return err // this node signed this amendment already
+			}
+			ready = t.th.ReadyCoSign(negotiation.TypeMilestoneDefinition, nonce)
+			if other != nil {
+				if od, err := amendmentOf(f.taskID, other.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && od == digest {
+					h := other.Hash()
+					p.InReplyTo = &h
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ActResult{}, err
 		}
-		return nil
+		if ready != nil && ready.Digest == negotiation.Hash(digest) {
+			return n.resubmit(ctx, nid, negotiation.TypeMilestoneDefinition)
+		}
+		args := coArgs(f.taskID, nonce, f.domain, digest)
+		amounts, descs := make([]string, len(ms)), make([]string, len(ms))
+		for i, m := range ms {
+			amounts[i], descs[i] = m.Amount.String(), m.Description
+		}
+		args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, p.TermsHash.String()
+		args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
+		args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
+		why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
+		switch {
+		case up.Sign() > 0:
+			why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
+		case down.Sign() > 0:
+			why += fmt.Sprintf("; %s wei are owed back to the poster", down)
+		}
+		if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
+			return ActResult{}, err
+		}
+		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+			return ActResult{}, err
+		}
+		return n.sendCoSigned(ctx, nid, negotiation.ActAmend, p, digest, nil, nil)
 	})
-	if err != nil {
-		return ActResult{}, err
-	}
-	if ready != nil && ready.Digest == negotiation.Hash(digest) {
-		return n.resubmit(ctx, nid, negotiation.TypeMilestoneDefinition)
-	}
-	args := coArgs(f.taskID, nonce, f.domain, digest)
-	amounts, descs := make([]string, len(ms)), make([]string, len(ms))
-	for i, m := range ms {
-		amounts[i], descs[i] = m.Amount.String(), m.Description
-	}
-	args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, p.TermsHash.String()
-	args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
-	args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
-	why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
-	switch {
-	case up.Sign() > 0:
-		why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
-	case down.Sign() > 0:
-		why += fmt.Sprintf("; %s wei are owed back to the poster", down)
-	}
-	if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
-		return ActResult{}, err
-	}
-	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
-		return ActResult{}, err
-	}
-	return n.sendCoSigned(ctx, nid, negotiation.ActAmend, p, digest, nil, nil)
 }
 
 // amendedFact returns the chain fact of a TaskAmended event of thread nid:
@@ -347,111 +343,108 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 	var f fundedTask
 	read := func(t *thread) error { f = n.funded(t); return nil }
 	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
-	return n.do(a, func() (ActResult, error) { return n.replace(ctx, nid, spec, f) })
-}
-
-// replace signs and sends the replacement of spec of the funded task f.
-func (n *Node) replace(ctx context.Context, nid string, spec ReplaceSpec, f fundedTask) (ActResult, error) {
-	task, err := n.activeTask(ctx, f.taskID)
-	if err != nil {
-		return ActResult{}, err
-	}
-	nonce := task.Nonce
-	nw := spec.NewWorker
-	var (
-		op          *negotiation.ReplacementContext
-		otherLatest bool
-		readyFor    negotiation.Address
-	)
-	err = n.with(nid, func(t *thread) error {
-		other := t.th.PendingCoSign(negotiation.TypeReplacementContext, f.other, nonce)
-		if nw == (negotiation.Address{}) {
-			// Co-signing the other party's as it stands needs one.
-			if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Nonce: &nonce}); err != nil {
-				return err
-			}
-			nw = other.Payload.(*negotiation.ReplacementContext).NewWorker
-		}
-		if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Party: nw, Nonce: &nonce}); err != nil {
-			return err // this node signed the replacement by nw already
-		}
-		if other != nil {
-			op = other.Payload.(*negotiation.ReplacementContext)
-			_, head, _ := t.th.Head(f.other)
-			otherLatest = head == other.Hash()
-		}
-		if c := t.th.ReadyCoSign(negotiation.TypeReplacementContext, nonce); c != nil {
-			if rp, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
-				readyFor = rp.NewWorker
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return ActResult{}, err
-	}
-	if readyFor == nw {
-		return n.resubmit(ctx, nid, negotiation.TypeReplacementContext)
-	}
-	var pkg *handoff
-	if op != nil && op.NewWorker == nw && otherLatest {
-		if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
-			return ActResult{}, err
-		}
-	}
-	var seq uint64
-	if err := n.with(nid, func(t *thread) error { seq, _, _ = t.th.Head(n.self); return nil }); err != nil {
-		return ActResult{}, err
-	}
-	if pkg != nil && pkg.ownHead != seq {
-		pkg = nil // the other party's package lacks envelopes of this node
-	}
-	if pkg == nil {
-		if pkg, err = n.exportHandoff(ctx, nid); err != nil {
-			return ActResult{}, err
-		}
-	}
-	rp := negotiation.Replacement{TaskID: f.taskID, NewWorker: common.Address(nw), HandoffHash: pkg.hash, Nonce: new(big.Int).SetUint64(nonce)}
-	digest, err := rp.Digest(f.domain)
-	if err != nil {
-		return ActResult{}, err
-	}
-	escrow := chain.Escrow(task)
-	args := coArgs(f.taskID, nonce, f.domain, digest)
-	args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
-	args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
-	why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
-	if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
-		return ActResult{}, err
-	}
-	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
-		return ActResult{}, err
-	}
-	if !n.objectStored(ctx, pkg.cid) {
-		c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
+	return n.do(a, func() (ActResult, error) {
+		task, err := n.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
 		}
-		if c != pkg.cid {
-			return ActResult{}, fail(CodeStoreFailed, "the hand-over package was stored as %s, not %s", c, pkg.cid)
+		nonce := task.Nonce
+		nw := spec.NewWorker
+		var (
+			op          *negotiation.ReplacementContext
+			otherLatest bool
+			readyFor    negotiation.Address
+		)
+		err = n.with(nid, func(t *thread) error {
+			other := t.th.PendingCoSign(negotiation.TypeReplacementContext, f.other, nonce)
+			if nw == (negotiation.Address{}) {
+				// Co-signing the other party's as it stands needs one.
+				if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Nonce: &nonce}); err != nil {
+					return err
+				}
+				nw = other.Payload.(*negotiation.ReplacementContext).NewWorker
+			}
+			if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Party: nw, Nonce: &nonce}); err != nil {
+				return err // this node signed the replacement by nw already
+			}
+			if other != nil {
+				op = other.Payload.(*negotiation.ReplacementContext)
+				_, head, _ := t.th.Head(f.other)
+				otherLatest = head == other.Hash()
+			}
+			if c := t.th.ReadyCoSign(negotiation.TypeReplacementContext, nonce); c != nil {
+				if rp, ok := t.th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
+					readyFor = rp.NewWorker
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ActResult{}, err
 		}
-	}
-	p := &negotiation.ReplacementContext{
-		NewWorker: nw, HandoffHash: pkg.hash, HandoffCID: negotiation.CID(pkg.cid.String()),
-		Nonce: negotiation.U64(nonce), Summary: spec.Summary,
-	}
-	// The package must hold every envelope this node sent before this one.
-	complete := func(t *thread) error {
-		if seq, _, _ := t.th.Head(n.self); seq != pkg.ownHead {
-			return fail(CodeStateForbidden, "this node sent an envelope after the hand-over package was made; nothing was signed")
+		if readyFor == nw {
+			return n.resubmit(ctx, nid, negotiation.TypeReplacementContext)
 		}
-		return nil
-	}
-	r, err := n.sendCoSigned(ctx, nid, negotiation.ActReplace, p, digest, []negotiation.Address{nw}, complete)
-	if err == nil {
-		r.Detail["handoffCid"] = pkg.cid.String()
-	}
-	return r, err
+		var pkg *handoff
+		if op != nil && op.NewWorker == nw && otherLatest {
+			if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
+				return ActResult{}, err
+			}
+		}
+		var seq uint64
+		if err := n.with(nid, func(t *thread) error { seq, _, _ = t.th.Head(n.self); return nil }); err != nil {
+			return ActResult{}, err
+		}
+		if pkg != nil && pkg.ownHead != seq {
+			pkg = nil // the other party's package lacks envelopes of this node
+		}
+		if pkg == nil {
+			if pkg, err = n.exportHandoff(ctx, nid); err != nil {
+				return ActResult{}, err
+			}
+		}
+		rp := negotiation.Replacement{TaskID: f.taskID, NewWorker: common.Address(nw), HandoffHash: pkg.hash, Nonce: new(big.Int).SetUint64(nonce)}
+		digest, err := rp.Digest(f.domain)
+		if err != nil {
+			return ActResult{}, err
+		}
+		escrow := chain.Escrow(task)
+		args := coArgs(f.taskID, nonce, f.domain, digest)
+		args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
+		args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
+		why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
+		if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
+			return ActResult{}, err
+		}
+		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+			return ActResult{}, err
+		}
+		if !n.objectStored(ctx, pkg.cid) {
+			c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
+			if err != nil {
+				return ActResult{}, err
+			}
+			if c != pkg.cid {
+				return ActResult{}, fail(CodeStoreFailed, "the hand-over package was stored as %s, not %s", c, pkg.cid)
+			}
+		}
+		p := &negotiation.ReplacementContext{
+			NewWorker: nw, HandoffHash: pkg.hash, HandoffCID: negotiation.CID(pkg.cid.String()),
+			Nonce: negotiation.U64(nonce), Summary: spec.Summary,
+		}
+		// The package must hold every envelope this node sent before this one.
+		complete := func(t *thread) error {
+			if seq, _, _ := t.th.Head(n.self); seq != pkg.ownHead {
+				return fail(CodeStateForbidden, "this node sent an envelope after the hand-over package was made; nothing was signed")
+			}
+			return nil
+		}
+		r, err := n.sendCoSigned(ctx, nid, negotiation.ActReplace, p, digest, []negotiation.Address{nw}, complete)
+		if err == nil {
+			r.Detail["handoffCid"] = pkg.cid.String()
+		}
+		return r, err
+	})
 }
 
 // replacementArrived answers a ReplacementContext of a negotiation this

@@ -106,52 +106,49 @@ func newNegotiationID() (string, error) {
 // AcceptAnnouncement on their nodes).
 func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error) {
 	var a Announcement
-	_, err := n.do(actCall{act: actPostTask}, func() (ActResult, error) { return ActResult{}, n.postTask(ctx, spec, &a) })
+	_, err := n.do(actCall{act: actPostTask}, func() (ActResult, error) {
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return ActResult{}, err
+		}
+		annID, err := newNegotiationID()
+		if err != nil {
+			return ActResult{}, err
+		}
+		now := n.now()
+		var pk negotiation.PublicKey
+		copy(pk[:], n.keys.Inbox().PublicKey())
+		h := negotiation.Header{
+			NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
+			Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
+		}
+		p := &negotiation.TaskProposal{Terms: terms}
+		if err := n.announcementCard(p, h.Timestamp); err != nil {
+			return ActResult{}, err
+		}
+		env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
+		if err != nil {
+			return ActResult{}, &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err}
+		}
+		// Over the board's rate the post is refused (rate_limited, with the
+		// wait) rather than published and dropped by the receivers' limit.
+		if err := publishToken(n.host.ReserveAnnouncement); err != nil {
+			return ActResult{}, err
+		}
+		if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
+			return ActResult{}, failWrap(CodeStoreFailed, err, "announcement")
+		}
+		b := &boardEntry{env: env, seen: now, own: true}
+		n.board.put(b)
+		n.m.sent.WithLabelValues(string(env.Type)).Inc()
+		a = b.view()
+		if err := n.host.Announce(ctx, env); err != nil {
+			return ActResult{}, failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
+		}
+		n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "sent", At: now})
+		return ActResult{}, nil
+	})
 	return a, err
-}
-
-// postTask is PostTask's body: a is the announcement once it is recorded.
-func (n *Node) postTask(ctx context.Context, spec TaskSpec, a *Announcement) error {
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return err
-	}
-	annID, err := newNegotiationID()
-	if err != nil {
-		return err
-	}
-	now := n.now()
-	var pk negotiation.PublicKey
-	copy(pk[:], n.keys.Inbox().PublicKey())
-	h := negotiation.Header{
-		NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
-		Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
-	}
-	p := &negotiation.TaskProposal{Terms: terms}
-	if err := n.announcementCard(p, h.Timestamp); err != nil {
-		return err
-	}
-	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
-	if err != nil {
-		return &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err}
-	}
-	// Over the board's rate the post is refused (rate_limited, with the
-	// wait) rather than published and dropped by the receivers' limit.
-	if err := publishToken(n.host.ReserveAnnouncement); err != nil {
-		return err
-	}
-	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
-		return failWrap(CodeStoreFailed, err, "announcement")
-	}
-	b := &boardEntry{env: env, seen: now, own: true}
-	n.board.put(b)
-	n.m.sent.WithLabelValues(string(env.Type)).Inc()
-	*a = b.view()
-	if err := n.host.Announce(ctx, env); err != nil {
-		return failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
-	}
-	n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "sent", At: now})
-	return nil
 }
 
 // Announce publishes an announcement of this node again (for peers that
