@@ -50,6 +50,7 @@ var rules = map[string]rule{
 
 	// Test support every package's tests may import (forTests).
 	"internal/codecensus": {},
+	"internal/transcript": {},
 
 	// Generated contract artifacts and bindings.
 	"contracts":              {},
@@ -148,8 +149,9 @@ var rules = map[string]rule{
 }
 
 // forTests are the packages made for tests that every package's tests may
-// import: the census of a package's error codes (internal/codecensus).
-var forTests = []string{"internal/codecensus"}
+// import: the census of a package's error codes (internal/codecensus) and
+// the golden transcripts' reader (internal/transcript).
+var forTests = []string{"internal/codecensus", "internal/transcript"}
 
 // importers limits who may import a package at all (non-test files; any
 // package's tests may, within its row's tests).
@@ -157,6 +159,7 @@ var importers = map[string][]string{
 	// Test-only packages: tests, and the soak its misbehaving peers.
 	"node/nodetest":       nil,
 	"internal/codecensus": nil,
+	"internal/transcript": nil,
 	"p2p/hostile":         {"node/soak"},
 	// Nothing but cmd imports node's subpackages; the demo and the soak use
 	// the API's client.

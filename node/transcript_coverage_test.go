@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleynet/parley/internal/transcript"
+
 	"github.com/parleynet/parley/internal/codecensus"
 
 	"github.com/parleynet/parley/node"
@@ -94,22 +96,22 @@ func TestTranscriptsCoverActs(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no transcripts")
 	}
-	var blocks []tblock
+	var blocks []transcript.Block
 	for _, f := range files {
-		blocks = append(blocks, parseTranscript(t, f)...)
+		blocks = append(blocks, transcript.Parse(t, f)...)
 	}
 	acts := transcriptActs()
 	done := map[string]bool{}
 	refused := map[string]bool{}
 	for _, b := range blocks {
-		if b.cmd == "" {
+		if b.Cmd == "" {
 			continue
 		}
-		cmd, _, _ := strings.Cut(b.cmd, " ")
-		if _, ok := acts[cmd]; !ok || len(b.want) == 0 {
+		cmd, _, _ := strings.Cut(b.Cmd, " ")
+		if _, ok := acts[cmd]; !ok || len(b.Want) == 0 {
 			continue
 		}
-		switch out := b.want[0]; {
+		switch out := b.Want[0]; {
 		case out == "ok" || strings.HasPrefix(out, "ok "):
 			done[cmd] = true
 		case strings.HasPrefix(out, "refused "):
