@@ -48,6 +48,10 @@ var rules = map[string]rule{
 	"strictjson": {},
 	"storeguard": {},
 
+	// Test support every package's tests may import (forTests).
+	"internal/codecensus": {},
+	"internal/transcript": {},
+
 	// Generated contract artifacts and bindings.
 	"contracts":              {},
 	"contracts/bindings":     {},
@@ -142,12 +146,19 @@ var rules = map[string]rule{
 	"cmd/parley": {any: true},
 }
 
+// forTests are the packages made for tests that every package's tests may
+// import: the census of a package's error codes (internal/codecensus) and
+// the golden transcripts' reader (internal/transcript).
+var forTests = []string{"internal/codecensus", "internal/transcript"}
+
 // importers limits who may import a package at all (non-test files; any
 // package's tests may, within its row's tests).
 var importers = map[string][]string{
 	// Test-only packages: tests, and the soak its misbehaving peers.
-	"node/nodetest": nil,
-	"p2p/hostile":   {"node/soak"},
+	"node/nodetest":       nil,
+	"internal/codecensus": nil,
+	"internal/transcript": nil,
+	"p2p/hostile":         {"node/soak"},
 	// Nothing but cmd imports node's subpackages; the demo and the soak use
 	// the API's client.
 	"node/api":      {"cmd/parley", "node/demo", "node/soak"},
@@ -282,7 +293,7 @@ func TestImportRules(t *testing.T) {
 		}
 		tests := append(append([]string{}, p.TestImports...), p.XTestImports...)
 		for _, imp := range internal(tests) {
-			if imp == name || slices.Contains(r.tests, imp) || slices.Contains(r.may, imp) || r.any {
+			if imp == name || slices.Contains(forTests, imp) || slices.Contains(r.tests, imp) || slices.Contains(r.may, imp) || r.any {
 				continue
 			}
 			t.Errorf("the tests of %s import %s, which its rule does not allow (deps_test.go)", name, imp)

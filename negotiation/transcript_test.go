@@ -1,16 +1,16 @@
 package negotiation
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"math/big"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	golden "github.com/parleynet/parley/internal/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -73,78 +73,12 @@ func TestTranscripts(t *testing.T) {
 	}
 }
 
-type block struct {
-	comments []string
-	cmd      string
-	want     []string
-}
-
-func parseBlocks(t *testing.T, path string) []block {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []block
-	var cur *block
-	inWant := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.TrimSpace(line) == "":
-			if cur != nil {
-				out = append(out, *cur)
-				cur = nil
-			}
-			inWant = false
-		case cur == nil && strings.HasPrefix(line, "#"):
-			out = append(out, block{comments: []string{line}})
-		case cur == nil:
-			cur = &block{cmd: line}
-		case line == "----":
-			inWant = true
-		case inWant:
-			cur.want = append(cur.want, line)
-		default:
-			t.Fatalf("%s: unexpected line %q", path, line)
-		}
-	}
-	if cur != nil {
-		out = append(out, *cur)
-	}
-	return out
-}
-
 func runTranscript(t *testing.T, path string) { runTranscriptWith(t, path, newTranscript(t)) }
 
 // runTranscriptWith replays the transcript at path with tr, comparing
 // (or, with -update, rewriting) the expected output.
 func runTranscriptWith(t *testing.T, path string, tr *transcript) {
-	blocks := parseBlocks(t, path)
-	var b strings.Builder
-	for i, bl := range blocks {
-		if bl.cmd == "" {
-			b.WriteString(strings.Join(bl.comments, "\n") + "\n")
-			continue
-		}
-		got := tr.run(bl.cmd)
-		b.WriteString(bl.cmd + "\n----\n")
-		for _, g := range got {
-			b.WriteString(g + "\n")
-		}
-		if i < len(blocks)-1 {
-			b.WriteString("\n")
-		}
-		if !*update && strings.Join(got, "\n") != strings.Join(bl.want, "\n") {
-			t.Errorf("%s: %s\n got: %s\nwant: %s", path, bl.cmd, strings.Join(got, "\n      "), strings.Join(bl.want, "\n      "))
-		}
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	golden.Run(t, path, *update, tr.run)
 }
 
 func kv(fields []string) map[string]string {

@@ -105,112 +105,113 @@ func escrowChange(task chain.Task, amounts []*big.Int) (up, down *big.Int, err e
 // gives the thread its new milestones. A settled milestone cannot change
 // (bad_argument).
 func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult, error) {
-	const act = "amend"
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	if err := n.needChain(); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
 	adopt := len(spec.Milestones) == 0 && spec.Deadline.IsZero()
 	var ms []negotiation.Milestone
-	switch {
-	case len(spec.Reason) > 4096:
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the reason has %d bytes; at most 4096", len(spec.Reason)))
-	case adopt:
-	case len(spec.Milestones) == 0 || len(spec.Milestones) > maxMilestones:
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "an amendment lists 1 to %d milestones, not %d", maxMilestones, len(spec.Milestones)))
-	case !spec.Deadline.After(n.now()):
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "deadline %s is not in the future", spec.Deadline.UTC().Format(time.RFC3339)))
-	default:
-		var err error
-		if ms, err = milestones(spec.Milestones); err != nil {
-			return ActResult{}, n.actDone(act, err)
-		}
-		for i, m := range ms {
-			if len(m.Description) > 1024 {
-				return ActResult{}, n.actDone(act, fail(CodeBadArgument, "milestone %d: the description has %d bytes; at most 1024", i, len(m.Description)))
+	check := func() error {
+		switch {
+		case len(spec.Reason) > 4096:
+			return fail(CodeBadArgument, "the reason has %d bytes; at most 4096", len(spec.Reason))
+		case adopt:
+		case len(spec.Milestones) == 0 || len(spec.Milestones) > maxMilestones:
+			return fail(CodeBadArgument, "an amendment lists 1 to %d milestones, not %d", maxMilestones, len(spec.Milestones))
+		case !spec.Deadline.After(n.now()):
+			return fail(CodeBadArgument, "deadline %s is not in the future", spec.Deadline.UTC().Format(time.RFC3339))
+		default:
+			var err error
+			if ms, err = milestones(spec.Milestones); err != nil {
+				return err
+			}
+			for i, m := range ms {
+				if len(m.Description) > 1024 {
+					return fail(CodeBadArgument, "milestone %d: the description has %d bytes; at most 1024", i, len(m.Description))
+				}
 			}
 		}
+		return nil
 	}
-	f, err := n.funded(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	task, err := n.activeTask(ctx, f.taskID)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	nonce := task.Nonce
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	other := pendingOf(t, f.other, negotiation.TypeMilestoneDefinition, nonce)
-	mine := pendingOf(t, n.self, negotiation.TypeMilestoneDefinition, nonce)
-	ready := readyPair(t, negotiation.TypeMilestoneDefinition, nonce)
-	t.Unlock()
-	deadline := uint64(spec.Deadline.Unix())
-	if adopt {
-		if other == nil {
-			return ActResult{}, n.actDone(act, fail(CodeBadArgument, "no amendment of the other party to co-sign: give the milestones and the deadline"))
+	var f fundedTask
+	read := func(t *thread) error { f = n.funded(t); return nil }
+	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
+	return n.do(a, func() (ActResult, error) {
+		task, err := n.activeTask(ctx, f.taskID)
+		if err != nil {
+			return ActResult{}, err
 		}
-		op := other.Payload.(*negotiation.MilestoneDefinition)
-		ms, deadline = op.Milestones, op.Deadline
-	}
-	th, err := amendedTermsHash(f.terms, ms, deadline)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	p := &negotiation.MilestoneDefinition{Milestones: ms, Deadline: deadline, TermsHash: th, Nonce: negotiation.U64(nonce)}
-	am := amendmentOf(f.taskID, p)
-	up, down, err := escrowChange(task, am.MilestoneAmounts)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	digest, err := am.Digest(f.domain)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	if adopt && other.Payload.(*negotiation.MilestoneDefinition).TermsHash != th {
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the other party's amendment names termsHash %s, not the hash %s of the amended terms", other.Payload.(*negotiation.MilestoneDefinition).TermsHash, th))
-	}
-	if ready != nil && ready.Digest == negotiation.Hash(digest) {
-		return n.resubmit(ctx, nid, act, negotiation.TypeMilestoneDefinition)
-	}
-	if mine != nil {
-		if d, err := amendmentOf(f.taskID, mine.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && d == digest {
-			return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node signed this amendment already; waiting for the other party's"))
+		nonce := task.Nonce
+		deadline := uint64(spec.Deadline.Unix())
+		var (
+			p        *negotiation.MilestoneDefinition
+			up, down *big.Int
+			digest   [32]byte
+			ready    *negotiation.CoSigned
+		)
+		err = n.eng.With(nid, func(t *thread) error {
+			other := t.Th.PendingCoSign(negotiation.TypeMilestoneDefinition, f.other, nonce)
+			if adopt {
+				// Co-signing the other party's as it stands needs one.
+				if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce}); err != nil {
+					return err
+				}
+				op := other.Payload.(*negotiation.MilestoneDefinition)
+				ms, deadline = op.Milestones, op.Deadline
+			}
+			th, err := amendedTermsHash(f.terms, ms, deadline)
+			if err != nil {
+				return err
+			}
+			p = &negotiation.MilestoneDefinition{Milestones: ms, Deadline: deadline, TermsHash: th, Nonce: negotiation.U64(nonce)}
+			am := amendmentOf(f.taskID, p)
+			if up, down, err = escrowChange(task, am.MilestoneAmounts); err != nil {
+				return err
+			}
+			if digest, err = am.Digest(f.domain); err != nil {
+				return err
+			}
+			if adopt && other.Payload.(*negotiation.MilestoneDefinition).TermsHash != th {
+				return fail(CodeBadArgument, "the other party's amendment names termsHash %s, not the hash %s of the amended terms", other.Payload.(*negotiation.MilestoneDefinition).TermsHash, th)
+			}
+			d := negotiation.Hash(digest)
+			if err := n.may(t, negotiation.ActAmend, negotiation.ActArgs{Nonce: &nonce, Digest: &d}); err != nil {
+				return err // this node signed this amendment already
+			}
+			ready = t.Th.ReadyCoSign(negotiation.TypeMilestoneDefinition, nonce)
+			if other != nil {
+				if od, err := amendmentOf(f.taskID, other.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && od == digest {
+					h := other.Hash()
+					p.InReplyTo = &h
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ActResult{}, err
 		}
-	}
-	if other != nil {
-		if d, err := amendmentOf(f.taskID, other.Payload.(*negotiation.MilestoneDefinition)).Digest(f.domain); err == nil && d == digest {
-			h := other.Hash()
-			p.InReplyTo = &h
+		if ready != nil && ready.Digest == negotiation.Hash(digest) {
+			return n.resubmit(ctx, nid, negotiation.TypeMilestoneDefinition)
 		}
-	}
-	args := coArgs(f.taskID, nonce, f.domain, digest)
-	amounts, descs := make([]string, len(ms)), make([]string, len(ms))
-	for i, m := range ms {
-		amounts[i], descs[i] = m.Amount.String(), m.Description
-	}
-	args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, th.String()
-	args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
-	args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
-	why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
-	switch {
-	case up.Sign() > 0:
-		why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
-	case down.Sign() > 0:
-		why += fmt.Sprintf("; %s wei are owed back to the poster", down)
-	}
-	if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	return n.sendCoSigned(ctx, nid, act, p, digest, nil, nil)
+		args := coArgs(f.taskID, nonce, f.domain, digest)
+		amounts, descs := make([]string, len(ms)), make([]string, len(ms))
+		for i, m := range ms {
+			amounts[i], descs[i] = m.Amount.String(), m.Description
+		}
+		args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, p.TermsHash.String()
+		args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
+		args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
+		why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
+		switch {
+		case up.Sign() > 0:
+			why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
+		case down.Sign() > 0:
+			why += fmt.Sprintf("; %s wei are owed back to the poster", down)
+		}
+		if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
+			return ActResult{}, err
+		}
+		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+			return ActResult{}, err
+		}
+		return n.sendCoSigned(ctx, nid, negotiation.ActAmend, p, digest, nil, nil)
+	})
 }
 
 // amendedFact returns the chain fact of a TaskAmended event of thread nid:
@@ -222,25 +223,12 @@ func (n *Node) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
 	if nid == "" || v.Nonce == 0 {
 		return nil
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return nil
-	}
-	defer t.Unlock()
 	var found *negotiation.MilestoneDefinition
-	log := t.Th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		r := log[i]
-		if r.Type != negotiation.TypeMilestoneDefinition || r.Code != "" {
-			continue
-		}
-		p, ok := t.Th.Envelope(r.Hash).Payload.(*negotiation.MilestoneDefinition)
-		if !ok || [32]byte(p.TermsHash) != v.TermsHash || !p.Nonce.Big().IsUint64() || p.Nonce.Big().Uint64() != v.Nonce-1 {
-			continue
-		}
-		if found == nil || r.Sender == t.Th.Poster() {
-			found = p
-		}
+	if err := n.eng.With(nid, func(t *thread) error {
+		found = t.Th.AmendmentOf(negotiation.Hash(v.TermsHash), v.Nonce-1)
+		return nil
+	}); err != nil {
+		return nil
 	}
 	if found == nil {
 		n.log.Warn("amendment on chain without its co-signed envelope", "negotiation", nid, "termsHash", negotiation.Hash(v.TermsHash))
@@ -273,22 +261,23 @@ func handoffCID(h negotiation.Hash) (cid.Cid, error) {
 // bundle of its ledger's record of the thread, with the identity links of
 // every signer, so it verifies with nothing else.
 func (n *Node) exportHandoff(ctx context.Context, nid string) (*handoff, error) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Unlock() // nothing is sent in the thread while it is exported
-	var buf bytes.Buffer
-	if _, err := n.led.Export(ctx, nid, &buf); err != nil {
-		return nil, failWrap(CodeStoreFailed, err, "export")
-	}
-	h := negotiation.Hash(sha256.Sum256(buf.Bytes()))
-	c, err := handoffCID(h)
-	if err != nil {
-		return nil, err
-	}
-	seq, _, _ := n.ownChain(t)
-	return &handoff{raw: buf.Bytes(), cid: c, hash: h, ownHead: seq - 1}, nil
+	var h *handoff
+	// Nothing is sent in the thread while it is exported.
+	err := n.eng.With(nid, func(t *thread) error {
+		var buf bytes.Buffer
+		if _, err := n.led.Export(ctx, nid, &buf); err != nil {
+			return failWrap(CodeStoreFailed, err, "export")
+		}
+		sum := negotiation.Hash(sha256.Sum256(buf.Bytes()))
+		c, err := handoffCID(sum)
+		if err != nil {
+			return err
+		}
+		seq, _, _ := t.Th.Head(n.self)
+		h = &handoff{raw: buf.Bytes(), cid: c, hash: sum, ownHead: seq}
+		return nil
+	})
+	return h, err
 }
 
 // adoptHandoff fetches (or reads) the hand-over package the other party's
@@ -346,131 +335,117 @@ func (n *Node) adoptHandoff(ctx context.Context, nid string, from negotiation.Ad
 // calls replaceWorker. The new worker joins the thread from the package
 // once the chain has replaced the worker (docs/node.md).
 func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActResult, error) {
-	const act = "replace"
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	if err := n.needChain(); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	if len(spec.Summary) > 8192 {
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the summary has %d bytes; at most 8192", len(spec.Summary)))
-	}
-	f, err := n.funded(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	nw := spec.NewWorker
-	if nw != (negotiation.Address{}) && (nw == f.poster || nw == f.worker) {
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the new worker %s must be a third party, not the poster or the worker", nw))
-	}
-	task, err := n.activeTask(ctx, f.taskID)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	nonce := task.Nonce
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	other := pendingOf(t, f.other, negotiation.TypeReplacementContext, nonce)
-	otherLatest := other != nil && lastSent(t, f.other) == other.Hash()
-	mine := pendingOf(t, n.self, negotiation.TypeReplacementContext, nonce)
-	var readyFor negotiation.Address
-	if c := readyPair(t, negotiation.TypeReplacementContext, nonce); c != nil {
-		if rp, ok := t.Th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
-			readyFor = rp.NewWorker
-		}
-	}
-	t.Unlock()
-	var op *negotiation.ReplacementContext
-	if other != nil {
-		op = other.Payload.(*negotiation.ReplacementContext)
-	}
-	if nw == (negotiation.Address{}) {
-		if op == nil {
-			return ActResult{}, n.actDone(act, fail(CodeBadArgument, "no replacement of the other party to co-sign: name the new worker"))
-		}
-		nw = op.NewWorker
-	}
-	if readyFor == nw {
-		return n.resubmit(ctx, nid, act, negotiation.TypeReplacementContext)
-	}
-	if mine != nil && mine.Payload.(*negotiation.ReplacementContext).NewWorker == nw {
-		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node signed the replacement by %s already; waiting for the other party's", nw))
-	}
-	var pkg *handoff
-	if op != nil && op.NewWorker == nw && otherLatest {
-		if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
-			return ActResult{}, n.actDone(act, err)
-		}
-	}
-	t, err = n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	seq, _, _ := n.ownChain(t)
-	t.Unlock()
-	if pkg != nil && pkg.ownHead != seq-1 {
-		pkg = nil // the other party's package lacks envelopes of this node
-	}
-	if pkg == nil {
-		if pkg, err = n.exportHandoff(ctx, nid); err != nil {
-			return ActResult{}, n.actDone(act, err)
-		}
-	}
-	rp := negotiation.Replacement{TaskID: f.taskID, NewWorker: common.Address(nw), HandoffHash: pkg.hash, Nonce: new(big.Int).SetUint64(nonce)}
-	digest, err := rp.Digest(f.domain)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	escrow := chain.Escrow(task)
-	args := coArgs(f.taskID, nonce, f.domain, digest)
-	args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
-	args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
-	why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
-	if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	if !n.objectStored(ctx, pkg.cid) {
-		c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
-		if err != nil {
-			return ActResult{}, n.actDone(act, err)
-		}
-		if c != pkg.cid {
-			return ActResult{}, n.actDone(act, fail(CodeStoreFailed, "the hand-over package was stored as %s, not %s", c, pkg.cid))
-		}
-	}
-	p := &negotiation.ReplacementContext{
-		NewWorker: nw, HandoffHash: pkg.hash, HandoffCID: negotiation.CID(pkg.cid.String()),
-		Nonce: negotiation.U64(nonce), Summary: spec.Summary,
-	}
-	// The package must hold every envelope this node sent before this one.
-	complete := func(t *thread) error {
-		if seq, _, _ := n.ownChain(t); seq-1 != pkg.ownHead {
-			return fail(CodeStateForbidden, "this node sent an envelope after the hand-over package was made; nothing was signed")
+	check := func() error {
+		if len(spec.Summary) > 8192 {
+			return fail(CodeBadArgument, "the summary has %d bytes; at most 8192", len(spec.Summary))
 		}
 		return nil
 	}
-	r, err := n.sendCoSigned(ctx, nid, act, p, digest, []negotiation.Address{nw}, complete)
-	if err == nil {
-		r.Detail["handoffCid"] = pkg.cid.String()
-	}
-	return r, err
-}
-
-// lastSent returns the hash of sender's last envelope in t (t.mu held).
-func lastSent(t *thread, sender negotiation.Address) negotiation.Hash {
-	log := t.Th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		if log[i].Sender == sender {
-			return log[i].Hash
+	var f fundedTask
+	read := func(t *thread) error { f = n.funded(t); return nil }
+	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
+	return n.do(a, func() (ActResult, error) {
+		task, err := n.activeTask(ctx, f.taskID)
+		if err != nil {
+			return ActResult{}, err
 		}
-	}
-	return negotiation.Hash{}
+		nonce := task.Nonce
+		nw := spec.NewWorker
+		var (
+			op          *negotiation.ReplacementContext
+			otherLatest bool
+			readyFor    negotiation.Address
+		)
+		err = n.eng.With(nid, func(t *thread) error {
+			other := t.Th.PendingCoSign(negotiation.TypeReplacementContext, f.other, nonce)
+			if nw == (negotiation.Address{}) {
+				// Co-signing the other party's as it stands needs one.
+				if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Nonce: &nonce}); err != nil {
+					return err
+				}
+				nw = other.Payload.(*negotiation.ReplacementContext).NewWorker
+			}
+			if err := n.may(t, negotiation.ActReplace, negotiation.ActArgs{Party: nw, Nonce: &nonce}); err != nil {
+				return err // this node signed the replacement by nw already
+			}
+			if other != nil {
+				op = other.Payload.(*negotiation.ReplacementContext)
+				_, head, _ := t.Th.Head(f.other)
+				otherLatest = head == other.Hash()
+			}
+			if c := t.Th.ReadyCoSign(negotiation.TypeReplacementContext, nonce); c != nil {
+				if rp, ok := t.Th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext); ok {
+					readyFor = rp.NewWorker
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ActResult{}, err
+		}
+		if readyFor == nw {
+			return n.resubmit(ctx, nid, negotiation.TypeReplacementContext)
+		}
+		var pkg *handoff
+		if op != nil && op.NewWorker == nw && otherLatest {
+			if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
+				return ActResult{}, err
+			}
+		}
+		var seq uint64
+		if err := n.eng.With(nid, func(t *thread) error { seq, _, _ = t.Th.Head(n.self); return nil }); err != nil {
+			return ActResult{}, err
+		}
+		if pkg != nil && pkg.ownHead != seq {
+			pkg = nil // the other party's package lacks envelopes of this node
+		}
+		if pkg == nil {
+			if pkg, err = n.exportHandoff(ctx, nid); err != nil {
+				return ActResult{}, err
+			}
+		}
+		rp := negotiation.Replacement{TaskID: f.taskID, NewWorker: common.Address(nw), HandoffHash: pkg.hash, Nonce: new(big.Int).SetUint64(nonce)}
+		digest, err := rp.Digest(f.domain)
+		if err != nil {
+			return ActResult{}, err
+		}
+		escrow := chain.Escrow(task)
+		args := coArgs(f.taskID, nonce, f.domain, digest)
+		args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
+		args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
+		why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
+		if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
+			return ActResult{}, err
+		}
+		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+			return ActResult{}, err
+		}
+		if !n.objectStored(ctx, pkg.cid) {
+			c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
+			if err != nil {
+				return ActResult{}, err
+			}
+			if c != pkg.cid {
+				return ActResult{}, fail(CodeStoreFailed, "the hand-over package was stored as %s, not %s", c, pkg.cid)
+			}
+		}
+		p := &negotiation.ReplacementContext{
+			NewWorker: nw, HandoffHash: pkg.hash, HandoffCID: negotiation.CID(pkg.cid.String()),
+			Nonce: negotiation.U64(nonce), Summary: spec.Summary,
+		}
+		// The package must hold every envelope this node sent before this one.
+		complete := func(t *thread) error {
+			if seq, _, _ := t.Th.Head(n.self); seq != pkg.ownHead {
+				return fail(CodeStateForbidden, "this node sent an envelope after the hand-over package was made; nothing was signed")
+			}
+			return nil
+		}
+		r, err := n.sendCoSigned(ctx, nid, negotiation.ActReplace, p, digest, []negotiation.Address{nw}, complete)
+		if err == nil {
+			r.Detail["handoffCid"] = pkg.cid.String()
+		}
+		return r, err
+	})
 }
 
 // replacementArrived answers a ReplacementContext of a negotiation this
@@ -590,13 +565,7 @@ func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.
 	if err := n.importBundle(ctx, params, rep, bc, raw, negotiation.RoleWorker); err != nil {
 		return err
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return err
-	}
-	n.takeOverLocked(t, true)
-	t.Unlock()
-	return nil
+	return n.eng.With(nid, func(t *thread) error { n.takeOverLocked(t, true); return nil })
 }
 
 // takeOverLocked makes this node the worker of a thread it joined as a
@@ -611,10 +580,10 @@ func (n *Node) takeOverLocked(t *thread, wait bool) {
 	if !t.Observer || t.Role != negotiation.RoleWorker || t.Th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
 		return
 	}
-	taskID, err := taskOf(t)
-	if err != nil {
+	if t.Th.TaskID() == nil {
 		return
 	}
+	taskID := taskOf(t)
 	nid := t.ID
 	ready := false
 	if c := t.Th.Ready(negotiation.TypeReplacementContext); c != nil {
@@ -640,13 +609,8 @@ func (n *Node) takeOverLocked(t *thread, wait bool) {
 // takeOver applies the chain's replacement of taskID by this node to
 // thread nid, unless this node is its worker already.
 func (n *Node) takeOver(ctx context.Context, nid string, taskID [32]byte) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return
-	}
-	done := t.Th.RoleOf(n.self) == negotiation.RoleWorker
-	t.Unlock()
-	if done {
+	done := true
+	if n.eng.With(nid, func(t *thread) error { done = t.Th.RoleOf(n.self) == negotiation.RoleWorker; return nil }) != nil || done {
 		return
 	}
 	ev, raw, err := n.replacedBy(ctx, taskID)

@@ -25,82 +25,9 @@ import (
 // again once the pair is complete submits it again (nothing new is
 // signed). The thread moves only on the chain's event.
 
-// coSigned lists the kinds of co-signed acts.
-var coSigned = []negotiation.MessageType{
-	negotiation.TypeMutualCancel, negotiation.TypeMilestoneDefinition, negotiation.TypeReplacementContext,
-}
-
-// unfunded reports whether st is a state before funding in which a cancel
-// is possible.
-func unfunded(st negotiation.State) bool {
-	return st == negotiation.StateProposed || st == negotiation.StateCountered || st == negotiation.StateAgreed
-}
-
-// postFunding reports whether st is a funded, unsettled state: the states
-// co-signed acts on a task are taken in.
-func postFunding(st negotiation.State) bool {
-	return st == negotiation.StateFunded || st == negotiation.StateDelivered
-}
-
-// payloadNonce returns the task nonce a co-signed envelope names, or nil.
-func payloadNonce(e *negotiation.Envelope) *big.Int {
-	if e == nil {
-		return nil
-	}
-	switch p := e.Payload.(type) {
-	case *negotiation.MutualCancel:
-		if len(p.Signature) == 0 {
-			return nil // a cancel before funding names no task
-		}
-		return p.Nonce.Big()
-	case *negotiation.MilestoneDefinition:
-		return p.Nonce.Big()
-	case *negotiation.ReplacementContext:
-		return p.Nonce.Big()
-	}
-	return nil
-}
-
-// latestOf returns the latest envelope of type typ that sender sent in t
-// and the state machine took (t.mu held), or nil.
-func latestOf(t *thread, sender negotiation.Address, typ negotiation.MessageType) *negotiation.Envelope {
-	log := t.Th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		if r := log[i]; r.Sender == sender && r.Type == typ && r.Code == "" {
-			return t.Th.Envelope(r.Hash)
-		}
-	}
-	return nil
-}
-
-// pendingOf returns sender's latest co-signed envelope of type typ when it
-// names the task's current nonce (t.mu held), or nil: an envelope naming
-// an older nonce can no longer be submitted.
-func pendingOf(t *thread, sender negotiation.Address, typ negotiation.MessageType, nonce uint64) *negotiation.Envelope {
-	e := latestOf(t, sender, typ)
-	if n := payloadNonce(e); n == nil || !n.IsUint64() || n.Uint64() != nonce {
-		return nil
-	}
-	return e
-}
-
-// readyPair returns the complete pair of kind typ when it names the task's
-// current nonce (t.mu held), or nil.
-func readyPair(t *thread, typ negotiation.MessageType, nonce uint64) *negotiation.CoSigned {
-	c := t.Th.Ready(typ)
-	if c == nil {
-		return nil
-	}
-	if n := payloadNonce(t.Th.Envelope(c.Envelopes[0])); n == nil || !n.IsUint64() || n.Uint64() != nonce {
-		return nil
-	}
-	return c
-}
-
 // fundedTask is what an act on a funded task reads from its thread before
 // the gate.
 type fundedTask struct {
-	role   negotiation.Role
 	taskID [32]byte
 	domain negotiation.Domain
 	poster negotiation.Address
@@ -109,25 +36,10 @@ type fundedTask struct {
 	terms  negotiation.Terms // the agreed offer's terms
 }
 
-// funded reads nid's funded task for an act by a party, or refuses: an
-// unknown negotiation, a node that is not the poster or the worker, a
-// thread that is not funded (or already settled).
-func (n *Node) funded(nid string) (fundedTask, error) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return fundedTask{}, err
-	}
-	defer t.Unlock()
-	f := fundedTask{role: t.Th.RoleOf(n.self), poster: t.Th.Poster(), worker: t.Th.Worker(), other: n.otherParty(t)}
-	if f.role != negotiation.RolePoster && f.role != negotiation.RoleWorker {
-		return f, fail(CodeNotParty, "only the poster or the worker signs this")
-	}
-	if st := t.Th.State(); !postFunding(st) {
-		return f, fail(CodeStateForbidden, "the task is %s: this act needs a funded task", st)
-	}
-	if f.taskID, err = taskOf(t); err != nil {
-		return f, err
-	}
+// funded reads t's funded task for an act by a party (t.mu held; the act
+// table allowed the act, so the task is funded).
+func (n *Node) funded(t *thread) fundedTask {
+	f := fundedTask{taskID: taskOf(t), poster: t.Th.Poster(), worker: t.Th.Worker(), other: n.otherParty(t)}
 	ag := t.Th.Agreement()
 	f.domain = ag.Domain
 	if off := t.Th.Envelope(ag.Offer); off != nil {
@@ -138,7 +50,7 @@ func (n *Node) funded(nid string) (fundedTask, error) {
 			f.terms = p.Terms
 		}
 	}
-	return f, nil
+	return f
 }
 
 // activeTask reads the task's state on chain and refuses a task that is
@@ -188,101 +100,94 @@ func coArgs(taskID [32]byte, nonce uint64, d negotiation.Domain, digest [32]byte
 // event cancels the thread. When the pair is complete already, Cancel
 // submits it (nothing new is signed).
 func (n *Node) Cancel(ctx context.Context, nid, reason string) (ActResult, error) {
-	const act = "cancel"
-	if err := n.running(); err != nil {
-		return ActResult{}, err
+	check := func() error {
+		if len(reason) > 4096 {
+			return fail(CodeBadArgument, "the reason has %d bytes; at most 4096", len(reason))
+		}
+		return nil
 	}
-	if len(reason) > 4096 {
-		return ActResult{}, n.actDone(act, fail(CodeBadArgument, "the reason has %d bytes; at most 4096", len(reason)))
+	var (
+		st negotiation.State
+		f  fundedTask
+	)
+	read := func(t *thread) error {
+		if st = t.Th.State(); st.PostFunding() {
+			f = n.funded(t)
+		}
+		return nil
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	role, st := t.Th.RoleOf(n.self), t.Th.State()
-	sent := latestOf(t, n.self, negotiation.TypeMutualCancel) != nil
-	t.Unlock()
-	switch {
-	case role != negotiation.RolePoster && role != negotiation.RoleWorker:
-		return ActResult{}, n.actDone(act, fail(CodeNotParty, "only the poster or the worker cancels"))
-	case unfunded(st) && sent:
-		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node sent its cancel already; the other party's ends the negotiation"))
-	case unfunded(st):
+	a := actCall{act: negotiation.ActCancel, nid: nid, chain: chainFunded, check: check, locked: read}
+	return n.do(a, func() (ActResult, error) {
+		if st.PostFunding() {
+			return n.cancelFunded(ctx, nid, reason, f)
+		}
 		return n.cancelUnfunded(ctx, nid, reason, st)
-	case postFunding(st):
-		return n.cancelFunded(ctx, nid, reason)
-	}
-	return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "no cancel in state %s", st))
+	})
 }
 
 // cancelUnfunded sends the cancel intent of a negotiation not yet funded.
 func (n *Node) cancelUnfunded(ctx context.Context, nid, reason string, st negotiation.State) (ActResult, error) {
-	const act = "cancel"
 	args := map[string]any{"state": string(st), "reason": reason}
 	why := "cancel the negotiation before funding: nothing is on chain; it ends when both parties have sent a cancel"
 	if _, err := n.authorize(ctx, ActSignCancel, nid, args, why, "medium"); err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
-	t, err := n.locked(nid)
+	var r ActResult
+	err := n.eng.With(nid, func(t *thread) error {
+		if err := n.may(t, negotiation.ActCancel, negotiation.ActArgs{}); err != nil {
+			return err
+		}
+		if now := t.Th.State(); now.PostFunding() {
+			// The approval was of a cancel before funding: nothing on chain.
+			return fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was sent", now)
+		}
+		env, out, err := n.sendLocked(ctx, t, &negotiation.MutualCancel{Reason: reason}, n.recipients(t, false), false)
+		if err != nil {
+			return err
+		}
+		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env), Detail: map[string]string{"coSigned": strconv.FormatBool(out.CoSigned != nil)}}
+		return nil
+	})
 	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
-	defer t.Unlock()
-	if now := t.Th.State(); !unfunded(now) {
-		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was sent", now))
-	}
-	env, out, err := n.sendLocked(ctx, t, &negotiation.MutualCancel{Reason: reason}, n.recipients(t, false), false)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	r := ActResult{Thread: n.viewLocked(t), Envelope: envRef(env), Detail: map[string]string{"coSigned": strconv.FormatBool(out.CoSigned != nil)}}
-	return r, n.actDone(act, nil)
+	return r, nil
 }
 
-// cancelFunded signs and sends the Cancel of a funded task.
-func (n *Node) cancelFunded(ctx context.Context, nid, reason string) (ActResult, error) {
-	const act = "cancel"
-	if err := n.needChain(); err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	f, err := n.funded(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
+// cancelFunded signs and sends the Cancel of the funded task f.
+func (n *Node) cancelFunded(ctx context.Context, nid, reason string, f fundedTask) (ActResult, error) {
 	task, err := n.activeTask(ctx, f.taskID)
 	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
 	nonce := task.Nonce
 	digest, err := negotiation.Cancel{TaskID: f.taskID, Nonce: new(big.Int).SetUint64(nonce)}.Digest(f.domain)
 	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
-	t, err := n.locked(nid)
+	var ready *negotiation.CoSigned
+	err = n.eng.With(nid, func(t *thread) error {
+		ready = t.Th.ReadyCoSign(negotiation.TypeMutualCancel, nonce)
+		return n.may(t, negotiation.ActCancel, negotiation.ActArgs{Nonce: &nonce})
+	})
 	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
-	ready := readyPair(t, negotiation.TypeMutualCancel, nonce)
-	mine := pendingOf(t, n.self, negotiation.TypeMutualCancel, nonce)
-	t.Unlock()
 	if ready != nil && ready.Digest == negotiation.Hash(digest) {
-		return n.resubmit(ctx, nid, act, negotiation.TypeMutualCancel)
-	}
-	if mine != nil {
-		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "this node signed the cancel already; waiting for the other party's"))
+		return n.resubmit(ctx, nid, negotiation.TypeMutualCancel)
 	}
 	escrow := chain.Escrow(task)
 	args := coArgs(f.taskID, nonce, f.domain, digest)
 	args["refund"], args["reason"] = fmtAmount(escrow), reason
 	why := fmt.Sprintf("sign the cancel of the funded task: once both parties signed, the %s wei still in escrow are owed back to the poster", fmtAmount(escrow))
 	if _, err := n.authorize(ctx, ActSignCancel, nid, args, why, "high"); err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
 	if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
 	p := &negotiation.MutualCancel{Reason: reason, Nonce: negotiation.U64(nonce)}
-	return n.sendCoSigned(ctx, nid, act, p, digest, nil, nil)
+	return n.sendCoSigned(ctx, nid, negotiation.ActCancel, p, digest, nil, nil)
 }
 
 // sendCoSigned signs digest, sets the signature on p (the envelope of a
@@ -290,68 +195,68 @@ func (n *Node) cancelFunded(ctx context.Context, nid, reason string) (ActResult,
 // and, when it completes the pair and this node is the poster, submits the
 // pair on chain. check, when set, runs under the thread's lock before
 // anything is signed.
-func (n *Node) sendCoSigned(ctx context.Context, nid, act string, p negotiation.Payload, digest [32]byte, extra []negotiation.Address, check func(*thread) error) (ActResult, error) {
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
-	}
-	role := t.Th.RoleOf(n.self)
-	if st := t.Th.State(); !postFunding(st) || (role != negotiation.RolePoster && role != negotiation.RoleWorker) {
-		t.Unlock()
-		return ActResult{}, n.actDone(act, fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was signed", st))
-	}
-	if check != nil {
-		if err := check(t); err != nil {
-			t.Unlock()
-			return ActResult{}, n.actDone(act, err)
+func (n *Node) sendCoSigned(ctx context.Context, nid string, act negotiation.Act, p negotiation.Payload, digest [32]byte, extra []negotiation.Address, check func(*thread) error) (ActResult, error) {
+	var (
+		env  *negotiation.Envelope
+		out  negotiation.Outcome
+		role negotiation.Role
+	)
+	err := n.eng.With(nid, func(t *thread) error {
+		if err := n.may(t, act, negotiation.ActArgs{}); err != nil {
+			return err // the thread moved while the approval was pending: nothing is signed
 		}
-	}
-	sig, err := n.keys.EVM().SignDigest(digest)
+		role = t.Th.RoleOf(n.self)
+		if check != nil {
+			if err := check(t); err != nil {
+				return err
+			}
+		}
+		sig, err := n.keys.EVM().SignDigest(digest)
+		if err != nil {
+			return err
+		}
+		switch v := p.(type) {
+		case *negotiation.MutualCancel:
+			v.Signature = sig
+		case *negotiation.MilestoneDefinition:
+			v.Signature = sig
+		case *negotiation.ReplacementContext:
+			v.Signature = sig
+		}
+		env, out, err = n.sendLocked(ctx, t, p, append(n.recipients(t, false), extra...), false)
+		return err
+	})
 	if err != nil {
-		t.Unlock()
-		return ActResult{}, n.actDone(act, err)
-	}
-	switch v := p.(type) {
-	case *negotiation.MutualCancel:
-		v.Signature = sig
-	case *negotiation.MilestoneDefinition:
-		v.Signature = sig
-	case *negotiation.ReplacementContext:
-		v.Signature = sig
-	}
-	env, out, err := n.sendLocked(ctx, t, p, append(n.recipients(t, false), extra...), false)
-	t.Unlock()
-	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
 	r := n.result(nid, env)
 	r.Detail = map[string]string{"digest": negotiation.Hash(digest).String(), "coSigned": strconv.FormatBool(out.CoSigned != nil)}
 	if out.CoSigned == nil {
-		return r, n.actDone(act, nil)
+		return r, nil
 	}
 	if role != negotiation.RolePoster {
 		r.Detail["submitBy"] = "poster"
-		return r, n.actDone(act, nil)
+		return r, nil
 	}
 	rc, err := n.submitCoSigned(ctx, nid, out.CoSigned.Kind)
 	if err != nil {
-		return r, n.actDone(act, err)
+		return r, err
 	}
 	r.Thread = n.result(nid, nil).Thread
 	r.Tx = txRef(rc)
-	return r, n.actDone(act, nil)
+	return r, nil
 }
 
 // resubmit submits a pair that is complete already: nothing new is signed.
-func (n *Node) resubmit(ctx context.Context, nid, act string, kind negotiation.MessageType) (ActResult, error) {
+func (n *Node) resubmit(ctx context.Context, nid string, kind negotiation.MessageType) (ActResult, error) {
 	rc, err := n.submitCoSigned(ctx, nid, kind)
 	if err != nil {
-		return ActResult{}, n.actDone(act, err)
+		return ActResult{}, err
 	}
 	r := n.result(nid, nil)
 	r.Tx = txRef(rc)
 	r.Detail = map[string]string{"coSigned": "true", "resubmitted": "true"}
-	return r, n.actDone(act, nil)
+	return r, nil
 }
 
 // submitCoSigned submits the thread's complete pair of kind on chain
@@ -363,31 +268,38 @@ func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.
 	if err := n.check.restsOn(ctx, n.led, nid, true); err != nil {
 		return nil, err // it moves money: never on a damaged record
 	}
-	t, err := n.locked(nid)
+	var (
+		c      *negotiation.CoSigned
+		pe     *negotiation.Envelope
+		taskID [32]byte
+	)
+	err := n.eng.With(nid, func(t *thread) (err error) {
+		if err = n.may(t, negotiation.ActSubmitCoSigned, negotiation.ActArgs{Kind: kind}); err != nil {
+			return err
+		}
+		c = t.Th.Ready(kind)
+		pe, taskID = t.Th.Envelope(c.Envelopes[0]), taskOf(t)
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	c, st := t.Th.Ready(kind), t.Th.State()
-	taskID, terr := taskOf(t)
-	var pe *negotiation.Envelope
-	if c != nil {
-		pe = t.Th.Envelope(c.Envelopes[0])
-	}
-	t.Unlock()
-	switch {
-	case c == nil || pe == nil:
-		return nil, fail(CodeStateForbidden, "no co-signed %s to submit", kind)
-	case terr != nil:
-		return nil, terr
-	case !postFunding(st):
-		return nil, fail(CodeStateForbidden, "no %s to submit in state %s", kind, st)
 	}
 	task, err := n.activeTask(ctx, taskID)
 	if err != nil {
 		return nil, err
 	}
-	if nonce := payloadNonce(pe); nonce == nil || !nonce.IsUint64() || nonce.Uint64() != task.Nonce {
-		return nil, fail(CodeStateForbidden, "the %s was signed for nonce %v; the task's nonce is %d", kind, nonce, task.Nonce)
+	// The pair must sign for the task's nonce, and an amendment that
+	// raises the escrow is the poster's to submit.
+	args := negotiation.ActArgs{Kind: kind, Nonce: &task.Nonce}
+	var up *big.Int
+	if p, ok := pe.Payload.(*negotiation.MilestoneDefinition); ok {
+		if up, _, err = escrowChange(task, amendmentOf(taskID, p).MilestoneAmounts); err != nil {
+			return nil, err
+		}
+		args.TopUp = up.Sign() > 0
+	}
+	if err := n.eng.With(nid, func(t *thread) error { return n.may(t, negotiation.ActSubmitCoSigned, args) }); err != nil {
+		return nil, err
 	}
 	var res *chain.TaskResult
 	op := ""
@@ -398,15 +310,8 @@ func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.
 	case *negotiation.MilestoneDefinition:
 		op = "amend"
 		am := amendmentOf(taskID, p)
-		up, _, cerr := escrowChange(task, am.MilestoneAmounts)
-		if cerr != nil {
-			return nil, cerr
-		}
 		var value *big.Int
 		if up.Sign() > 0 {
-			if common.Address(n.self) != task.Poster {
-				return nil, fail(CodeNotParty, "the amendment raises the escrow by %s: only the poster pays it", up)
-			}
 			if task.Token == (common.Address{}) {
 				value = up
 			} else if _, err := n.client.ApproveToken(ctx, task.Token, up); err != nil {
@@ -418,8 +323,6 @@ func (n *Node) submitCoSigned(ctx context.Context, nid string, kind negotiation.
 		op = "replaceWorker"
 		r := negotiation.Replacement{TaskID: taskID, NewWorker: common.Address(p.NewWorker), HandoffHash: p.HandoffHash, Nonce: p.Nonce.Big()}
 		res, err = n.client.ReplaceWorker(ctx, taskID, r, task, c.PosterSignature, c.WorkerSignature)
-	default:
-		return nil, fail(CodeStateForbidden, "%s is not a co-signed act", kind)
 	}
 	if err != nil {
 		return nil, chainErr(op, err)
@@ -439,7 +342,7 @@ func (n *Node) onCoSigned(t *thread, c *negotiation.CoSigned) {
 	if c == nil {
 		return
 	}
-	if t.Th.RoleOf(n.self) == negotiation.RolePoster && n.client != nil && postFunding(t.Th.State()) {
+	if t.Th.RoleOf(n.self) == negotiation.RolePoster && n.client != nil && t.Th.State().PostFunding() {
 		n.submitLater(t.ID, c.Kind)
 		return
 	}
@@ -470,8 +373,8 @@ func (n *Node) resumeCoSigned(t *thread) {
 	if n.client == nil {
 		return
 	}
-	if t.Th.RoleOf(n.self) == negotiation.RolePoster && postFunding(t.Th.State()) {
-		for _, k := range coSigned {
+	if t.Th.RoleOf(n.self) == negotiation.RolePoster && t.Th.State().PostFunding() {
+		for _, k := range negotiation.CoSignedTypes {
 			if t.Th.Ready(k) != nil {
 				n.submitLater(t.ID, k)
 			}

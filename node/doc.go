@@ -32,12 +32,16 @@
 //     goroutine; it is safe to call twice.
 //  3. Acts (PostTask, ProposeTask, Counter, Accept, Fund, Deliver,
 //     AcceptDelivery, OpenDispute, ProposeArbitrator, SubmitEvidence, Rule,
-//     Withdraw...) check role and state, pass every gated act through the
-//     one node/gate Gate (recording request, decision and consumption in the ledger
-//     first), build envelopes with the inbox key, have the engine judge
-//     them first (Engine.Send: Thread.Check and the mandate), record them
-//     and only then apply them, and only then queue them in the durable
-//     outbox; nothing is applied and then undone. A refused
+//     Withdraw...) run through one runner that checks that the node runs,
+//     the chain when the act needs it and the act table (negotiation's
+//     Thread.May: role, state, arguments; the node writes no role or state
+//     rule of its own) and counts the result once. They pass every gated
+//     act through the one node/gate Gate (recording request, decision and
+//     consumption in the ledger first), build envelopes with the inbox
+//     key, have the engine judge them first (Engine.Send: Thread.Check
+//     and the mandate), record them and only then apply them, and only
+//     then queue them in the durable outbox; nothing is applied and then
+//     undone. A refused
 //     act returns an *Error with a stable Code and changes nothing; an act
 //     that rests on a damaged ledger entry is refused with
 //     CodeLedgerDamaged.

@@ -47,16 +47,18 @@ func (n *Node) handOff(ctx context.Context, nid string) {
 }
 
 func (n *Node) handOffOnce(ctx context.Context, nid string) error {
-	t, err := n.locked(nid)
-	if err != nil {
-		return err
-	}
-	arb := t.Th.Arbitrator()
-	done := n.handedOff(t) || arb == (negotiation.Address{}) || t.Th.State() != negotiation.StateArbitrated
-	ann := t.Params.Announcement
-	t.Unlock()
-	if done {
+	var (
+		arb  negotiation.Address
+		ann  *negotiation.Envelope
+		done bool
+	)
+	err := n.eng.With(nid, func(t *thread) error {
+		arb, ann = t.Th.Arbitrator(), t.Params.Announcement
+		done = n.handedOff(t) || arb == (negotiation.Address{}) || t.Th.State() != negotiation.StateArbitrated
 		return nil
+	})
+	if err != nil || done {
+		return err
 	}
 	var buf bytes.Buffer
 	head, err := n.led.Export(ctx, nid, &buf)
@@ -71,26 +73,21 @@ func (n *Node) handOffOnce(ctx context.Context, nid string) error {
 	if ann != nil {
 		files = append(files, negotiation.FileRef{Name: "announcement.json", CID: negotiation.CID(ann.CID().String()), Size: uint64(len(ann.Bytes())), MediaType: MediaTypeEnvelope})
 	}
-	if t, err = n.locked(nid); err != nil {
-		return err
-	}
-	defer t.Unlock()
-	if n.handedOff(t) {
+	return n.eng.With(nid, func(t *thread) error {
+		if n.handedOff(t) {
+			return nil
+		}
+		taskID := taskOf(t)
+		p := &negotiation.DisputeEvidence{
+			DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: negotiation.CID(c.String()), Files: files,
+			Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the arbitrator", head.Seq, head.Hash),
+		}
+		if _, _, err := n.sendLocked(ctx, t, p, n.recipients(t, true), false); err != nil {
+			return err
+		}
+		n.log.Info("thread handed over to the arbitrator", "negotiation", nid, "arbitrator", arb, "bundle", c)
 		return nil
-	}
-	taskID, err := taskOf(t)
-	if err != nil {
-		return err
-	}
-	p := &negotiation.DisputeEvidence{
-		DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: negotiation.CID(c.String()), Files: files,
-		Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the arbitrator", head.Seq, head.Hash),
-	}
-	if _, _, err := n.sendLocked(ctx, t, p, n.recipients(t, true), false); err != nil {
-		return err
-	}
-	n.log.Info("thread handed over to the arbitrator", "negotiation", nid, "arbitrator", arb, "bundle", c)
-	return nil
+	})
 }
 
 // join starts this node's thread of a negotiation it joins late, as its
@@ -140,8 +137,9 @@ func (n *Node) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileR
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "replaying the bundle")
 	}
-	if th.Arbitrator() != n.self {
-		return fail(CodeNotParty, "the bundle's arbitrator is %s, not this node", th.Arbitrator())
+	// Only the assigned arbitrator joins (the act table's join_dispute).
+	if err := th.May(negotiation.ActJoinDispute, n.self, negotiation.ActArgs{}); err != nil {
+		return &Error{Code: Code(negotiation.CodeOf(err)), Msg: "the bundle's thread", Err: err}
 	}
 	if n.client != nil {
 		var taskID [32]byte

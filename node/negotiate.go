@@ -67,124 +67,91 @@ func counterTerms(cur negotiation.Terms, spec CounterSpec) (negotiation.Terms, e
 // Counter answers the thread's current offer with new terms. A party
 // counters the other party's current offer, or revises its own offer once
 // the other party has accepted it (docs/protocol.md); anything else is
-// refused with the state machine's code and nothing is sent.
+// refused with the act table's code and nothing is sent.
 func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
-	}
-	defer t.Unlock()
-	cur := t.Th.Current()
-	if cur == nil {
-		return ActResult{}, n.actDone("counter", fail(CodeStateForbidden, "no offer to counter"))
-	}
-	inReplyTo := cur.Hash()
-	if cur.By == n.self {
-		// Revising one's own offer answers the other party's acceptance.
-		acc, ok := n.acceptanceOf(t, n.otherParty(t), cur.Hash())
-		if !ok {
-			return ActResult{}, n.actDone("counter", fail(CodeStateForbidden, "the current offer is this node's own: wait for the other party"))
+	var r ActResult
+	counter := func(t *thread) error {
+		cur := t.Th.Current()
+		inReplyTo := cur.Hash()
+		if cur.By == n.self {
+			// Revising one's own offer answers the other party's
+			// acceptance (the table asked for one).
+			inReplyTo, _ = t.Th.AcceptanceOf(n.otherParty(t), cur.Hash())
 		}
-		inReplyTo = acc
-	}
-	terms, err := counterTerms(*cur.Terms, spec)
-	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
-	}
-	p, msg := counterOffer(inReplyTo, terms, spec)
-	env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false)
-	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
-	}
-	n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
-	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("counter", nil)
-}
-
-// acceptanceOf returns the hash of a's effective acceptance of offer o in
-// t (t.mu held).
-func (n *Node) acceptanceOf(t *thread, a negotiation.Address, o negotiation.Hash) (negotiation.Hash, bool) {
-	log := t.Th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		r := log[i]
-		if r.Sender != a || r.Type != negotiation.TypeTaskAcceptance || r.Code != "" {
-			continue
+		terms, err := counterTerms(*cur.Terms, spec)
+		if err != nil {
+			return err
 		}
-		if e := t.Th.Envelope(r.Hash); e != nil {
-			if p, ok := e.Payload.(*negotiation.TaskAcceptance); ok && p.AcceptedOfferHash == o {
-				return r.Hash, true
-			}
+		p, msg := counterOffer(inReplyTo, terms, spec)
+		env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false)
+		if err != nil {
+			return err
 		}
+		n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
+		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
+		return nil
 	}
-	return negotiation.Hash{}, false
+	return n.do(actCall{act: negotiation.ActCounter, nid: nid, locked: counter}, func() (ActResult, error) { return r, nil })
 }
 
 // CounterAnnouncement opens a negotiation with the poster of an
 // announcement on the board by countering its terms; this node is the
 // worker.
 func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, spec CounterSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	b, err := n.board.announcement(ann)
+	b, t, err := n.answerThread(ann)
 	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
+		return n.do(actCall{act: negotiation.ActCounter, check: func() error { return err }}, nil)
 	}
-	if b.own {
-		return ActResult{}, n.actDone("counter", fail(CodeNotParty, "the announcement is this node's own"))
+	var r ActResult
+	counter := func(t *thread) error {
+		terms, err := counterTerms(b.env.Payload.(*negotiation.TaskProposal).Terms, spec)
+		if err != nil {
+			return err
+		}
+		n.board.answer(b) // the board keeps it while this node negotiates on it
+		p, msg := counterOffer(ann, terms, spec)
+		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
+		if err != nil {
+			return err
+		}
+		n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
+		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
+		return nil
 	}
-	terms, err := counterTerms(b.env.Payload.(*negotiation.TaskProposal).Terms, spec)
-	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
-	}
-	t, err := n.answerThread(b)
-	if err != nil {
-		return ActResult{}, err
-	}
-	defer t.Unlock()
-	p, msg := counterOffer(ann, terms, spec)
-	env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
-	if err != nil {
-		return ActResult{}, n.actDone("counter", err)
-	}
-	n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
-	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("counter", nil)
+	return n.do(actCall{act: negotiation.ActCounter, fresh: t, locked: counter}, func() (ActResult, error) { return r, nil })
 }
 
-// answerThread returns a fresh, locked, unregistered thread answering the
-// announcement b, with this node as the worker.
-func (n *Node) answerThread(b *boardEntry) (*thread, error) {
+// answerThread returns the board entry ann and a fresh, unregistered
+// thread answering it, with this node as the worker.
+func (n *Node) answerThread(ann negotiation.Hash) (*boardEntry, *thread, error) {
+	b, err := n.board.announcement(ann)
+	if err != nil {
+		return nil, nil, err
+	}
 	nid, err := newNegotiationID()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: b.env}, negotiation.RoleWorker, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	n.board.answer(b) // the board keeps it while this node negotiates on it
-	t.Lock()
-	return t, nil
+	return b, t, nil
 }
 
-// settlementOf returns the settlement of t's current offer with this
-// node's view of the worker (t.mu held).
-func (n *Node) settlementOf(t *thread) (*negotiation.Offer, negotiation.Settlement, negotiation.Domain, [32]byte, error) {
+// settlementOf returns the offer to sign of t's current offer, with this
+// node's view of the worker (t.mu held; the act table asked for an offer).
+func (n *Node) settlementOf(t *thread) (offerToSign, error) {
 	cur := t.Th.Current()
-	if cur == nil {
-		return nil, negotiation.Settlement{}, negotiation.Domain{}, [32]byte{}, fail(CodeStateForbidden, "no offer to accept")
-	}
 	s, d, err := t.Th.Settlement(cur)
 	if err != nil {
-		return nil, s, d, [32]byte{}, err
+		return offerToSign{}, err
 	}
 	if w := t.Th.Worker(); w == (negotiation.Address{}) {
 		s.Worker = [20]byte(n.self) // the worker's first answer to an announcement
 	}
 	digest, err := s.Digest(d)
-	return cur, s, d, digest, err
+	return offerToSign{offer: cur.Hash(), s: s, d: d, digest: digest}, err
 }
 
 // settlementArgs are the approval arguments of signing a settlement: every
@@ -219,30 +186,11 @@ func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 // outside the card pauses the negotiation on a question to the principal
 // (escalation_required) and nothing is signed.
 func (n *Node) AcceptWith(ctx context.Context, nid string, spec AcceptSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	st := t.Th.State()
-	cur, s, d, digest, err := n.settlementOf(t)
-	already := false
-	if err == nil {
-		_, already = n.acceptanceOf(t, n.self, cur.Hash())
-	}
-	t.Unlock()
-	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	if st != negotiation.StateProposed && st != negotiation.StateCountered {
-		return ActResult{}, n.actDone("accept", fail(CodeStateForbidden, "nothing to accept in state %s", st))
-	}
-	if already {
-		return ActResult{}, n.actDone("accept", fail(CodeStateForbidden, "this node accepted the current offer already"))
-	}
-	return n.accept(ctx, nid, nil, cur.Hash(), s, d, digest, spec)
+	var o offerToSign
+	read := func(t *thread) (err error) { o, err = n.settlementOf(t); return err }
+	return n.do(actCall{act: negotiation.ActAccept, nid: nid, locked: read}, func() (ActResult, error) {
+		return n.accept(ctx, nid, nil, o, spec)
+	})
 }
 
 // AcceptAnnouncement opens a negotiation with the poster of an
@@ -255,89 +203,81 @@ func (n *Node) AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (Ac
 // AcceptAnnouncementWith is AcceptAnnouncement with the acceptance's PXP
 // members.
 func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash, spec AcceptSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	b, err := n.board.announcement(ann)
+	b, t, err := n.answerThread(ann)
 	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
+		return n.do(actCall{act: negotiation.ActAccept, check: func() error { return err }}, nil)
 	}
-	if b.own {
-		return ActResult{}, n.actDone("accept", fail(CodeNotParty, "the announcement is this node's own"))
-	}
-	t, err := n.answerThread(b)
-	if err != nil {
-		return ActResult{}, err
-	}
-	cur, s, d, digest, err := n.settlementOf(t)
-	t.Unlock()
-	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	return n.accept(ctx, t.ID, t, cur.Hash(), s, d, digest, spec)
-}
-
-// accept asks for approval, then signs and sends the acceptance of offer
-// in nid; fresh is the unregistered thread of a new answer to an
-// announcement, or nil.
-func (n *Node) accept(ctx context.Context, nid string, fresh *thread, offer negotiation.Hash, s negotiation.Settlement, d negotiation.Domain, digest [32]byte, spec AcceptSpec) (ActResult, error) {
-	if err := n.precheckAccept(ctx, nid, fresh, offer, digest, spec); err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(s.Amount) + " wei in escrow)"
-	if _, err := n.authorize(ctx, ActSignSettlement, nid, settlementArgs(s, d, digest), reason, "high"); err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	t := fresh
-	if t == nil {
-		var err error
-		if t, err = n.locked(nid); err != nil {
-			return ActResult{}, n.actDone("accept", err)
+	var o offerToSign
+	read := func(t *thread) (err error) {
+		if o, err = n.settlementOf(t); err == nil {
+			n.board.answer(b) // the board keeps it while this node negotiates on it
 		}
-	} else {
-		t.Lock()
+		return err
 	}
-	defer t.Unlock()
-	if cur := t.Th.Current(); cur == nil || cur.Hash() != offer {
-		return ActResult{}, n.actDone("accept", fail(Code(negotiation.CodeTermsChanged), "the offer changed while the approval was pending; nothing was signed"))
-	}
-	sig, err := n.keys.EVM().SignDigest(digest)
-	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	p := &negotiation.TaskAcceptance{AcceptedOfferHash: offer, SettlementDigest: digest, Signature: sig}
-	spec.apply(p)
-	to := n.recipients(t, false)
-	if fresh != nil {
-		to = []negotiation.Address{t.Th.Poster()}
-	}
-	env, out, err := n.sendLocked(ctx, t, p, to, fresh != nil)
-	if err != nil {
-		return ActResult{}, n.actDone("accept", err)
-	}
-	n.recordSeat(ctx, t, spec.agent, env.Hash(), spec.Message)
-	res := ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
-	if out.Agreement != nil {
-		res.Detail = map[string]string{"digest": out.Agreement.Digest.String()}
-	}
-	return res, n.actDone("accept", nil)
+	return n.do(actCall{act: negotiation.ActAccept, fresh: t, locked: read}, func() (ActResult, error) {
+		return n.accept(ctx, t.ID, t, o, spec)
+	})
 }
 
-// precheckAccept asks the intent card about the acceptance of offer
-// before the approval is asked (the signature is not judged), so an
-// acceptance the card refuses pauses without a signature request.
-func (n *Node) precheckAccept(ctx context.Context, nid string, fresh *thread, offer negotiation.Hash, digest [32]byte, spec AcceptSpec) error {
-	t := fresh
-	if t == nil {
-		var err error
-		if t, err = n.locked(nid); err != nil {
+// offerToSign is the offer an acceptance signs: its hash, its settlement,
+// the domain and the digest.
+type offerToSign struct {
+	offer  negotiation.Hash
+	s      negotiation.Settlement
+	d      negotiation.Domain
+	digest [32]byte
+}
+
+// accept asks for approval, then signs and sends the acceptance of the
+// offer o in nid; fresh is the unregistered thread of a new answer to an
+// announcement, or nil. If the offer changed while the approval was
+// pending, the act table refuses (terms_changed) and nothing is signed.
+func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToSign, spec AcceptSpec) (ActResult, error) {
+	if err := n.onThread(nid, fresh, func(t *thread) error { return n.precheckAccept(ctx, t, o, spec) }); err != nil {
+		return ActResult{}, err
+	}
+	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(o.s.Amount) + " wei in escrow)"
+	if _, err := n.authorize(ctx, ActSignSettlement, nid, settlementArgs(o.s, o.d, o.digest), reason, "high"); err != nil {
+		return ActResult{}, err
+	}
+	var res ActResult
+	err := n.onThread(nid, fresh, func(t *thread) error {
+		if err := n.may(t, negotiation.ActAccept, negotiation.ActArgs{Offer: o.offer}); err != nil {
 			return err
 		}
-	} else {
-		t.Lock()
+		sig, err := n.keys.EVM().SignDigest(o.digest)
+		if err != nil {
+			return err
+		}
+		p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest, Signature: sig}
+		spec.apply(p)
+		to := n.recipients(t, false)
+		if fresh != nil {
+			to = []negotiation.Address{t.Th.Poster()}
+		}
+		env, out, err := n.sendLocked(ctx, t, p, to, fresh != nil)
+		if err != nil {
+			return err
+		}
+		n.recordSeat(ctx, t, spec.agent, env.Hash(), spec.Message)
+		res = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
+		if out.Agreement != nil {
+			res.Detail = map[string]string{"digest": out.Agreement.Digest.String()}
+		}
+		return nil
+	})
+	if err != nil {
+		return ActResult{}, err
 	}
-	defer t.Unlock()
-	p := &negotiation.TaskAcceptance{AcceptedOfferHash: offer, SettlementDigest: digest}
+	return res, nil
+}
+
+// precheckAccept asks the intent card about the acceptance of the offer
+// o before the approval is asked (the signature is not judged), so an
+// acceptance the card refuses pauses without a signature request (t.mu
+// held).
+func (n *Node) precheckAccept(ctx context.Context, t *thread, o offerToSign, spec AcceptSpec) error {
+	p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest}
 	spec.apply(p)
 	return n.pxpPrepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))
 }

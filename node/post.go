@@ -106,48 +106,50 @@ func newNegotiationID() (string, error) {
 // Workers answer it in negotiations they open (CounterAnnouncement,
 // AcceptAnnouncement on their nodes).
 func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error) {
-	if err := n.running(); err != nil {
-		return Announcement{}, err
-	}
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return Announcement{}, n.actDone("post_task", err)
-	}
-	annID, err := newNegotiationID()
-	if err != nil {
-		return Announcement{}, err
-	}
-	now := n.now()
-	var pk negotiation.PublicKey
-	copy(pk[:], n.keys.Inbox().PublicKey())
-	h := negotiation.Header{
-		NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
-		Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
-	}
-	p := &negotiation.TaskProposal{Terms: terms}
-	if err := n.announcementCard(p, h.Timestamp); err != nil {
-		return Announcement{}, n.actDone("post_task", err)
-	}
-	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
-	if err != nil {
-		return Announcement{}, n.actDone("post_task", &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err})
-	}
-	// Over the board's rate the post is refused (rate_limited, with the
-	// wait) rather than published and dropped by the receivers' limit.
-	if err := publishToken(n.host.ReserveAnnouncement); err != nil {
-		return Announcement{}, n.actDone("post_task", err)
-	}
-	if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
-		return Announcement{}, n.actDone("post_task", failWrap(CodeStoreFailed, err, "announcement"))
-	}
-	b := &boardEntry{env: env, seen: now, own: true}
-	n.board.put(b)
-	n.m.sent.WithLabelValues(string(env.Type)).Inc()
-	if err := n.host.Announce(ctx, env); err != nil {
-		return b.view(), n.actDone("post_task", failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published"))
-	}
-	n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "sent", At: now})
-	return b.view(), n.actDone("post_task", nil)
+	var a Announcement
+	_, err := n.do(actCall{act: actPostTask}, func() (ActResult, error) {
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return ActResult{}, err
+		}
+		annID, err := newNegotiationID()
+		if err != nil {
+			return ActResult{}, err
+		}
+		now := n.now()
+		var pk negotiation.PublicKey
+		copy(pk[:], n.keys.Inbox().PublicKey())
+		h := negotiation.Header{
+			NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
+			Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
+		}
+		p := &negotiation.TaskProposal{Terms: terms}
+		if err := n.announcementCard(p, h.Timestamp); err != nil {
+			return ActResult{}, err
+		}
+		env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
+		if err != nil {
+			return ActResult{}, &Error{Code: CodeOf(err), Msg: "building the announcement", Err: err}
+		}
+		// Over the board's rate the post is refused (rate_limited, with the
+		// wait) rather than published and dropped by the receivers' limit.
+		if err := publishToken(n.host.ReserveAnnouncement); err != nil {
+			return ActResult{}, err
+		}
+		if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
+			return ActResult{}, failWrap(CodeStoreFailed, err, "announcement")
+		}
+		b := &boardEntry{env: env, seen: now, own: true}
+		n.board.put(b)
+		n.m.sent.WithLabelValues(string(env.Type)).Inc()
+		a = b.view()
+		if err := n.host.Announce(ctx, env); err != nil {
+			return ActResult{}, failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
+		}
+		n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "sent", At: now})
+		return ActResult{}, nil
+	})
+	return a, err
 }
 
 // Announce publishes an announcement of this node again (for peers that
@@ -207,16 +209,6 @@ func (n *Node) Board() []Announcement { return n.board.list(n.now()) }
 // addressed to it, opening a new negotiation in which this node is the
 // poster.
 func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec TaskSpec) (ActResult, error) {
-	if err := n.running(); err != nil {
-		return ActResult{}, err
-	}
-	if worker == (negotiation.Address{}) || worker == n.self {
-		return ActResult{}, n.actDone("propose_task", fail(CodeBadArgument, "worker %s", worker))
-	}
-	terms, err := n.terms(ctx, spec)
-	if err != nil {
-		return ActResult{}, n.actDone("propose_task", err)
-	}
 	nid, err := newNegotiationID()
 	if err != nil {
 		return ActResult{}, err
@@ -225,26 +217,21 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	if err != nil {
 		return ActResult{}, err
 	}
-	t.Lock()
-	defer t.Unlock()
-	env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
-	if err != nil {
-		return ActResult{}, n.actDone("propose_task", err)
-	}
-	return ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}, n.actDone("propose_task", nil)
-}
-
-// actDone counts an act's result and returns err.
-func (n *Node) actDone(act string, err error) error {
-	res := "ok"
-	if err != nil {
-		res = string(CodeOf(err))
-		if res == "" {
-			res = "error"
+	var r ActResult
+	propose := func(t *thread) error {
+		terms, err := n.terms(ctx, spec)
+		if err != nil {
+			return err
 		}
+		env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
+		if err != nil {
+			return err
+		}
+		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
+		return nil
 	}
-	n.m.acts.WithLabelValues(act, res).Inc()
-	return err
+	a := actCall{act: negotiation.ActPropose, fresh: t, args: negotiation.ActArgs{Party: worker}, locked: propose}
+	return n.do(a, func() (ActResult, error) { return r, nil })
 }
 
 // ActResult is what an act returns: the thread as it stands after the

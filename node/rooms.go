@@ -444,37 +444,44 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 // sendProposal opens the room with a proposal (this node created it and
 // nothing was sent yet) or counters the offer on the table.
 func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
-	opening := false
+	opening, to := false, negotiation.Address{}
 	err := n.eng.With(nid, func(t *thread) error {
 		n.openPXP(t)
-		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; !opening {
-			return nil
+		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; opening {
+			to = t.PXP.Room.Counterpart
 		}
-		spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
-		if pt.Token != nil {
-			spec.Token = *pt.Token
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !opening {
+		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
+		if pt.Category != "" || pt.Token != nil {
+			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
 		}
+		_, err := n.Counter(ctx, nid, spec)
+		return err
+	}
+	spec := TaskSpec{Title: pt.Title, Description: pt.Description, Category: pt.Category, Milestones: pt.Milestones, Deadline: pt.Deadline}
+	if pt.Token != nil {
+		spec.Token = *pt.Token
+	}
+	propose := func(t *thread) error {
 		terms, err := n.terms(ctx, spec)
 		if err != nil {
 			return err
 		}
 		p := &negotiation.TaskProposal{Terms: terms}
 		fields.apply(p)
-		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{t.PXP.Room.Counterpart}, false)
+		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{to}, false)
 		if err != nil {
-			return n.actDone("propose_task", err)
+			return err
 		}
 		n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
-		return n.actDone("propose_task", nil)
-	})
-	if err != nil || opening {
-		return err
+		return nil
 	}
-	spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
-	if pt.Category != "" || pt.Token != nil {
-		return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
-	}
-	_, err = n.Counter(ctx, nid, spec)
+	_, err = n.do(actCall{act: negotiation.ActPropose, nid: nid, args: negotiation.ActArgs{Party: to}, locked: propose}, nil)
 	return err
 }
 

@@ -51,7 +51,8 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 // refusal's code. A fresh thread is registered once its first envelope
 // is recorded.
 func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
-	seq, prev, last := n.ownChain(t)
+	seq, prev, last := t.Th.Head(n.self)
+	seq++ // this node's next envelope
 	now := n.now()
 	ts := now.UTC().Truncate(time.Millisecond)
 	if ts.Before(last) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -67,12 +66,4 @@ func (n *Node) loadAnnouncement(ctx context.Context, e ledger.Entry) error {
 		n.board.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == n.self})
 	}
 	return nil
-}
-
-// ownChain returns the sequence, previousHash and last timestamp of this
-// node's next envelope in t (t.mu held): the thread's head of this node's
-// chain (Thread.Head), one on.
-func (n *Node) ownChain(t *thread) (seq uint64, prev negotiation.Hash, last time.Time) {
-	seq, prev, last = t.Th.Head(n.self)
-	return seq + 1, prev, last
 }

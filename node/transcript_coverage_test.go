@@ -1,15 +1,15 @@
 package node_test
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/parleynet/parley/internal/transcript"
+
+	"github.com/parleynet/parley/internal/codecensus"
 
 	"github.com/parleynet/parley/node"
 )
@@ -75,41 +75,12 @@ var unreachableRefusals = map[node.Code]string{
 }
 
 // nodeCodes returns the codes node declares (constants of type Code in
-// its non-test files), sorted.
+// its non-test files, codecensus), sorted.
 func nodeCodes(t *testing.T) []node.Code {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []node.Code
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range file.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
-				continue
-			}
-			for _, spec := range g.Specs {
-				vs := spec.(*ast.ValueSpec)
-				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
-					continue
-				}
-				for _, v := range vs.Values {
-					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						s, _ := strconv.Unquote(lit.Value)
-						out = append(out, node.Code(s))
-					}
-				}
-			}
-		}
+	for _, c := range codecensus.Declared(t, ".", "Code").Codes {
+		out = append(out, node.Code(c.Value))
 	}
 	slices.Sort(out)
 	return out
@@ -125,22 +96,22 @@ func TestTranscriptsCoverActs(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no transcripts")
 	}
-	var blocks []tblock
+	var blocks []transcript.Block
 	for _, f := range files {
-		blocks = append(blocks, parseTranscript(t, f)...)
+		blocks = append(blocks, transcript.Parse(t, f)...)
 	}
 	acts := transcriptActs()
 	done := map[string]bool{}
 	refused := map[string]bool{}
 	for _, b := range blocks {
-		if b.cmd == "" {
+		if b.Cmd == "" {
 			continue
 		}
-		cmd, _, _ := strings.Cut(b.cmd, " ")
-		if _, ok := acts[cmd]; !ok || len(b.want) == 0 {
+		cmd, _, _ := strings.Cut(b.Cmd, " ")
+		if _, ok := acts[cmd]; !ok || len(b.Want) == 0 {
 			continue
 		}
-		switch out := b.want[0]; {
+		switch out := b.Want[0]; {
 		case out == "ok" || strings.HasPrefix(out, "ok "):
 			done[cmd] = true
 		case strings.HasPrefix(out, "refused "):

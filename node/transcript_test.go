@@ -1,14 +1,12 @@
 package node_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleynet/parley/internal/transcript"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/params"
@@ -92,86 +92,13 @@ func TestTranscripts(t *testing.T) {
 	}
 }
 
-// tblock is one command of a transcript and its expected output, or a
-// run of comment lines.
-type tblock struct {
-	comments []string
-	cmd      string
-	want     []string
-}
-
-func parseTranscript(t *testing.T, path string) []tblock {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []tblock
-	var cur *tblock
-	inWant := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.TrimSpace(line) == "":
-			if cur != nil {
-				out = append(out, *cur)
-				cur = nil
-			}
-			inWant = false
-		case cur == nil && strings.HasPrefix(line, "#"):
-			if len(out) > 0 && out[len(out)-1].cmd == "" {
-				out[len(out)-1].comments = append(out[len(out)-1].comments, line)
-			} else {
-				out = append(out, tblock{comments: []string{line}})
-			}
-		case cur == nil:
-			cur = &tblock{cmd: line}
-		case line == "----" && !inWant:
-			inWant = true
-		case inWant:
-			cur.want = append(cur.want, line)
-		default:
-			t.Fatalf("%s: unexpected line %q", path, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if cur != nil {
-		out = append(out, *cur)
-	}
-	return out
-}
-
 func runNodeTranscript(t *testing.T, path string) {
-	blocks := parseTranscript(t, path)
 	s := newStory(t)
-	var b strings.Builder
-	for i, bl := range blocks {
-		if bl.cmd == "" {
-			b.WriteString(strings.Join(bl.comments, "\n") + "\n")
-			continue
-		}
-		got := s.run(bl.cmd)
-		t.Logf("%s -> %s", bl.cmd, strings.Join(got, " | "))
-		b.WriteString(bl.cmd + "\n----\n")
-		for _, g := range got {
-			b.WriteString(g + "\n")
-		}
-		if i < len(blocks)-1 {
-			b.WriteString("\n")
-		}
-		if !*updateTranscripts && strings.Join(got, "\n") != strings.Join(bl.want, "\n") {
-			t.Errorf("%s: %s\n got: %s\nwant: %s", path, bl.cmd, strings.Join(got, "\n      "), strings.Join(bl.want, "\n      "))
-		}
-	}
-	if *updateTranscripts {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	transcript.Run(t, path, *updateTranscripts, func(cmd string) []string {
+		got := s.run(cmd)
+		t.Logf("%s -> %s", cmd, strings.Join(got, " | "))
+		return got
+	})
 }
 
 // splitCommand splits a command line into words; a value may be quoted

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/parleynet/parley/ledger"
@@ -132,19 +131,9 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	v.Refused = n.out.ofThread(t, n.self)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
-	seen := map[int]bool{}
-	log := th.Log()
-	for i := len(log) - 1; i >= 0; i-- {
-		r := log[i]
-		if r.Type != negotiation.TypeDeliveryNotice || r.Code != "" {
-			continue
-		}
-		p, ok := th.Envelope(r.Hash).Payload.(*negotiation.DeliveryNotice)
-		if !ok || seen[p.Milestone] {
-			continue
-		}
-		seen[p.Milestone] = true
-		d := DeliveryView{Milestone: p.Milestone, Notice: r.Hash, ProofCID: p.ProofCID, ChainProof: t.Proofs[p.Milestone], Files: p.Files, Accepted: releasedIn(t, r.Hash), Fetched: true}
+	for _, e := range th.Deliveries() {
+		p := e.Payload.(*negotiation.DeliveryNotice)
+		d := DeliveryView{Milestone: p.Milestone, Notice: e.Hash(), ProofCID: p.ProofCID, ChainProof: t.Proofs[p.Milestone], Files: p.Files, Accepted: th.DeliveryAccepted(e.Hash()), Fetched: true}
 		for _, f := range deliveryFiles(p) {
 			if !n.objectStored(context.Background(), f.c) {
 				d.Fetched = false
@@ -152,7 +141,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		}
 		v.Deliveries = append(v.Deliveries, d)
 	}
-	slices.SortFunc(v.Deliveries, func(a, b DeliveryView) int { return a.Milestone - b.Milestone })
+	log := th.Log()
 	v.Log = make([]RecordView, len(log))
 	for i, r := range log {
 		code := "ok"

@@ -3,20 +3,17 @@ package api
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/internal/codecensus"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -55,16 +52,10 @@ var sameStringOtherClass = map[string]string{
 	"bad_record": "p2p's is a peer's DHT record or blob reply (invalid); storeguard's the node's own store record file (internal)",
 }
 
-// codeConst is a code constant found in a package's source.
-type codeConst struct {
-	pkg, name, value string
-	pos              token.Position
-}
-
-// codeConsts parses every non-test Go file of the module and returns the
-// constants of type Code of every package that declares a type Code, by
-// package directory (relative to the module root).
-func codeConsts(t *testing.T) (map[string][]codeConst, map[string]bool) {
+// codeConsts reads every package directory of the module (codecensus)
+// and returns the constants of type Code of every package that declares a
+// type Code, by package directory (relative to the module root).
+func codeConsts(t *testing.T) (map[string][]codecensus.Const, map[string]bool) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -73,78 +64,28 @@ func codeConsts(t *testing.T) (map[string][]codeConst, map[string]bool) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("the module root: %v", err)
 	}
-	consts := map[string][]codeConst{}
+	consts := map[string][]codecensus.Const{}
 	declares := map[string]bool{}
-	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		if !d.IsDir() {
+			return nil
+		}
 		name := d.Name()
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
+		if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata") {
+			return filepath.SkipDir
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(path))
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
 		}
 		pkg := filepath.ToSlash(rel)
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			switch gd.Tok {
-			case token.TYPE:
-				for _, sp := range gd.Specs {
-					if ts := sp.(*ast.TypeSpec); ts.Name.Name == "Code" {
-						declares[pkg] = true
-					}
-				}
-			case token.CONST:
-				var typ ast.Expr // a spec without type or values repeats the previous one's
-				for _, sp := range gd.Specs {
-					vs := sp.(*ast.ValueSpec)
-					switch {
-					case vs.Type != nil:
-						typ = vs.Type
-					case len(vs.Values) > 0:
-						typ = nil
-					}
-					for i, n := range vs.Names {
-						var v ast.Expr
-						if i < len(vs.Values) {
-							v = vs.Values[i]
-						}
-						if call, ok := v.(*ast.CallExpr); ok && isIdent(call.Fun, "Code") && len(call.Args) == 1 {
-							typ, v = call.Fun, call.Args[0] // Code("...")
-						}
-						if !isIdent(typ, "Code") || n.Name == "_" {
-							continue
-						}
-						lit, ok := v.(*ast.BasicLit)
-						if !ok || lit.Kind != token.STRING {
-							t.Errorf("%s: code %s.%s is not a string literal: give it one so its class can be checked", fset.Position(n.Pos()), pkg, n.Name)
-							continue
-						}
-						s, err := strconv.Unquote(lit.Value)
-						if err != nil {
-							return err
-						}
-						consts[pkg] = append(consts[pkg], codeConst{pkg: pkg, name: n.Name, value: s, pos: fset.Position(n.Pos())})
-					}
-				}
-			}
+		src := codecensus.Declared(t, path, "Code")
+		if src.DeclaresCode {
+			declares[pkg] = true
+			consts[pkg] = src.Codes
 		}
 		return nil
 	})
@@ -152,11 +93,6 @@ func codeConsts(t *testing.T) (map[string][]codeConst, map[string]bool) {
 		t.Fatal(err)
 	}
 	return consts, declares
-}
-
-func isIdent(e ast.Expr, name string) bool {
-	id, ok := e.(*ast.Ident)
-	return ok && id.Name == name
 }
 
 // TestEveryCodeHasAClass walks every code constant of every package (read
@@ -184,25 +120,25 @@ func TestEveryCodeHasAClass(t *testing.T) {
 		}
 		for _, c := range cs {
 			n++
-			k := class(c.value)
-			if notErrors[pkg+"."+c.name] {
+			k := class(c.Value)
+			if notErrors[pkg+"."+c.Name] {
 				if k != "" {
-					t.Errorf("%s: %s.%s (%q) is no error but has class %q", c.pos, pkg, c.name, c.value, k)
+					t.Errorf("%s: %s.%s (%q) is no error but has class %q", c.Pos, pkg, c.Name, c.Value, k)
 				}
 				continue
 			}
 			if k == "" {
-				t.Errorf("%s: %s.%s (%q) has no class: add it to its package's table of classes", c.pos, pkg, c.name, c.value)
+				t.Errorf("%s: %s.%s (%q) has no class: add it to its package's table of classes", c.Pos, pkg, c.Name, c.Value)
 				continue
 			}
 			if _, ok := statusOf(k); !ok {
-				t.Errorf("%s: %s.%s (%q) has class %q, which is none of %v", c.pos, pkg, c.name, c.value, k, classes)
+				t.Errorf("%s: %s.%s (%q) has class %q, which is none of %v", c.Pos, pkg, c.Name, c.Value, k, classes)
 				continue
 			}
-			if byString[c.value] == nil {
-				byString[c.value] = map[string][]string{}
+			if byString[c.Value] == nil {
+				byString[c.Value] = map[string][]string{}
 			}
-			byString[c.value][k] = append(byString[c.value][k], pkg)
+			byString[c.Value][k] = append(byString[c.Value][k], pkg)
 		}
 	}
 	if n < 150 {

@@ -50,12 +50,25 @@ func NewThread(p negotiation.Params, role negotiation.Role, observer bool) (*Thr
 	}, nil
 }
 
+// With runs f with the thread's lock held and returns what f returns: for
+// a thread the caller holds by pointer (a fresh one, not registered yet);
+// the lock is released when f returns, on every path.
+func (t *Thread) With(f func() error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return f()
+}
+
 // Lock takes the thread's lock. It is for the callers not yet moved to
 // Engine.With, which holds it for a closure; a caller of Lock unlocks on
 // every path.
 func (t *Thread) Lock() { t.mu.Lock() }
 
-// Unlock releases the lock Lock took.
+// TryLock takes the thread's lock if it is free and reports whether it
+// did (tests ask it whether a lock is held).
+func (t *Thread) TryLock() bool { return t.mu.TryLock() }
+
+// Unlock releases the lock Lock or TryLock took.
 func (t *Thread) Unlock() { t.mu.Unlock() }
 
 // AnnouncementCID returns the CID of the announcement the thread answers,
