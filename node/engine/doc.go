@@ -15,9 +15,10 @@
 //  2. Reach a thread only through the engine: With(nid, f) runs f with
 //     the thread's lock held and releases it when f returns, on every
 //     path; Each does the same for every thread in negotiation-id order.
-//     Nothing is read or changed on a Thread without its lock. (Locked,
-//     Thread.Lock and Thread.Unlock serve the callers not yet moved to
-//     With: a caller of them unlocks on every return path.)
+//     Thread.With does the same for a thread held by pointer (a fresh
+//     one). Nothing is read or changed on a Thread without its lock.
+//     (Locked, Thread.Lock and Thread.Unlock serve the callers not yet
+//     moved to With: a caller of them unlocks on every return path.)
 //  3. A step (an envelope sent or received, a chain fact) is judged
 //     first with negotiation.Thread.Check, which changes nothing; its
 //     records go into one Batch in a defined order (the announcement
@@ -32,9 +33,18 @@
 //     locked, before its first step, Registered once that step is
 //     written and Dropped otherwise; a thread whose agreement names a
 //     task is Indexed so that chain events find it (ByTask).
-//  5. At start the node replays every thread from the ledger
+//  5. Chain facts go through ApplyFact: an event recorded before is a
+//     duplicate; a fact refused for the thread's state is kept pending
+//     and applied again by Retry, which the node calls after every step
+//     that changed the thread.
+//  6. At start Load replays every thread from the ledger
 //     (ledger.ReplayThread with ReplayFact, the chain facts that took
-//     effect, in the order they did) and Registers it.
+//     effect, in the order they did) and Registers it; LoadHooks let the
+//     node see every entry and rebuild what it keeps beside a thread.
+//
+// Its errors are sentinels that know their class (errors.go: ErrUnknown,
+// ErrNoLedger, ErrNotRecorded); the node gives its own codes to what
+// reaches its callers.
 //
 // The engine's own lock guards its maps only: it is never held while a
 // thread's lock is taken (except a fresh, unshared one in Claim) or a

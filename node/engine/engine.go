@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -80,13 +79,6 @@ func (e *Engine) Open(l *ledger.Ledger, self negotiation.Address) { e.led, e.sel
 
 // Ledger returns the ledger Open gave, or nil.
 func (e *Engine) Ledger() *ledger.Ledger { return e.led }
-
-// ErrNoLedger is the error Write returns before Open.
-var ErrNoLedger = errors.New("engine: no ledger")
-
-// ErrUnknown is the error With returns for a negotiation the engine does
-// not hold, when Config.Unknown is nil.
-var ErrUnknown = errors.New("engine: unknown negotiation")
 
 // Lookup returns the thread of negotiation nid, or nil. The thread's lock
 // is not held: a caller that takes it checks Dead.

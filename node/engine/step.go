@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,10 +10,6 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 )
-
-// ErrNotRecorded wraps the error of a step whose records could not be
-// written: nothing was applied.
-var ErrNotRecorded = errors.New("engine: step not recorded")
 
 // Send judges this node's own envelope env against t (negotiation's
 // Thread.Check, which changes nothing), then asks check (nil for none:
