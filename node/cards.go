@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ipfs/go-cid"
-
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // The principal's intent cards: the node's default card and those sealed
@@ -42,14 +41,6 @@ func newPXPNode() *pxpNode {
 
 // Record bodies.
 
-type cardSealedBody struct {
-	Hash      negotiation.Hash `json:"hash"`
-	Principal string           `json:"principal"`
-	Card      string           `json:"card"`  // the CID of the card's pxp.object
-	Scope     string           `json:"scope"` // default, negotiation, announcement
-	Via       negotiation.Via  `json:"via,omitempty"`
-}
-
 // The scopes of a card.sealed entry.
 const (
 	scopeDefault      = "default"      // the node's default card (no negotiation)
@@ -73,19 +64,6 @@ func cardInfo(c *negotiation.IntentCard, nid string) CardInfo {
 	return CardInfo{Hash: c.Seal(), Principal: c.Principal.Name, Card: json.RawMessage(c.Bytes()), NegotiationID: nid}
 }
 
-// cardByCID reads and parses a stored card.
-func (n *Node) cardByCID(ctx context.Context, s string) (*negotiation.IntentCard, error) {
-	c, err := cid.Decode(s)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := n.led.Object(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return negotiation.ParseIntentCard(raw)
-}
-
 // loadCards reads every card the node sealed as its default card; the
 // last one is in force.
 func (n *Node) loadCards(ctx context.Context) error {
@@ -93,14 +71,14 @@ func (n *Node) loadCards(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("node: load cards: %w", err)
 		}
-		var b cardSealedBody
+		var b engine.CardSealedBody
 		if err := json.Unmarshal(e.Body, &b); err != nil {
 			return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
 		}
 		if e.NegotiationID != "" || b.Scope != scopeDefault {
 			continue
 		}
-		c, err := n.cardByCID(ctx, b.Card)
+		c, err := n.eng.CardByCID(ctx, b.Card)
 		if err != nil {
 			return fmt.Errorf("node: load entry %d: card: %w", e.Seq, err)
 		}
@@ -233,7 +211,7 @@ func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, err
 // cardSealedRecord returns the card.sealed record of card c, stored as
 // id, for negotiation nid ("" for the default card).
 func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
-	body, err := json.Marshal(cardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
+	body, err := json.Marshal(engine.CardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
 	if err != nil {
 		return ledger.Record{}, err
 	}
@@ -285,7 +263,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 		if err := n.write(ctx, &b, "card.sealed"); err != nil {
 			return err
 		}
-		if err := n.rebuildPXP(ctx, t); err != nil {
+		if err := n.eng.ReplayPXP(ctx, t); err != nil {
 			return err
 		}
 		n.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: n.now()})

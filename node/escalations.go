@@ -10,60 +10,11 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 )
 
 // Escalations: a negotiation paused on a question to its principal, the
 // answer, its confirmation, and the decision brief (docs/pxp.md).
-
-type escalationBody struct {
-	Private  string   `json:"private"`
-	Triggers []string `json:"triggers,omitempty"`
-}
-
-type escalationPrivate struct {
-	Question string   `json:"question"`
-	Reason   string   `json:"reason,omitempty"`
-	At       string   `json:"at"`
-	Attempt  *attempt `json:"attempt,omitempty"`
-}
-
-// attempt is a payload the mandate refused with an escalation: replaying
-// it restores the triggers the answer clears.
-type attempt struct {
-	Type    negotiation.MessageType `json:"type"`
-	Payload json.RawMessage         `json:"payload"`
-	At      string                  `json:"at"`
-}
-
-type amendedBody struct {
-	Index    int              `json:"index"`
-	Via      negotiation.Via  `json:"via"`
-	CardHash negotiation.Hash `json:"cardHash"`
-	Private  string           `json:"private"`
-}
-
-type amendedPrivate struct {
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
-	At       string `json:"at"`
-}
-
-type confirmedBody struct {
-	Index   int    `json:"index"`
-	Request string `json:"request,omitempty"`
-}
-
-// decodeAttempt returns the payload of a recorded attempt.
-func decodeAttempt(a *attempt) (negotiation.Payload, error) {
-	p := payloadOf(a.Type)
-	if p == nil {
-		return nil, fmt.Errorf("unknown payload type %q", a.Type)
-	}
-	if err := json.Unmarshal(a.Payload, p); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
 
 // triggerReason says why the node asks, in a sentence per trigger.
 func triggerReason(ts []negotiation.Trigger) string {
@@ -94,15 +45,15 @@ func triggerReason(ts []negotiation.Trigger) string {
 }
 
 // escalateLocked pauses t on question (t.mu held): the mandate records the
-// escalation (with the triggers of the attempt it refused, if any), the
-// ledger keeps it (the question, the reason and the attempt privately),
+// escalation (with the triggers of the engine.Attempt it refused, if any), the
+// ledger keeps it (the question, the reason and the engine.Attempt privately),
 // and the other party is told with an envelope of status escalate where
 // this side has one that may carry it (a worker's CapabilityProof); a
 // poster has none before funding, so its escalation stays local.
 func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason string, attemptP negotiation.Payload, now time.Time) error {
 	m := t.PXP.Mandate
 	at := now.UTC().Truncate(time.Millisecond)
-	priv := escalationPrivate{Question: question, Reason: reason, At: negotiation.FormatTime(at)}
+	priv := engine.EscalationPrivate{Question: question, Reason: reason, At: negotiation.FormatTime(at)}
 	if acc, ok := attemptP.(*negotiation.TaskAcceptance); ok && len(acc.Signature) == 0 {
 		// Judged before it is signed: a placeholder keeps it decodable.
 		cp := *acc
@@ -114,7 +65,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		if err != nil {
 			return err
 		}
-		priv.Attempt = &attempt{Type: attemptP.MessageType(), Payload: raw, At: negotiation.FormatTime(now)}
+		priv.Attempt = &engine.Attempt{Type: attemptP.MessageType(), Payload: raw, At: negotiation.FormatTime(now)}
 	}
 	if err := m.Escalate(question, reason, at); err != nil {
 		return &Error{Code: CodeOf(err), Msg: "escalate", Err: err}
@@ -129,7 +80,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		if err != nil {
 			return err
 		}
-		body, err := json.Marshal(escalationBody{Private: id, Triggers: triggers})
+		body, err := json.Marshal(engine.EscalationBody{Private: id, Triggers: triggers})
 		if err != nil {
 			return err
 		}
@@ -139,7 +90,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		return n.write(ctx, &b, "escalation")
 	}()
 	if err != nil {
-		if rerr := n.rebuildPXP(ctx, t); rerr != nil {
+		if rerr := n.eng.ReplayPXP(ctx, t); rerr != nil {
 			n.log.Error("pxp rebuild failed", "negotiation", t.ID, "err", rerr)
 		}
 		return err
@@ -309,11 +260,11 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 			return &Error{Code: CodeOf(err), Msg: "answer", Err: err}
 		}
 		err = func() error {
-			obj, id, err := n.privateValueRecord("answer", amendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+			obj, id, err := n.privateValueRecord("answer", engine.AmendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
 			if err != nil {
 				return err
 			}
-			body, err := json.Marshal(amendedBody{Index: len(m.Answers()) - 1, Via: via, CardHash: a.CardHash, Private: id})
+			body, err := json.Marshal(engine.AmendedBody{Index: len(m.Answers()) - 1, Via: via, CardHash: a.CardHash, Private: id})
 			if err != nil {
 				return err
 			}
@@ -323,7 +274,7 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 			return n.write(ctx, &b, "card.amended")
 		}()
 		if err != nil {
-			if rerr := n.rebuildPXP(ctx, t); rerr != nil {
+			if rerr := n.eng.ReplayPXP(ctx, t); rerr != nil {
 				n.log.Error("pxp rebuild failed", "negotiation", nid, "err", rerr)
 			}
 			return err
@@ -381,7 +332,7 @@ func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, a
 		if t.PXP == nil || t.PXP.Mandate == nil || i >= len(t.PXP.Mandate.Answers()) || t.PXP.Mandate.Answers()[i].Confirmed {
 			return nil
 		}
-		body, err := json.Marshal(confirmedBody{Index: i, Request: req.RequestID})
+		body, err := json.Marshal(engine.ConfirmedBody{Index: i, Request: req.RequestID})
 		if err != nil {
 			return err
 		}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
-
-	"github.com/ipfs/go-cid"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -16,27 +13,13 @@ import (
 	"github.com/parleynet/parley/node/gate"
 )
 
-// Ledger kinds of the node's PXP records besides the ledger's own
-// (card.sealed, card.amended, escalation). Every private value (an intent
-// card, a question, an answer, a refused attempt) is kept as an object of
-// a KindPXPObject entry, which names no negotiation: a negotiation's
-// proof bundle carries the objects of its own entries only, so these
-// never leave the node. docs/pxp.md ("In the node") describes each body.
+// Ledger kinds of the node's PXP records (engine.KindPXPObject and the
+// others; docs/pxp.md, "In the node").
 const (
-	// KindPXPObject stores one private PXP object (an intent card, or the
-	// private part of an escalation or an answer): body {what}, object
-	// the JSON value. It names no negotiation.
-	KindPXPObject = "pxp.object"
-	// KindAnswerConfirmed records the principal's passkey confirmation of
-	// a relayed answer: body {index, request}.
-	KindAnswerConfirmed = "answer.confirmed"
-	// KindSeat records which agent sat in this side's seat for an
-	// envelope, and the message it gave when no payload member carries
-	// it: body {agent?, envelope, message?}.
-	KindSeat = "pxp.seat"
-	// KindRoomOpened records a room opened before its first envelope:
-	// body {topic, principal?, counterpart, counterpartProxy?, agent?}.
-	KindRoomOpened = "room.opened"
+	KindPXPObject       = engine.KindPXPObject
+	KindAnswerConfirmed = engine.KindAnswerConfirmed
+	KindSeat            = engine.KindSeat
+	KindRoomOpened      = engine.KindRoomOpened
 )
 
 // Codes of the node's PXP refusals (the mandate's own come from
@@ -69,12 +52,6 @@ const (
 	// EventAnswer: the principal answered, or confirmed a relayed answer.
 	EventAnswer EventKind = "answer"
 )
-
-type seatBody struct {
-	Agent    string           `json:"agent,omitempty"`
-	Envelope negotiation.Hash `json:"envelope"`
-	Message  string           `json:"message,omitempty"`
-}
 
 // PXPFields are the PXP members an agent adds to an act's envelope:
 // tagged claims, reviews of the other side's claims (those the card
@@ -128,19 +105,6 @@ func (n *Node) privateValueRecord(what string, v any) (ledger.Record, string, er
 	return n.privateRecord(what, raw)
 }
 
-// readPrivate decodes the pxp.object with CID s into v.
-func (n *Node) readPrivate(ctx context.Context, s string, v any) error {
-	c, err := cid.Decode(s)
-	if err != nil {
-		return err
-	}
-	raw, err := n.led.Object(ctx, c)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
-}
-
 // openPXP gives t its PXP state when it has none (t.mu held): a thread
 // the ledger knows nothing of yet takes the node's default card, or, for
 // a negotiation answering this node's announcement, the card the
@@ -170,32 +134,12 @@ func (n *Node) openPXP(t *thread) {
 	if sc.card == nil {
 		return
 	}
-	m, err := n.mandateFor(t, sc.card)
+	m, err := n.eng.Mandate(t, sc.card)
 	if err != nil {
 		n.log.Error("no mandate", "negotiation", t.ID, "err", err)
 		return
 	}
 	t.PXP.Mandate, t.PXP.CardID = m, sc.cid
-}
-
-// mandateFor returns a mandate under card that knows t's announcement
-// (the offer a negotiation answering it starts from).
-func (n *Node) mandateFor(t *thread, card *negotiation.IntentCard) (*negotiation.Mandate, error) {
-	m, err := negotiation.NewMandate(card, n.self)
-	if err != nil {
-		return nil, err
-	}
-	if ann := t.Params.Announcement; ann != nil {
-		if ann.Sender.EVMAddress == n.self {
-			err = m.Sent(ann)
-		} else {
-			err = m.Received(ann)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("node: the announcement under the card: %w", err)
-		}
-	}
-	return m, nil
 }
 
 // putCard adds the card.sealed record of t's card in force when t opened
@@ -219,217 +163,6 @@ func (n *Node) putCard(b *batch, t *thread) {
 		px.Sealed = true
 		px.Events++
 	})
-}
-
-// rebuildPXP replaces t's PXP state with one replayed from the ledger
-// (t.mu held): the card sealed for the negotiation (the last card.sealed
-// entry), then, in ledger order, every envelope this side sent (Sent),
-// every effective envelope of the other party (Received), every
-// escalation (its refused attempt again, then Escalate), answer (Answer)
-// and confirmation (ConfirmAnswer).
-func (n *Node) rebuildPXP(ctx context.Context, t *thread) error {
-	if !t.Opened {
-		t.PXP = nil
-		return nil
-	}
-	px := engine.NewPXP()
-	var card *cardSealedBody
-	var entries []ledger.Entry
-	for e, err := range n.led.ByNegotiation(ctx, t.ID) {
-		if err != nil {
-			return fmt.Errorf("node: pxp replay %s: %w", t.ID, err)
-		}
-		switch e.Kind {
-		case ledger.KindCardSealed:
-			var b cardSealedBody
-			if err := json.Unmarshal(e.Body, &b); err != nil {
-				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
-			}
-			card = &b
-			px.Events++
-		case KindRoomOpened:
-			var b engine.RoomMeta
-			if err := json.Unmarshal(e.Body, &b); err != nil {
-				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
-			}
-			px.Room = &b
-			if b.Agent != "" {
-				px.Agent = b.Agent
-			}
-		case KindSeat:
-			var b seatBody
-			if err := json.Unmarshal(e.Body, &b); err != nil {
-				return fmt.Errorf("node: pxp replay entry %d: %w", e.Seq, err)
-			}
-			if b.Agent != "" {
-				px.Agents[b.Envelope], px.Agent = b.Agent, b.Agent
-			}
-			if b.Message != "" {
-				px.Messages[b.Envelope] = b.Message
-			}
-		case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived, ledger.KindEscalation, ledger.KindCardAmended, KindAnswerConfirmed:
-			entries = append(entries, e)
-		}
-	}
-	t.PXP = px
-	if card == nil || t.Observer || t.Role == negotiation.RoleArbitrator {
-		return nil
-	}
-	c, err := n.cardByCID(ctx, card.Card)
-	if err != nil {
-		return fmt.Errorf("node: pxp replay %s: card %s: %w", t.ID, card.Card, err)
-	}
-	m, err := n.mandateFor(t, c)
-	if err != nil {
-		return err
-	}
-	px.Mandate, px.Sealed, px.CardID = m, true, card.Card
-	for _, e := range entries {
-		if err := n.replayPXP(ctx, t, px, e); err != nil {
-			return fmt.Errorf("node: pxp replay %s entry %d: %w", t.ID, e.Seq, err)
-		}
-	}
-	return nil
-}
-
-// replayPXP feeds one recorded entry to px's mandate.
-func (n *Node) replayPXP(ctx context.Context, t *thread, px *engine.PXP, e ledger.Entry) error {
-	m := px.Mandate
-	switch e.Kind {
-	case ledger.KindEnvelopeSent, ledger.KindEnvelopeReceived:
-		var b struct {
-			Code string `json:"code"`
-		}
-		if err := json.Unmarshal(e.Body, &b); err != nil || b.Code != "ok" || !e.CID.Defined() {
-			return err
-		}
-		raw, err := n.led.Object(ctx, e.CID)
-		if err != nil {
-			return err
-		}
-		env, err := negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
-		if err != nil {
-			return err
-		}
-		if env.IsAnnouncement() {
-			return nil
-		}
-		if e.Kind == ledger.KindEnvelopeSent {
-			if env.Sender.EVMAddress != n.self {
-				return nil
-			}
-			return m.Sent(env)
-		}
-		if n.fromCounterparty(t, env) {
-			if err := m.Received(env); err != nil {
-				n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.ID, "hash", env.Hash(), "err", err)
-			}
-		}
-	case ledger.KindEscalation:
-		var b escalationBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return err
-		}
-		var p escalationPrivate
-		if err := n.readPrivate(ctx, b.Private, &p); err != nil {
-			return err
-		}
-		at, err := negotiation.ParseTime(p.At)
-		if err != nil {
-			return err
-		}
-		if p.Attempt != nil {
-			pl, err := decodeAttempt(p.Attempt)
-			if err != nil {
-				return err
-			}
-			aat, err := negotiation.ParseTime(p.Attempt.At)
-			if err != nil {
-				return err
-			}
-			_ = m.Outgoing(pl, nil, aat) // restores the triggers the answer clears
-		}
-		if err := m.Escalate(p.Question, p.Reason, at); err != nil {
-			return err
-		}
-		px.Events++
-	case ledger.KindCardAmended:
-		var b amendedBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return err
-		}
-		var p amendedPrivate
-		if err := n.readPrivate(ctx, b.Private, &p); err != nil {
-			return err
-		}
-		at, err := negotiation.ParseTime(p.At)
-		if err != nil {
-			return err
-		}
-		if _, err := m.Answer(p.Question, p.Answer, b.Via, at); err != nil {
-			return err
-		}
-		px.Events++
-	case KindAnswerConfirmed:
-		var b confirmedBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return err
-		}
-		if err := m.ConfirmAnswer(b.Index); err != nil {
-			return err
-		}
-		px.Events++
-	}
-	return nil
-}
-
-// fromCounterparty reports whether env comes from the other party of t
-// (the poster or the worker that is not this node), whose envelopes the
-// mandate reviews.
-func (n *Node) fromCounterparty(t *thread, env *negotiation.Envelope) bool {
-	s := env.Sender.EVMAddress
-	if s == n.self {
-		return false
-	}
-	switch t.Th.RoleOf(s) {
-	case negotiation.RolePoster, negotiation.RoleWorker:
-		return true
-	}
-	return false
-}
-
-func payloadOf(t negotiation.MessageType) negotiation.Payload {
-	switch t {
-	case negotiation.TypeTaskProposal:
-		return new(negotiation.TaskProposal)
-	case negotiation.TypeTaskCounterOffer:
-		return new(negotiation.TaskCounterOffer)
-	case negotiation.TypeTaskAcceptance:
-		return new(negotiation.TaskAcceptance)
-	case negotiation.TypeMilestoneDefinition:
-		return new(negotiation.MilestoneDefinition)
-	case negotiation.TypeRevisionRequest:
-		return new(negotiation.RevisionRequest)
-	case negotiation.TypeDeliveryNotice:
-		return new(negotiation.DeliveryNotice)
-	case negotiation.TypePaymentRequest:
-		return new(negotiation.PaymentRequest)
-	case negotiation.TypeCapabilityProof:
-		return new(negotiation.CapabilityProof)
-	case negotiation.TypeDisputeEvidence:
-		return new(negotiation.DisputeEvidence)
-	case negotiation.TypeArbitratorProposal:
-		return new(negotiation.ArbitratorProposal)
-	case negotiation.TypeMutualCancel:
-		return new(negotiation.MutualCancel)
-	case negotiation.TypeReplacementContext:
-		return new(negotiation.ReplacementContext)
-	case negotiation.TypeSupervisorVeto:
-		return new(negotiation.SupervisorVeto)
-	case negotiation.TypeAcceptDelivery:
-		return new(negotiation.AcceptDelivery)
-	}
-	return nil
 }
 
 // pxpPrepare readies payload p of t for sending at ts (t.mu held): with a
@@ -530,7 +263,7 @@ func (n *Node) pxpSent(t *thread, env *negotiation.Envelope) {
 // pxpReceived records an effective envelope of the other party in t's
 // mandate (t.mu held).
 func (n *Node) pxpReceived(t *thread, env *negotiation.Envelope) {
-	if t.PXP == nil || t.PXP.Mandate == nil || !n.fromCounterparty(t, env) {
+	if t.PXP == nil || t.PXP.Mandate == nil || !n.eng.FromCounterparty(t, env) {
 		return
 	}
 	if err := t.PXP.Mandate.Received(env); err != nil {
@@ -547,7 +280,7 @@ func (n *Node) recordSeat(ctx context.Context, t *thread, agent string, h negoti
 	if agent == "" && message == "" {
 		return
 	}
-	body, err := json.Marshal(seatBody{Agent: agent, Envelope: h, Message: message})
+	body, err := json.Marshal(engine.SeatBody{Agent: agent, Envelope: h, Message: message})
 	if err == nil {
 		_, _, err = n.led.Append(ctx, ledger.Record{Kind: KindSeat, NegotiationID: t.ID, Body: body, At: n.now()})
 	}

@@ -38,7 +38,7 @@ func (n *Node) load(ctx context.Context) error {
 	if err := n.loadCards(ctx); err != nil {
 		return err
 	}
-	return n.eng.Load(ctx, engine.LoadHooks{Entry: n.loadAnnouncement, Quarantine: n.check.quarantine, Thread: n.rebuildPXP})
+	return n.eng.Load(ctx, engine.LoadHooks{Entry: n.loadAnnouncement, Quarantine: n.check.quarantine, Thread: n.eng.ReplayPXP})
 }
 
 // loadAnnouncement adds the announcement an envelope entry stored to the

@@ -5,7 +5,8 @@
 // events recorded, the batch in which every step is written to the
 // ledger, and the bodies of the ledger entries it writes (thread.opened,
 // identity.link, thread.state, chain.event) with the replay of chain
-// facts from them.
+// facts from them, and the replay of a thread's PXP state (its mandate)
+// from the PXP records.
 //
 // Callers (node) follow this contract:
 //
