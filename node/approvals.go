@@ -220,16 +220,15 @@ func (j ledgerJournal) Approvals(ctx context.Context) iter.Seq2[gate.Entry, erro
 // its thread or, for an answer to an announcement not yet registered,
 // from the board; "" when neither knows it.
 func (n *Node) taskTitle(nid string, args map[string]any) string {
-	if t := n.lookup(nid); t != nil {
-		t.Lock()
-		var title string
+	var title string
+	_ = n.eng.With(nid, func(t *thread) error { // a negotiation not held has no title here
 		if cur := t.Th.Current(); cur != nil && cur.Terms != nil {
 			title = cur.Terms.Title
 		}
-		t.Unlock()
-		if title != "" {
-			return title
-		}
+		return nil
+	})
+	if title != "" {
+		return title
 	}
 	if s, ok := args["acceptedOfferHash"].(string); ok {
 		if h, err := negotiation.ParseHash(s); err == nil {

@@ -90,14 +90,14 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 	if e.NegotiationID == "" || requester == nil {
 		return nil, p2p.ErrNotFound
 	}
-	t, err := n.locked(e.NegotiationID)
-	if err != nil {
-		return nil, p2p.ErrNotFound
-	}
-	defer t.Unlock()
-	who := negotiation.Address(requester.EVMAddress)
-	agreed, _ := t.Th.AgreedArbitrator()
-	if who == (negotiation.Address{}) || (who != t.Th.Poster() && who != t.Th.Worker() && who != t.Th.Arbitrator() && who != agreed) {
+	party := false
+	err = n.eng.With(e.NegotiationID, func(t *thread) error {
+		who := negotiation.Address(requester.EVMAddress)
+		agreed, _ := t.Th.AgreedArbitrator()
+		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || who == agreed)
+		return nil
+	})
+	if err != nil || !party {
 		return nil, p2p.ErrNotFound
 	}
 	return data, nil

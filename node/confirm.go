@@ -91,22 +91,22 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 	if strings.TrimSpace(answer) == "" {
 		return PendingApproval{}, fail(CodeBadArgument, "an answer needs text")
 	}
-	t, err := n.locked(nid)
-	if err != nil {
-		return PendingApproval{}, err
-	}
-	n.openPXP(t)
 	var question string
 	var ok bool
-	if m := t.PXP.Mandate; m != nil {
+	err := n.eng.With(nid, func(t *thread) error {
+		n.openPXP(t)
+		m := t.PXP.Mandate
+		if m == nil {
+			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+		}
 		var q negotiation.Escalation
 		q, ok = m.Paused()
 		question = q.Question
-	} else {
-		t.Unlock()
-		return PendingApproval{}, fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
+		return nil
+	})
+	if err != nil {
+		return PendingApproval{}, err
 	}
-	t.Unlock()
 	if !ok {
 		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
 	}

@@ -59,7 +59,7 @@ func (n *Node) applyReceipt(ctx context.Context, r *types.Receipt) error {
 // from the thread's co-signed MilestoneDefinition (nil without one).
 func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiation.Fact) {
 	if ref.NegotiationID != "" {
-		if n.lookup(ref.NegotiationID) == nil {
+		if n.eng.Lookup(ref.NegotiationID) == nil {
 			return "", nil
 		}
 		return ref.NegotiationID, f

@@ -13,13 +13,6 @@ import (
 // thread is one negotiation as this node holds it (engine.Thread).
 type thread = engine.Thread
 
-// lookup returns the live thread for nid, or nil.
-func (n *Node) lookup(nid string) *thread { return n.eng.Lookup(nid) }
-
-// locked returns the thread for nid with its lock held, or an
-// unknown_negotiation error. The caller unlocks.
-func (n *Node) locked(nid string) (*thread, error) { return n.eng.Locked(nid) }
-
 // unknownErr is the engine's error for a negotiation it does not hold:
 // the quarantine's when the ledger's record of it is damaged, else
 // unknown_negotiation.

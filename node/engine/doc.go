@@ -18,8 +18,9 @@
 //     path; Each does the same for every thread in negotiation-id order.
 //     Thread.With does the same for a thread held by pointer (a fresh
 //     one). Nothing is read or changed on a Thread without its lock.
-//     (Locked, Thread.Lock and Thread.Unlock serve the callers not yet
-//     moved to With: a caller of them unlocks on every return path.)
+//     (Thread.Lock and Thread.Unlock remain for a fresh thread a caller
+//     holds from Claim or NewThread until its first step; Claim returns
+//     it locked.)
 //  3. A step (an envelope sent or received, a chain fact) is judged
 //     first with negotiation.Thread.Check, which changes nothing; its
 //     records go into one Batch in a defined order (the announcement

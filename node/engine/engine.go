@@ -93,7 +93,7 @@ func (e *Engine) Lookup(nid string) *Thread {
 // error and f does not run. The lock is released when f returns, on
 // every path.
 func (e *Engine) With(nid string, f func(*Thread) error) error {
-	t, err := e.Locked(nid)
+	t, err := e.locked(nid)
 	if err != nil {
 		return err
 	}
@@ -101,10 +101,9 @@ func (e *Engine) With(nid string, f func(*Thread) error) error {
 	return f(t)
 }
 
-// Locked returns the live thread of nid with its lock held, or the error
-// With returns. The caller unlocks: it is for the callers not yet moved
-// to With.
-func (e *Engine) Locked(nid string) (*Thread, error) {
+// locked returns the live thread of nid with its lock held, or the error
+// With returns; With unlocks it.
+func (e *Engine) locked(nid string) (*Thread, error) {
 	for {
 		t := e.Lookup(nid)
 		if t == nil {
