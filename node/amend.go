@@ -420,7 +420,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
 			return ActResult{}, err
 		}
-		if !n.objectStored(ctx, pkg.cid) {
+		if !n.eng.Stored(ctx, pkg.cid) {
 			c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
 			if err != nil {
 				return ActResult{}, err

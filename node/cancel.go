@@ -39,7 +39,7 @@ type fundedTask struct {
 // funded reads t's funded task for an act by a party (t.mu held; the act
 // table allowed the act, so the task is funded).
 func (n *Node) funded(t *thread) fundedTask {
-	f := fundedTask{taskID: taskOf(t), poster: t.Th.Poster(), worker: t.Th.Worker(), other: n.otherParty(t)}
+	f := fundedTask{taskID: taskOf(t), poster: t.Th.Poster(), worker: t.Th.Worker(), other: n.eng.OtherParty(t)}
 	ag := t.Th.Agreement()
 	f.domain = ag.Domain
 	if off := t.Th.Envelope(ag.Offer); off != nil {
@@ -141,7 +141,7 @@ func (n *Node) cancelUnfunded(ctx context.Context, nid, reason string, st negoti
 			// The approval was of a cancel before funding: nothing on chain.
 			return fail(CodeStateForbidden, "the thread moved to %s while the approval was pending; nothing was sent", now)
 		}
-		env, out, err := n.sendLocked(ctx, t, &negotiation.MutualCancel{Reason: reason}, n.recipients(t, false), false)
+		env, out, err := n.sendLocked(ctx, t, &negotiation.MutualCancel{Reason: reason}, n.eng.Recipients(t, false), false)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (n *Node) sendCoSigned(ctx context.Context, nid string, act negotiation.Act
 		case *negotiation.ReplacementContext:
 			v.Signature = sig
 		}
-		env, out, err = n.sendLocked(ctx, t, p, append(n.recipients(t, false), extra...), false)
+		env, out, err = n.sendLocked(ctx, t, p, append(n.eng.Recipients(t, false), extra...), false)
 		return err
 	})
 	if err != nil {

@@ -205,7 +205,7 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 
 // cardRecord returns the pxp.object record of card c and its CID.
 func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
-	return n.privateRecord("card", c.Bytes())
+	return engine.PrivateRecord("card", c.Bytes(), n.now())
 }
 
 // cardSealedRecord returns the card.sealed record of card c, stored as

@@ -407,7 +407,7 @@ func (n *Node) parties() (map[negotiation.Address]int, map[string]bool) {
 		if t.Observer {
 			return
 		}
-		if other := n.otherParty(t); other != (negotiation.Address{}) {
+		if other := n.eng.OtherParty(t); other != (negotiation.Address{}) {
 			held[other]++
 		}
 	})

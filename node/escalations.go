@@ -76,7 +76,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		triggers = append(triggers, triggerName(tr))
 	}
 	err := func() error {
-		obj, id, err := n.privateValueRecord("escalation", priv)
+		obj, id, err := engine.PrivateValueRecord("escalation", priv, n.now())
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func triggerName(tr negotiation.Trigger) string {
 // question (docs/pxp.md, "In the node"). A carrier the state machine or
 // the mandate refuses is not sent; the pause stands either way.
 func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason string) {
-	if t.Th.RoleOf(n.self) != negotiation.RoleWorker || !n.liveParty(t) {
+	if t.Th.RoleOf(n.self) != negotiation.RoleWorker || n.eng.OtherParty(t) == (negotiation.Address{}) {
 		return
 	}
 	st := t.Th.State()
@@ -131,14 +131,9 @@ func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason 
 		Description: "This side asked its principal and waits for the answer: " + question,
 		PXP:         negotiation.PXP{Status: negotiation.StatusEscalate, Escalation: &negotiation.Escalation{Question: question, Reason: reason}},
 	}
-	if _, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false); err != nil {
+	if _, _, err := n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false); err != nil {
 		n.log.Info("escalation not carried to the other party", "negotiation", t.ID, "err", err)
 	}
-}
-
-// liveParty reports whether t has another party to tell.
-func (n *Node) liveParty(t *thread) bool {
-	return n.otherParty(t) != (negotiation.Address{})
 }
 
 // pausedErr refuses an act in negotiation nid while it waits for the
@@ -260,7 +255,7 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 			return &Error{Code: CodeOf(err), Msg: "answer", Err: err}
 		}
 		err = func() error {
-			obj, id, err := n.privateValueRecord("answer", engine.AmendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)})
+			obj, id, err := engine.PrivateValueRecord("answer", engine.AmendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)}, n.now())
 			if err != nil {
 				return err
 			}

@@ -82,7 +82,7 @@ func (n *Node) handOffOnce(ctx context.Context, nid string) error {
 			DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: negotiation.CID(c.String()), Files: files,
 			Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the arbitrator", head.Seq, head.Hash),
 		}
-		if _, _, err := n.sendLocked(ctx, t, p, n.recipients(t, true), false); err != nil {
+		if _, _, err := n.sendLocked(ctx, t, p, n.eng.Recipients(t, true), false); err != nil {
 			return err
 		}
 		n.log.Info("thread handed over to the arbitrator", "negotiation", nid, "arbitrator", arb, "bundle", c)

@@ -76,14 +76,14 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 		if cur.By == n.self {
 			// Revising one's own offer answers the other party's
 			// acceptance (the table asked for one).
-			inReplyTo, _ = t.Th.AcceptanceOf(n.otherParty(t), cur.Hash())
+			inReplyTo, _ = t.Th.AcceptanceOf(n.eng.OtherParty(t), cur.Hash())
 		}
 		terms, err := counterTerms(*cur.Terms, spec)
 		if err != nil {
 			return err
 		}
 		p, msg := counterOffer(inReplyTo, terms, spec)
-		env, _, err := n.sendLocked(ctx, t, p, n.recipients(t, false), false)
+		env, _, err := n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
 		if err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		}
 		p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest, Signature: sig}
 		spec.apply(p)
-		to := n.recipients(t, false)
+		to := n.eng.Recipients(t, false)
 		if fresh != nil {
 			to = []negotiation.Address{t.Th.Poster()}
 		}

@@ -80,31 +80,6 @@ func (f PXPFields) apply(p negotiation.Payload) {
 	}
 }
 
-// privateRecord returns the pxp.object record that stores raw (in JCS
-// form) in this node's ledger only, and the CID that names it, so that a
-// record of the same batch can refer to it.
-func (n *Node) privateRecord(what string, raw []byte) (ledger.Record, string, error) {
-	canon, err := negotiation.Canonicalize(raw)
-	if err != nil {
-		return ledger.Record{}, "", err
-	}
-	c, err := ledger.ObjectCID(canon, ledger.CodecJSON)
-	if err != nil {
-		return ledger.Record{}, "", err
-	}
-	body, _ := json.Marshal(map[string]string{"what": what})
-	return ledger.Record{Kind: KindPXPObject, Body: body, Object: canon, At: n.now()}, c.String(), nil
-}
-
-// privateValueRecord is privateRecord of v's JSON.
-func (n *Node) privateValueRecord(what string, v any) (ledger.Record, string, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return ledger.Record{}, "", err
-	}
-	return n.privateRecord(what, raw)
-}
-
 // openPXP gives t its PXP state when it has none (t.mu held): a thread
 // the ledger knows nothing of yet takes the node's default card, or, for
 // a negotiation answering this node's announcement, the card the

@@ -254,7 +254,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 	th, px := t.Th, t.PXP
 	st := th.StateAt(n.now())
 	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
-		Counterpart: n.otherParty(t), Agent: px.Agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
+		Counterpart: n.eng.OtherParty(t), Agent: px.Agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
 	if v.Role == negotiation.RoleNone {
 		v.Role = t.Role
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ipfs/go-cid"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -171,41 +170,4 @@ func (n *Node) resendUnqueued(ctx context.Context) error {
 		n.queue(ctx, env)
 	}
 	return nil
-}
-
-// otherParty returns the counterparty of this node in t (zero when not
-// known yet).
-func (n *Node) otherParty(t *thread) negotiation.Address {
-	if t.Th.Poster() == n.self {
-		return t.Th.Worker()
-	}
-	return t.Th.Poster()
-}
-
-// recipients returns who a direct envelope of t goes to: the counterparty,
-// and the arbitrator once one is assigned, for evidence; an arbitrator
-// writes to both parties.
-func (n *Node) recipients(t *thread, evidence bool) []negotiation.Address {
-	var to []negotiation.Address
-	add := func(a negotiation.Address) {
-		if a != (negotiation.Address{}) && a != n.self {
-			to = append(to, a)
-		}
-	}
-	if t.Th.RoleOf(n.self) == negotiation.RoleArbitrator {
-		add(t.Th.Poster())
-		add(t.Th.Worker())
-		return to
-	}
-	add(n.otherParty(t))
-	if evidence {
-		add(t.Th.Arbitrator())
-	}
-	return to
-}
-
-// objectStored reports whether the ledger holds the object c.
-func (n *Node) objectStored(ctx context.Context, c cid.Cid) bool {
-	_, err := n.led.Object(ctx, c)
-	return err == nil
 }

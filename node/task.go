@@ -106,7 +106,7 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
 		p := &negotiation.DeliveryNotice{Milestone: spec.Milestone, ProofCID: ref.CID, Files: []negotiation.FileRef{ref}, Note: spec.Note}
-		env, _, err = n.sendLocked(ctx, t, p, n.recipients(t, false), false)
+		env, _, err = n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
 		return err
 	}
 	a := actCall{act: negotiation.ActDeliver, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Milestone: spec.Milestone}, locked: send}
@@ -147,14 +147,14 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 		taskID = taskOf(t)
 		env = t.Th.DeliveryOf(milestone)
 		proof, haveProof = t.Proofs[milestone]
-		worker = n.otherParty(t)
+		worker = n.eng.OtherParty(t)
 		return nil
 	}
 	a := actCall{act: negotiation.ActAcceptDelivery, nid: nid, chain: chainAlways, args: negotiation.ActArgs{Milestone: milestone}, locked: read}
 	return n.do(a, func() (ActResult, error) {
 		notice := env.Payload.(*negotiation.DeliveryNotice)
 		for _, f := range deliveryFiles(notice) {
-			if n.objectStored(ctx, f.c) {
+			if n.eng.Stored(ctx, f.c) {
 				continue
 			}
 			// Not fetched yet: fetch it now from the worker.
@@ -197,7 +197,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			}
 			p := &negotiation.AcceptDelivery{Milestone: milestone, DeliveryHash: env.Hash()}
 			var err error
-			sent, _, err = n.sendLocked(ctx, t, p, n.recipients(t, false), false)
+			sent, _, err = n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
 			return err
 		})
 		if err != nil {

@@ -135,7 +135,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		p := e.Payload.(*negotiation.DeliveryNotice)
 		d := DeliveryView{Milestone: p.Milestone, Notice: e.Hash(), ProofCID: p.ProofCID, ChainProof: t.Proofs[p.Milestone], Files: p.Files, Accepted: th.DeliveryAccepted(e.Hash()), Fetched: true}
 		for _, f := range deliveryFiles(p) {
-			if !n.objectStored(context.Background(), f.c) {
+			if !n.eng.Stored(context.Background(), f.c) {
 				d.Fetched = false
 			}
 		}
