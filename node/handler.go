@@ -91,7 +91,6 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 		}
 		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.Th.State(), At: now})
 		if out.Effective() {
-			n.pxpReceived(t, env)
 			n.eng.Retry(ctx, t)
 		}
 		n.afterReceived(t, d, out)

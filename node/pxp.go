@@ -224,30 +224,6 @@ func (n *Node) pxpCheck(t *thread, env *negotiation.Envelope) error {
 	return nil
 }
 
-// pxpSent records an envelope this side built, checked (pxpCheck) and
-// recorded, in the mandate (t.mu held).
-func (n *Node) pxpSent(t *thread, env *negotiation.Envelope) {
-	if t.PXP == nil || t.PXP.Mandate == nil || env.IsAnnouncement() {
-		return
-	}
-	if err := t.PXP.Mandate.Sent(env); err != nil {
-		n.log.Error("the mandate refused an envelope it checked", "negotiation", t.ID, "hash", env.Hash(), "err", err)
-	}
-}
-
-// pxpReceived records an effective envelope of the other party in t's
-// mandate (t.mu held).
-func (n *Node) pxpReceived(t *thread, env *negotiation.Envelope) {
-	if t.PXP == nil || t.PXP.Mandate == nil || !n.eng.FromCounterparty(t, env) {
-		return
-	}
-	if err := t.PXP.Mandate.Received(env); err != nil {
-		// The thread decides and the mandate follows (docs/pxp.md): it
-		// refuses only what is not the other party's envelope.
-		n.log.Error("the mandate refused an envelope the thread took", "negotiation", t.ID, "hash", env.Hash(), "err", err)
-	}
-}
-
 // recordSeat records the agent that sat in this side's seat for envelope
 // h and a message no payload member carried (t.mu held); nothing when
 // both are empty. A failure is logged: the envelope is sent already.

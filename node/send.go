@@ -44,11 +44,11 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 // sendLocked builds this node's next envelope of t with payload p for the
 // recipients to, has the thread and the mandate judge it first
 // (Engine.Send: Thread.Check, then pxpCheck's Mandate.Outgoing; neither
-// changes anything), records it, and only then applies it to both and
-// queues it in the transport's durable outbox (t.mu held). When either refuses it, or its record
-// fails, nothing was applied, stored or sent: the error carries the
-// refusal's code. A fresh thread is registered once its first envelope
-// is recorded.
+// changes anything), records it, and only then applies it to both
+// (t.mu held) and queues it in the transport's durable outbox. When
+// either refuses it, or its record fails, nothing was applied, stored or
+// sent: the error carries the refusal's code. A fresh thread is
+// registered once its first envelope is recorded.
 func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
 	seq, prev, last := t.Th.Head(n.self)
 	seq++ // this node's next envelope
@@ -81,7 +81,6 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	case !out.Effective():
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
-	n.pxpSent(t, env)
 	if fresh {
 		n.eng.Register(t)
 	} else {

@@ -15,7 +15,8 @@ import (
 // Thread.Check, which changes nothing), then asks check (nil for none:
 // the node's mandate), records the step in one batch (PutSent, with
 // link, this node's identity link) and only then applies env to t (t's
-// lock held). A refusal of the state machine is the returned outcome
+// lock held), and to its mandate (the thread's PXP state), if it has one.
+// A refusal of the state machine is the returned outcome
 // (not Effective) with a nil error; check's refusal is its error; a
 // failed record wraps ErrNotRecorded. In all three nothing was recorded
 // or applied: nothing is undone by replaying the ledger.
@@ -31,14 +32,25 @@ func (e *Engine) Send(ctx context.Context, t *Thread, env *negotiation.Envelope,
 	}
 	var b Batch
 	e.PutSent(&b, t, env, link, out.To, now)
-	return e.commit(ctx, t, env, out, &b, now)
+	applied, err := e.commit(ctx, t, env, out, &b, now)
+	if err != nil {
+		return applied, err
+	}
+	if px := t.PXP; px != nil && px.Mandate != nil && !env.IsAnnouncement() {
+		if err := px.Mandate.Sent(env); err != nil {
+			// check asked the mandate first (Mandate.Outgoing, as Sent does).
+			e.cfg.Logger.Error("the mandate refused an envelope it checked", "negotiation", t.ID, "hash", env.Hash(), "err", err)
+		}
+	}
+	return applied, nil
 }
 
 // Receive judges a received envelope env against t (Thread.Check) and,
 // when it is authentic and new, runs before (nil for none: the node opens
 // the thread's PXP state), records the step in one batch (PutReceived,
 // with link, the sender's identity link) and only then applies env (t's
-// lock held). An envelope that is a duplicate or not authentic is
+// lock held), and, when it took effect and comes from the other party,
+// to the thread's mandate. An envelope that is a duplicate or not authentic is
 // returned with its outcome and nothing recorded; a failed record wraps
 // ErrNotRecorded and leaves t as it was.
 func (e *Engine) Receive(ctx context.Context, t *Thread, env *negotiation.Envelope, link *identity.Link, now time.Time, before func()) (negotiation.Outcome, error) {
@@ -55,7 +67,18 @@ func (e *Engine) Receive(ctx context.Context, t *Thread, env *negotiation.Envelo
 	}
 	var b Batch
 	e.PutReceived(&b, t, env, link, code, out.To, now)
-	return e.commit(ctx, t, env, out, &b, now)
+	applied, err := e.commit(ctx, t, env, out, &b, now)
+	if err != nil || !applied.Effective() {
+		return applied, err
+	}
+	if px := t.PXP; px != nil && px.Mandate != nil && e.FromCounterparty(t, env) {
+		if err := px.Mandate.Received(env); err != nil {
+			// The thread decides and the mandate follows (docs/pxp.md): it
+			// refuses only what is not the other party's envelope.
+			e.cfg.Logger.Error("the mandate refused an envelope the thread took", "negotiation", t.ID, "hash", env.Hash(), "err", err)
+		}
+	}
+	return applied, nil
 }
 
 // ApplyFact applies the chain fact f, reported at log at, to the thread
