@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -218,5 +219,83 @@ func TestFactBodies(t *testing.T) {
 		if got, err := ReplayFact(ledger.Entry{Body: raw}); got != nil || err != nil {
 			t.Fatalf("a refused %s replays as %v, %v; want nothing", negotiation.FactName(f), got, err)
 		}
+	}
+}
+
+func testLedger(t *testing.T) *ledger.Ledger {
+	t.Helper()
+	cfg := ledger.DefaultConfig()
+	cfg.Dir = filepath.Join(t.TempDir(), "ledger")
+	cfg.MemTableSize = 8 << 20
+	cfg.MaxBatchBytes = 1 << 20
+	cfg.MaxObjectBytes = 256 << 10
+	cfg.MaxEntryBytes = 64 << 10
+	l, err := ledger.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// TestApplyFactRecordsThenKeepsPending: a chain fact the thread refuses
+// for its state is recorded once with the thread's code, kept pending and
+// counted as seen (the same log again is a duplicate that writes
+// nothing); OnFact is told; a fact whose record fails is neither applied,
+// nor pending, nor seen, and wraps ErrNotRecorded.
+func TestApplyFactRecordsThenKeepsPending(t *testing.T) {
+	l := testLedger(t)
+	var told []negotiation.Code
+	e := New(Config{OnFact: func(_ *Thread, _ negotiation.Fact, _ LogRef, out negotiation.Outcome, _ time.Time) {
+		told = append(told, out.Code)
+	}})
+	e.Open(l, negotiation.Address{1})
+	th := testThread(t, 5)
+	e.Register(th)
+	at := LogRef{Tx: "0xaa", Index: 3, Block: 9}
+	f := negotiation.TaskCancelled{}
+	out, err := e.ApplyFact(t.Context(), th.ID, f, at)
+	if err != nil || out.Code != negotiation.CodeStateForbidden {
+		t.Fatalf("a fact before its state: %+v, %v", out, err)
+	}
+	if len(th.Pending) != 1 || !e.Seen(at.Key()) || !slices.Equal(told, []negotiation.Code{negotiation.CodeStateForbidden}) {
+		t.Fatalf("pending %d, seen %v, told %v", len(th.Pending), e.Seen(at.Key()), told)
+	}
+	head := l.Head()
+	if out, err := e.ApplyFact(t.Context(), th.ID, f, at); err != nil || out.Code != negotiation.CodeDuplicate || l.Head() != head {
+		t.Fatalf("the same log again: %+v, %v; head %d, was %d", out, err, l.Head().Seq, head.Seq)
+	}
+	var codes []string
+	for en, err := range l.ByNegotiation(t.Context(), th.ID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if en.Kind != ledger.KindChainEvent {
+			continue // the thread.state of a thread never recorded
+		}
+		var b FactBody
+		if err := json.Unmarshal(en.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, b.Code)
+	}
+	if !slices.Equal(codes, []string{string(negotiation.CodeStateForbidden)}) {
+		t.Fatalf("the ledger holds %v", codes)
+	}
+	if out, err := e.ApplyFact(t.Context(), "nope", f, LogRef{Tx: "0xbb"}); err != nil || out.Code != "" {
+		t.Fatalf("a negotiation not held: %+v, %v", out, err)
+	}
+
+	_ = l.Close()
+	other := LogRef{Tx: "0xcc", Index: 1}
+	state := th.Th.State()
+	if _, err := e.ApplyFact(t.Context(), th.ID, f, other); !errors.Is(err, ErrNotRecorded) {
+		t.Fatalf("a record that fails: %v, want ErrNotRecorded", err)
+	}
+	if len(th.Pending) != 1 || e.Seen(other.Key()) || th.Th.State() != state || len(told) != 1 {
+		t.Fatalf("a failed record changed the thread: pending %d, seen %v, state %s, told %v", len(th.Pending), e.Seen(other.Key()), th.Th.State(), told)
 	}
 }
