@@ -76,7 +76,7 @@ type Node struct {
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
 	rej    *rejectionLog // the evidence of rejected input (rejections.go)
-	px     *pxpNode      // the principal's intent cards
+	px     *pxpService   // PXP: the principal's cards, escalations and rooms (pxp.go)
 	cs     *ConsentBook  // the principal's consent list (consent.go)
 	out    *refusals     // this node's envelopes its recipients refused
 	board  *board        // the task board (board.go)
@@ -121,7 +121,6 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		log:      o.logger.With("component", "node"),
 		joining:  map[string]bool{},
 		fetching: map[fetchKey]bool{},
-		px:       newPXPNode(),
 		events:   newBroadcaster(),
 	}
 	if cfg.Name != "" {
@@ -137,7 +136,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: to, From: from, At: n.now()})
 		},
 		Seen:   func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
-		Card:   n.putCard,
+		Card:   func(b *batch, t *thread) { n.px.putCard(b, t) },
 		OnFact: n.factApplied,
 	})
 	reg := o.registerer
@@ -150,6 +149,14 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n.m = m
 	n.out = newRefusals(n.now, n.events)
+	n.px = newPXPService(pxpConfig{
+		eng: n.eng, now: n.now, log: n.log, events: n.events, out: n.out, write: n.write,
+		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+			_, _, err := n.sendLocked(ctx, t, p, to, false)
+			return err
+		},
+		authorize: n.authorize, spawn: n.spawn,
+	})
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
@@ -208,6 +215,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.eng.Open(n.led, n.self)
+	n.px.start(n.led, n.self, n.log)
 	if err = n.startApprovals(); err != nil {
 		return err
 	}
@@ -238,7 +246,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.state = stateStarted
 	n.spawn(func(ctx context.Context) { n.check.run(ctx, n.led) })
 	n.resume()
-	n.resumeConfirmations()
+	n.px.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", n.eng.Len(), "ledger_head", n.led.Head().Seq)
 	return nil
 }
