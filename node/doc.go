@@ -16,7 +16,10 @@
 // (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
 // (ledgerCheck), the evidence of rejected input (rejectionLog), the
 // refusals of this node's envelopes (refusals), the event stream
-// (broadcaster) and the stores' opener (storeOpener).
+// (broadcaster), the stores' opener (storeOpener) and PXP (pxpService:
+// the principal's intent cards, the mandate before every send, the
+// escalations and answers, the rooms; it gets the engine and the node's
+// write, send, approval and spawn functions, never the Node).
 //
 // Callers follow this contract (docs/node.md has the details):
 //
