@@ -24,12 +24,10 @@ type sealedCard struct {
 
 // Record bodies.
 
-// The scopes of a card.sealed entry.
+// The scopes of a card.sealed entry the node writes itself (engine.Scope*).
 const (
-	scopeDefault      = "default"      // the node's default card (no negotiation)
-	scopeOpened       = "opened"       // the default card, in force when the negotiation opened
-	scopeNegotiation  = "negotiation"  // a card sealed for this negotiation
-	scopeAnnouncement = "announcement" // the card the node's announcement carried
+	scopeDefault     = engine.ScopeDefault
+	scopeNegotiation = engine.ScopeNegotiation
 )
 
 // CardInfo is a sealed intent card as the node's API shows it to its
@@ -45,6 +43,26 @@ type CardInfo struct {
 
 func cardInfo(c *negotiation.IntentCard, nid string) CardInfo {
 	return CardInfo{Hash: c.Seal(), Principal: c.Principal.Name, Card: json.RawMessage(c.Bytes()), NegotiationID: nid}
+}
+
+// cardFor is the engine's Config.CardFor: the card a new thread takes and
+// the CID of its object: for a negotiation answering this node's
+// announcement, the card the announcement carried; else the node's
+// default card; nil for none.
+func (s *pxpService) cardFor(t *thread) (*negotiation.IntentCard, string) {
+	var sc sealedCard
+	ann := t.Params.Announcement
+	s.mu.Lock()
+	switch {
+	case ann != nil && ann.Sender.EVMAddress == s.self:
+		if h := ann.Payload.Proxy().IntentCardHash; h != nil {
+			sc = s.cards[*h]
+		}
+	case s.card != nil:
+		sc = s.cards[s.card.Seal()]
+	}
+	s.mu.Unlock()
+	return sc.card, sc.cid
 }
 
 // load reads every card the node sealed as its default card; the
@@ -141,7 +159,7 @@ func (s *pxpService) sealDefault(ctx context.Context, card []byte, via negotiati
 	if err != nil {
 		return CardInfo{}, err
 	}
-	sealed, err := s.cardSealedRecord("", c, id, scopeDefault, via)
+	sealed, err := engine.CardSealedRecord("", c, id, scopeDefault, via, s.now())
 	if err != nil {
 		return CardInfo{}, err
 	}
@@ -181,7 +199,7 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) { return n.px.negot
 func (s *pxpService) negotiationCard(nid string) (CardInfo, error) {
 	var info CardInfo
 	err := s.eng.With(nid, func(t *thread) error {
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
@@ -194,16 +212,6 @@ func (s *pxpService) negotiationCard(nid string) (CardInfo, error) {
 // cardRecord returns the pxp.object record of card c and its CID.
 func (s *pxpService) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
 	return engine.PrivateRecord("card", c.Bytes(), s.now())
-}
-
-// cardSealedRecord returns the card.sealed record of card c, stored as
-// id, for negotiation nid ("" for the default card).
-func (s *pxpService) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
-	body, err := json.Marshal(engine.CardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
-	if err != nil {
-		return ledger.Record{}, err
-	}
-	return ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: s.now()}, nil
 }
 
 // SealCard seals card for negotiation nid only (overriding the default
@@ -245,7 +253,7 @@ func (s *pxpService) sealCard(ctx context.Context, nid string, card json.RawMess
 		if err != nil {
 			return err
 		}
-		r, err := s.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+		r, err := engine.CardSealedRecord(nid, c, id, scopeNegotiation, via, s.now())
 		if err != nil {
 			return err
 		}
@@ -282,7 +290,7 @@ func (s *pxpService) canReseal(t *thread) error {
 			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
 		}
 	}
-	s.ensure(t)
+	s.eng.OpenPXP(t)
 	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
 		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
 	}

@@ -113,7 +113,7 @@ func (s *pxpService) pending(nid string) (string, error) {
 	var question string
 	var ok bool
 	err := s.eng.With(nid, func(t *thread) error {
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)

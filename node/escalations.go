@@ -239,7 +239,7 @@ func (s *pxpService) answer(ctx context.Context, nid, answer string, via negotia
 	}
 	var ans negotiation.PrincipalAnswer
 	err := s.eng.With(nid, func(t *thread) error {
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
@@ -379,7 +379,7 @@ func (s *pxpService) brief(nid string) (BriefView, error) {
 		if !ended(t.Th.StateAt(s.now())) {
 			return fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
 		}
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		var ms []*negotiation.Mandate
 		if m := t.PXP.Mandate; m != nil {
 			if r := t.Th.RoleOf(s.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {

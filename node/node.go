@@ -135,9 +135,9 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			n.cs.settled(t.ID, to)
 			n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: to, From: from, At: n.now()})
 		},
-		Seen:   func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
-		Card:   func(b *batch, t *thread) { n.px.putCard(b, t) },
-		OnFact: n.factApplied,
+		Seen:    func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
+		CardFor: func(t *thread) (*negotiation.IntentCard, string) { return n.px.cardFor(t) },
+		OnFact:  n.factApplied,
 	})
 	reg := o.registerer
 	if reg == nil {

@@ -150,66 +150,6 @@ func (s *pxpService) start(led *ledger.Ledger, self negotiation.Address, log *sl
 	s.led, s.self, s.log = led, self, log
 }
 
-// ensure gives t its PXP state when it has none (t.mu held): a thread
-// the ledger knows nothing of yet takes the node's default card, or, for
-// a negotiation answering this node's announcement, the card the
-// announcement carried; a negotiation opened without a card runs without
-// one. It does no I/O; the card.sealed record is written with the
-// thread's first record (putCard).
-func (s *pxpService) ensure(t *thread) {
-	if t.PXP != nil {
-		return
-	}
-	t.PXP = engine.NewPXP()
-	if t.Opened || t.Observer || t.Role == negotiation.RoleArbitrator {
-		return
-	}
-	var sc sealedCard
-	ann := t.Params.Announcement
-	s.mu.Lock()
-	switch {
-	case ann != nil && ann.Sender.EVMAddress == s.self:
-		if h := ann.Payload.Proxy().IntentCardHash; h != nil {
-			sc = s.cards[*h]
-		}
-	case s.card != nil:
-		sc = s.cards[s.card.Seal()]
-	}
-	s.mu.Unlock()
-	if sc.card == nil {
-		return
-	}
-	m, err := s.eng.Mandate(t, sc.card)
-	if err != nil {
-		s.log.Error("no mandate", "negotiation", t.ID, "err", err)
-		return
-	}
-	t.PXP.Mandate, t.PXP.CardID = m, sc.cid
-}
-
-// putCard adds the card.sealed record of t's card in force when t opened
-// to b, once (t.mu held; nothing otherwise). It goes with the thread's
-// first records; once b is written the card counts as sealed.
-func (s *pxpService) putCard(b *batch, t *thread) {
-	if t.PXP == nil || t.PXP.Mandate == nil || t.PXP.Sealed {
-		return
-	}
-	scope := scopeOpened
-	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == s.self {
-		scope = scopeAnnouncement
-	}
-	px := t.PXP
-	r, err := s.cardSealedRecord(t.ID, px.Mandate.Card(), px.CardID, scope, "")
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.Put(r, func() {
-		px.Sealed = true
-		px.Events++
-	})
-}
-
 // prepare readies payload p of t for sending at ts (t.mu held): with a
 // card, it stamps the card's hash, adds the reviews the card decides for
 // the claims the agent left unreviewed, and asks the mandate. A refusal
@@ -217,7 +157,7 @@ func (s *pxpService) putCard(b *batch, t *thread) {
 // (escalate) and returns escalation_required; every other refusal keeps
 // the mandate's code. Without a card, PXP members are refused (no_card).
 func (s *pxpService) prepare(ctx context.Context, t *thread, p negotiation.Payload, ts time.Time) error {
-	s.ensure(t)
+	s.eng.OpenPXP(t)
 	px := p.Proxy()
 	m := t.PXP.Mandate
 	if m == nil {
@@ -309,7 +249,7 @@ func (s *pxpService) recordSeat(ctx context.Context, t *thread, agent string, h 
 		s.log.Warn("seat not recorded", "negotiation", t.ID, "envelope", h, "err", err)
 		return
 	}
-	s.ensure(t)
+	s.eng.OpenPXP(t)
 	if agent != "" {
 		t.PXP.Agents[h], t.PXP.Agent = agent, agent
 	}

@@ -215,7 +215,7 @@ func (s *pxpService) createRoom(ctx context.Context, req RoomRequest) (RoomInfo,
 	}
 	t.Lock()
 	defer t.Unlock()
-	s.ensure(t)
+	s.eng.OpenPXP(t)
 	meta := engine.RoomMeta(req)
 	body, err := json.Marshal(meta)
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *pxpService) createRoom(ctx context.Context, req RoomRequest) (RoomInfo,
 	var b batch
 	s.eng.PutOpened(&b, t)
 	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: s.now()}, nil)
-	s.putCard(&b, t)
+	s.eng.PutCard(&b, t)
 	if err := s.write(ctx, &b, "room "+nid); err != nil {
 		return RoomInfo{}, err
 	}
@@ -273,7 +273,7 @@ func (s *pxpService) room(nid string) (RoomView, error) {
 // roomOf builds t's room view (t.mu held), without the counterpart's
 // peer id.
 func (s *pxpService) roomOf(t *thread) RoomView {
-	s.ensure(t)
+	s.eng.OpenPXP(t)
 	th, px := t.Th, t.PXP
 	st := th.StateAt(s.now())
 	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(s.self), Self: s.self,
@@ -505,7 +505,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 // to.
 func (s *pxpService) opening(nid string) (opening bool, to negotiation.Address, err error) {
 	err = s.eng.With(nid, func(t *thread) error {
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; opening {
 			to = t.PXP.Room.Counterpart
 		}
@@ -524,7 +524,7 @@ func (s *pxpService) agentEscalation(ctx context.Context, nid string, msg ProxyM
 		return fail(CodeBadArgument, "status escalate carries one concrete question (escalation.question)")
 	}
 	return s.eng.With(nid, func(t *thread) error {
-		s.ensure(t)
+		s.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
