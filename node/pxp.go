@@ -88,8 +88,10 @@ func (f PXPFields) apply(p negotiation.Payload) {
 // waiting for a passkey), the mandate in front of every envelope the node
 // sends, the escalations to the principal and the answers, and the rooms
 // node/mcp serves. It owns the cards and their lock (a leaf); a thread's
-// PXP state (engine.PXP, the mandate) is the engine's, reached only
-// through Engine.With and Engine.Each or under a lock its caller holds.
+// PXP state (engine.PXP, the mandate) is the engine's, opened by it with
+// the card this service names (cardFor, the engine's Config.CardFor) and
+// reached only through Engine.With and Engine.Each or under a lock its
+// caller holds.
 // It gets what it needs as fields set in New (the engine, the clock, the
 // events, the refusals, the node's write, send, approval and spawn
 // functions) and at Start (start: the ledger, the node's address, the
