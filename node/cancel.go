@@ -347,7 +347,7 @@ func (n *Node) onCoSigned(t *thread, c *negotiation.CoSigned) {
 		return
 	}
 	if c.Kind == negotiation.TypeReplacementContext {
-		n.takeOverLocked(t, false)
+		n.hand.takeOverLocked(t, false)
 	}
 }
 
@@ -381,5 +381,5 @@ func (n *Node) resumeCoSigned(t *thread) {
 		}
 		return
 	}
-	n.takeOverLocked(t, true)
+	n.hand.takeOverLocked(t, true)
 }

@@ -15,8 +15,13 @@
 // ledger at Start: the task board (board), the principal's consent list
 // (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
 // (ledgerCheck), the evidence of rejected input (rejectionLog), the
-// refusals of this node's envelopes (refusals), the event stream
-// (broadcaster) and the stores' opener (storeOpener).
+// refusals of this node's envelopes (refusals), the negotiations' files,
+// stored and fetched (blobStore), the hand-over of a thread to an
+// arbitrator or a replacement worker and the late join from its proof
+// bundle (handover; it also gets the address, the chain and the
+// transport's links at Start, and the node's send and fact paths as
+// functions), the event stream (broadcaster) and the stores' opener
+// (storeOpener).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

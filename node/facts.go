@@ -113,7 +113,7 @@ func (n *Node) factApplied(t *thread, f negotiation.Fact, at engine.LogRef, out 
 	case negotiation.ArbitratorAssigned:
 		n.joinEvidenceLocked(t)
 		nid := t.ID
-		n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
+		n.spawn(func(ctx context.Context) { n.hand.handOff(ctx, nid) })
 	}
 }
 

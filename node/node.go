@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ipfs/go-cid"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,9 +69,7 @@ type Node struct {
 
 	eng *engine.Engine // the threads and their one write path
 
-	tmu      sync.Mutex // guards the maps below
-	joining  map[string]bool
-	fetching map[fetchKey]bool
+	tmu sync.Mutex // makes threadFor's look-up and claim of a thread one step
 
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
@@ -81,6 +79,8 @@ type Node struct {
 	out    *refusals     // this node's envelopes its recipients refused
 	board  *board        // the task board (board.go)
 	check  *ledgerCheck  // the ledger's integrity (damage.go)
+	blobs  *blobStore    // the negotiations' files (blobstore.go)
+	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
 }
 
@@ -118,11 +118,9 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, o: o, now: o.clock,
-		log:      o.logger.With("component", "node"),
-		joining:  map[string]bool{},
-		fetching: map[fetchKey]bool{},
-		px:       newPXPNode(),
-		events:   newBroadcaster(),
+		log:    o.logger.With("component", "node"),
+		px:     newPXPNode(),
+		events: newBroadcaster(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
@@ -154,6 +152,20 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
+	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
+	n.hand = &handover{
+		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
+		grace: joinGrace(cfg.P2P.RetryMax), joinEvidence: n.joinEvidenceLocked,
+		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+			_, _, err := n.sendLocked(ctx, t, p, to, false)
+			return err
+		},
+		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
+			_, err := n.applyFact(ctx, nid, f, l)
+			return err
+		},
+		joining: map[string]bool{},
+	}
 	return n, nil
 }
 
@@ -192,6 +204,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.self = negotiation.Address(n.keys.EVM().Address())
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
+	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
@@ -208,6 +221,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.eng.Open(n.led, n.self)
+	n.blobs.led, n.hand.led = n.led, n.led
 	if err = n.startApprovals(); err != nil {
 		return err
 	}
@@ -285,6 +299,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if n.client, err = chain.New(n.backend, n.keys.EVM(), cc, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain client: %w", err)
 	}
+	n.hand.chain = n.client
 	if err := chain.CheckDeployed(ctx, n.backend, cc.Contracts); err != nil {
 		return failWrap(CodeNoChain, err, "contracts")
 	}
@@ -339,6 +354,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
+	n.blobs.host, n.hand.links = h, h
 	return nil
 }
 
@@ -463,9 +479,3 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
-
-// fetchKey names one file to fetch for one negotiation.
-type fetchKey struct {
-	nid string
-	c   cid.Cid
-}
