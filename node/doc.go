@@ -16,7 +16,12 @@
 // (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
 // (ledgerCheck), the evidence of rejected input (rejectionLog), the
 // refusals of this node's envelopes (refusals), the event stream
-// (broadcaster) and the stores' opener (storeOpener).
+// (broadcaster), the stores' opener (storeOpener) and the chain side of
+// the acts (chainActs: the co-signed pairs it signs, submits and
+// submits again, the task's state on chain, and the chain facts of
+// contract events and of the node's own receipts, applied through the
+// engine; it owns no lock and is given the engine, the chain client and
+// the few node functions it calls back, not the Node).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

@@ -82,6 +82,8 @@ type Node struct {
 	board  *board        // the task board (board.go)
 	check  *ledgerCheck  // the ledger's integrity (damage.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
+
+	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -127,6 +129,10 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
+	n.onchain = &chainActs{
+		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
+		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.handOff, takeOver: n.takeOverLocked,
+	}
 	n.eng = engine.New(engine.Config{
 		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
@@ -138,7 +144,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		},
 		Seen:   func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
 		Card:   n.putCard,
-		OnFact: n.factApplied,
+		OnFact: n.onchain.factApplied,
 	})
 	reg := o.registerer
 	if reg == nil {
@@ -153,6 +159,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
+	n.onchain.eng, n.onchain.facts, n.onchain.check = n.eng, m.facts, n.check
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	return n, nil
 }
@@ -223,6 +230,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startChain(ctx); err != nil {
 		return err
 	}
+	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
 	if err = n.checkAutoGate(ctx); err != nil {
 		return err
 	}
@@ -292,7 +300,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if err := n.cursor.load(ctx); err != nil {
 		return err
 	}
-	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onChainEvents, n.o.logger); err != nil {
+	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onchain.onEvents, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain watcher: %w", err)
 	}
 	return nil

@@ -25,7 +25,7 @@ func (n *Node) resume() {
 				n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
 			}
 			n.fetchThreadFiles(t)
-			n.resumeCoSigned(t)
+			n.onchain.resumeCoSigned(t)
 		})
 	})
 }
