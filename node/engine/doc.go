@@ -21,14 +21,17 @@
 //     (Thread.Lock and Thread.Unlock remain for a fresh thread a caller
 //     holds from Claim or NewThread until its first step; Claim returns
 //     it locked.)
-//  3. A step (an envelope sent or received, a chain fact) is judged
-//     first with negotiation.Thread.Check, which changes nothing; its
+//  3. A step (an envelope sent or received, a chain fact: Send,
+//     Receive, ApplyFact) is judged first with negotiation.Thread.Check,
+//     which changes nothing (and, for an own envelope, by the caller's
+//     check: the node's mandate); its
 //     records go into one Batch in a defined order (the announcement
 //     answered and thread.opened when the thread is new, card.sealed, an
 //     identity.link the first time, the envelope or chain.event, the
 //     thread.state Check reported) and are written by one Write, one
 //     ledger.AppendAll, all or none; only then is the input applied
-//     (Thread.Apply) and the batch's effects run. A refused step and a
+//     (Thread.Apply, then the thread's mandate: Mandate.Sent or
+//     Received) and the batch's effects run. A refused step and a
 //     step whose record failed leave the thread as it was: nothing is
 //     applied and then undone by replaying the ledger.
 //  4. A fresh thread (the first envelope of a negotiation) is Claimed,
@@ -52,10 +55,12 @@
 // thread's lock is taken (except a fresh, unshared one in Claim) or a
 // caller's function runs, so it may be taken under any other lock.
 //
-// engine imports negotiation, identity and ledger of the module (and the
-// standard library): never p2p, chain, node/gate or node. What it needs
-// from the node that holds it (the clock, the error for a negotiation it
-// does not hold, the thread-count metric) comes in its Config as small
-// functions (STYLE.md: a container is not a service); the node wires it,
+// engine imports negotiation, identity and ledger of the module (besides
+// the standard library, only go-cid): never p2p, chain, node/gate or
+// node. What it needs from the node that holds it (the clock, the error
+// for a negotiation it does not hold, the thread-count metric, who is
+// told of a recorded state and of a chain fact, the board's first-seen
+// time of an announcement, the card.sealed of a new thread, a logger)
+// comes in its Config as small functions (STYLE.md: a container is not a service); the node wires it,
 // keeps the transport and the chain, and calls the engine.
 package engine
