@@ -124,10 +124,10 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 		return nil
 	}
 	var f fundedTask
-	read := func(t *thread) error { f = n.funded(t); return nil }
+	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
 	return n.do(a, func() (ActResult, error) {
-		task, err := n.activeTask(ctx, f.taskID)
+		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
 		}
@@ -181,7 +181,7 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 			return ActResult{}, err
 		}
 		if ready != nil && ready.Digest == negotiation.Hash(digest) {
-			return n.resubmit(ctx, nid, negotiation.TypeMilestoneDefinition)
+			return n.onchain.resubmit(ctx, nid, negotiation.TypeMilestoneDefinition)
 		}
 		args := coArgs(f.taskID, nonce, f.domain, digest)
 		amounts, descs := make([]string, len(ms)), make([]string, len(ms))
@@ -201,10 +201,10 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 		if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
 			return ActResult{}, err
 		}
-		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+		if _, err := n.onchain.sameTask(ctx, f.taskID, nonce); err != nil {
 			return ActResult{}, err
 		}
-		return n.sendCoSigned(ctx, nid, negotiation.ActAmend, p, digest, nil, nil)
+		return n.onchain.sendCoSigned(ctx, nid, negotiation.ActAmend, p, digest, nil, nil)
 	})
 }
 
@@ -250,10 +250,10 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		return nil
 	}
 	var f fundedTask
-	read := func(t *thread) error { f = n.funded(t); return nil }
+	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
 	return n.do(a, func() (ActResult, error) {
-		task, err := n.activeTask(ctx, f.taskID)
+		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
 		}
@@ -292,7 +292,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 			return ActResult{}, err
 		}
 		if readyFor == nw {
-			return n.resubmit(ctx, nid, negotiation.TypeReplacementContext)
+			return n.onchain.resubmit(ctx, nid, negotiation.TypeReplacementContext)
 		}
 		var pkg *handoff
 		if op != nil && op.NewWorker == nw && otherLatest {
@@ -325,7 +325,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
 			return ActResult{}, err
 		}
-		if _, err := n.sameTask(ctx, f.taskID, nonce); err != nil {
+		if _, err := n.onchain.sameTask(ctx, f.taskID, nonce); err != nil {
 			return ActResult{}, err
 		}
 		if !n.eng.Stored(ctx, pkg.cid) {
@@ -348,7 +348,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 			}
 			return nil
 		}
-		r, err := n.sendCoSigned(ctx, nid, negotiation.ActReplace, p, digest, []negotiation.Address{nw}, complete)
+		r, err := n.onchain.sendCoSigned(ctx, nid, negotiation.ActReplace, p, digest, []negotiation.Address{nw}, complete)
 		if err == nil {
 			r.Detail["handoffCid"] = pkg.cid.String()
 		}

@@ -20,8 +20,13 @@
 // arbitrator or a replacement worker and the late join from its proof
 // bundle (handover; it also gets the address, the chain and the
 // transport's links at Start, and the node's send and fact paths as
-// functions), the event stream (broadcaster) and the stores' opener
-// (storeOpener).
+// functions), the event stream (broadcaster), the stores' opener
+// (storeOpener) and the chain side of the acts (chainActs: the co-signed
+// pairs it signs, submits and submits again, the task's state on chain,
+// and the chain facts of contract events and of the node's own receipts,
+// applied through the engine; it owns no lock and is given the engine,
+// the chain client and the few node functions it calls back, not the
+// Node).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

@@ -216,7 +216,7 @@ func (n *Node) recordEquivocation(ctx context.Context, nid string, eq *negotiati
 // co-signed pair it completes is submitted; files of a delivery or of
 // evidence are fetched and checked against their CIDs.
 func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
-	n.onCoSigned(t, out.CoSigned)
+	n.onchain.onCoSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
 		return
 	}

@@ -82,6 +82,8 @@ type Node struct {
 	blobs  *blobStore    // the negotiations' files (blobstore.go)
 	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
+
+	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -125,6 +127,11 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
+	n.onchain = &chainActs{
+		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
+		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: func(ctx context.Context, nid string) { n.hand.handOff(ctx, nid) },
+		takeOver: func(t *thread, wait bool) { n.hand.takeOverLocked(t, wait) },
+	}
 	n.eng = engine.New(engine.Config{
 		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
@@ -136,7 +143,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		},
 		Seen:    func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
 		CardFor: n.cardFor,
-		OnFact:  n.factApplied,
+		OnFact:  n.onchain.factApplied,
 	})
 	reg := o.registerer
 	if reg == nil {
@@ -151,6 +158,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
+	n.onchain.eng, n.onchain.facts, n.onchain.check = n.eng, m.facts, n.check
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
@@ -161,7 +169,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			return err
 		},
 		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
-			_, err := n.applyFact(ctx, nid, f, l)
+			_, err := n.onchain.applyFact(ctx, nid, f, l)
 			return err
 		},
 		joining: map[string]bool{},
@@ -237,6 +245,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startChain(ctx); err != nil {
 		return err
 	}
+	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
 	if err = n.checkAutoGate(ctx); err != nil {
 		return err
 	}
@@ -307,7 +316,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if err := n.cursor.load(ctx); err != nil {
 		return err
 	}
-	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onChainEvents, n.o.logger); err != nil {
+	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onchain.onEvents, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain watcher: %w", err)
 	}
 	return nil

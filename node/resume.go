@@ -25,7 +25,7 @@ func (n *Node) resume() {
 				n.spawn(func(ctx context.Context) { n.hand.handOff(ctx, nid) })
 			}
 			n.hand.fetchThreadFiles(t)
-			n.resumeCoSigned(t)
+			n.onchain.resumeCoSigned(t)
 		})
 	})
 }
