@@ -36,10 +36,10 @@ func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 		if err != nil {
 			return ActResult{}, chainErr("openDispute", err)
 		}
-		if err := n.applyReceipt(ctx, res.Receipt); err != nil {
+		if err := n.onchain.applyReceipt(ctx, res.Receipt); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, nil)
+		r := n.onchain.result(nid, nil)
 		r.Tx = txRef(res.Receipt)
 		r.Detail = map[string]string{"disputeId": chain.DisputeID(taskID).String()}
 		return r, nil
@@ -74,10 +74,10 @@ func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator neg
 		if err != nil {
 			return ActResult{}, chainErr("proposeArbitrator", err)
 		}
-		if err := n.applyReceipt(ctx, rc); err != nil {
+		if err := n.onchain.applyReceipt(ctx, rc); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, env)
+		r := n.onchain.result(nid, env)
 		r.Tx = txRef(rc)
 		return r, nil
 	})
@@ -117,7 +117,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 	)
 	send := func(t *thread) (err error) {
 		taskID, id = taskOf(t), disputeIDOf(t)
-		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
+		if c, err = n.blobs.store(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
@@ -165,10 +165,10 @@ func (n *Node) Rule(ctx context.Context, nid string, ruling uint64) (ActResult, 
 		if err != nil {
 			return ActResult{}, chainErr("rule", err)
 		}
-		if err := n.applyReceipt(ctx, rc); err != nil {
+		if err := n.onchain.applyReceipt(ctx, rc); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, nil)
+		r := n.onchain.result(nid, nil)
 		r.Tx = txRef(rc)
 		return r, nil
 	})

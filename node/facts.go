@@ -11,62 +11,62 @@ import (
 	"github.com/parleynet/parley/node/engine"
 )
 
-// onChainEvents is the chain watcher's handler: it turns the events of
+// onEvents is the chain watcher's handler: it turns the events of
 // Parley's contracts into chain facts (chain.FactOf) for the threads they
 // concern. It is idempotent: an event recorded before (same transaction
 // and log index) is skipped, and a fact a thread already holds is a
 // duplicate.
-func (n *Node) onChainEvents(ctx context.Context, events []chain.Event) error {
+func (c *chainActs) onEvents(ctx context.Context, events []chain.Event) error {
 	for _, ev := range events {
 		f, ref, ok := chain.FactOf(ev)
 		if !ok {
 			continue
 		}
-		if err := n.onChainFact(ctx, f, ref, ev.Log); err != nil {
+		if err := c.onFact(ctx, f, ref, ev.Log); err != nil {
 			return err
 		}
 	}
-	if n.cursor != nil {
-		n.cursor.delivered()
+	if c.cursor != nil {
+		c.cursor.delivered()
 	}
 	return nil
 }
 
-// onChainFact applies the chain fact of one contract event, reported in
+// onFact applies the chain fact of one contract event, reported in
 // log l, to the thread of this node it concerns, if any.
-func (n *Node) onChainFact(ctx context.Context, f negotiation.Fact, ref chain.FactRef, l types.Log) error {
-	nid, f := n.factOf(f, ref)
+func (c *chainActs) onFact(ctx context.Context, f negotiation.Fact, ref chain.FactRef, l types.Log) error {
+	nid, f := c.factOf(f, ref)
 	if f == nil || nid == "" {
 		return nil
 	}
-	_, err := n.applyFact(ctx, nid, f, l)
+	_, err := c.applyFact(ctx, nid, f, l)
 	return err
 }
 
 // applyReceipt applies the facts of one of this node's own transactions
 // at once, without waiting for the watcher (which later finds them
 // recorded).
-func (n *Node) applyReceipt(ctx context.Context, r *types.Receipt) error {
+func (c *chainActs) applyReceipt(ctx context.Context, r *types.Receipt) error {
 	if r == nil {
 		return nil
 	}
-	return n.onChainEvents(ctx, chain.DecodeEvents(n.client.Contracts(), r.Logs))
+	return c.onEvents(ctx, chain.DecodeEvents(c.client.Contracts(), r.Logs))
 }
 
 // factOf returns the negotiation a chain fact concerns (the one a
 // TaskCreated names, if this node holds it; else the thread of the task)
 // and the fact as the thread takes it: an amendment's milestones come
 // from the thread's co-signed MilestoneDefinition (nil without one).
-func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiation.Fact) {
+func (c *chainActs) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiation.Fact) {
 	if ref.NegotiationID != "" {
-		if n.eng.Lookup(ref.NegotiationID) == nil {
+		if c.eng.Lookup(ref.NegotiationID) == nil {
 			return "", nil
 		}
 		return ref.NegotiationID, f
 	}
-	nid := n.eng.ByTask(ref.TaskID)
+	nid := c.eng.ByTask(ref.TaskID)
 	if _, ok := f.(negotiation.MilestonesAmended); ok {
-		if f = n.amendedFact(nid, ref); f == nil {
+		if f = c.amended(nid, ref); f == nil {
 			return "", nil
 		}
 	}
@@ -78,8 +78,8 @@ func (n *Node) factOf(f negotiation.Fact, ref chain.FactRef) (string, negotiatio
 // skipped; a fact refused for the thread's state is kept pending and
 // applied again after the thread's next change). A record that fails is
 // CodeStoreFailed.
-func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
-	out, err := n.eng.ApplyFact(ctx, nid, f, engine.LogRef{Tx: l.TxHash.Hex(), Index: l.Index, Block: l.BlockNumber})
+func (c *chainActs) applyFact(ctx context.Context, nid string, f negotiation.Fact, l types.Log) (negotiation.Outcome, error) {
+	out, err := c.eng.ApplyFact(ctx, nid, f, engine.LogRef{Tx: l.TxHash.Hex(), Index: l.Index, Block: l.BlockNumber})
 	if err != nil {
 		return out, failWrap(CodeStoreFailed, err, "recording the chain event")
 	}
@@ -91,29 +91,29 @@ func (n *Node) applyFact(ctx context.Context, nid string, f negotiation.Fact, l 
 // calls for: the task index learns the thread, a party joins a dispute's
 // evidence topic when the dispute opens, and hands the thread over to the
 // arbitrator once the chain assigns one.
-func (n *Node) factApplied(t *thread, f negotiation.Fact, at engine.LogRef, out negotiation.Outcome, now time.Time) {
+func (c *chainActs) factApplied(t *thread, f negotiation.Fact, at engine.LogRef, out negotiation.Outcome, now time.Time) {
 	code := "ok"
 	if out.Code != "" {
 		code = string(out.Code)
 	}
-	n.m.facts.WithLabelValues(negotiation.FactName(f), code).Inc()
-	n.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: at.Tx, At: now})
+	c.facts.WithLabelValues(negotiation.FactName(f), code).Inc()
+	c.events.publish(Event{Kind: EventFact, NegotiationID: t.ID, Fact: negotiation.FactName(f), Code: code, State: t.Th.State(), Hash: at.Tx, At: now})
 	if code != "ok" {
-		n.log.Debug("chain fact not applied", "negotiation", t.ID, "fact", negotiation.FactName(f), "code", code)
+		c.log.Debug("chain fact not applied", "negotiation", t.ID, "fact", negotiation.FactName(f), "code", code)
 		return
 	}
-	n.eng.Index(t)
-	role := t.Th.RoleOf(n.self)
+	c.eng.Index(t)
+	role := t.Th.RoleOf(c.self)
 	if role != negotiation.RolePoster && role != negotiation.RoleWorker {
 		return
 	}
 	switch f.(type) {
 	case negotiation.DisputeOpened:
-		n.joinEvidenceLocked(t)
+		c.joinEvidence(t)
 	case negotiation.ArbitratorAssigned:
-		n.joinEvidenceLocked(t)
+		c.joinEvidence(t)
 		nid := t.ID
-		n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
+		c.spawn(func(ctx context.Context) { c.handOff(ctx, nid) })
 	}
 }
 

@@ -100,7 +100,7 @@ func TestFactBeforeItsStateIsKeptPending(t *testing.T) {
 	// (the fact chain.FactOf makes of its TaskCreated event).
 	funded, ref := negotiation.TaskFunded{TaskID: negotiation.NewUint256(new(big.Int).SetBytes(digest[:]))}, chain.FactRef{TaskID: digest, NegotiationID: nid}
 	log := types.Log{TxHash: common.Hash{9}, Index: 3, BlockNumber: 12}
-	if err := n.onChainFact(t.Context(), funded, ref, log); err != nil {
+	if err := n.onchain.onFact(t.Context(), funded, ref, log); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := n.Thread(nid); v.State != negotiation.StateProposed || v.Pending != 1 {
@@ -127,7 +127,7 @@ func TestFactBeforeItsStateIsKeptPending(t *testing.T) {
 	}
 	// The watcher delivers the same event again: recognised, not recorded.
 	head := n.Ledger().Head()
-	if err := n.onChainFact(t.Context(), funded, ref, log); err != nil || n.Ledger().Head() != head {
+	if err := n.onchain.onFact(t.Context(), funded, ref, log); err != nil || n.Ledger().Head() != head {
 		t.Fatalf("a repeated event was recorded (%v)", err)
 	}
 	if err := n.Close(); err != nil {

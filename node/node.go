@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ipfs/go-cid"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,9 +69,7 @@ type Node struct {
 
 	eng *engine.Engine // the threads and their one write path
 
-	tmu      sync.Mutex // guards the maps below
-	joining  map[string]bool
-	fetching map[fetchKey]bool
+	tmu sync.Mutex // makes threadFor's look-up and claim of a thread one step
 
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
@@ -81,7 +79,11 @@ type Node struct {
 	out    *refusals     // this node's envelopes its recipients refused
 	board  *board        // the task board (board.go)
 	check  *ledgerCheck  // the ledger's integrity (damage.go)
+	blobs  *blobStore    // the negotiations' files (blobstore.go)
+	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
+
+	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -118,13 +120,16 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, o: o, now: o.clock,
-		log:      o.logger.With("component", "node"),
-		joining:  map[string]bool{},
-		fetching: map[fetchKey]bool{},
-		events:   newBroadcaster(),
+		log:    o.logger.With("component", "node"),
+		events: newBroadcaster(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
+	}
+	n.onchain = &chainActs{
+		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
+		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: func(ctx context.Context, nid string) { n.hand.handOff(ctx, nid) },
+		takeOver: func(t *thread, wait bool) { n.hand.takeOverLocked(t, wait) },
 	}
 	n.eng = engine.New(engine.Config{
 		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
@@ -137,7 +142,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		},
 		Seen:    func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
 		CardFor: func(t *thread) (*negotiation.IntentCard, string) { return n.px.cardFor(t) },
-		OnFact:  n.factApplied,
+		OnFact:  n.onchain.factApplied,
 	})
 	reg := o.registerer
 	if reg == nil {
@@ -160,7 +165,22 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
+	n.onchain.eng, n.onchain.facts, n.onchain.check = n.eng, m.facts, n.check
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
+	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
+	n.hand = &handover{
+		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
+		grace: joinGrace(cfg.P2P.RetryMax), joinEvidence: n.joinEvidenceLocked,
+		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+			_, _, err := n.sendLocked(ctx, t, p, to, false)
+			return err
+		},
+		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
+			_, err := n.onchain.applyFact(ctx, nid, f, l)
+			return err
+		},
+		joining: map[string]bool{},
+	}
 	return n, nil
 }
 
@@ -199,6 +219,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.self = negotiation.Address(n.keys.EVM().Address())
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
+	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
@@ -215,6 +236,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.eng.Open(n.led, n.self)
+	n.blobs.led, n.hand.led = n.led, n.led
 	n.px.start(n.led, n.self, n.log)
 	if err = n.startApprovals(); err != nil {
 		return err
@@ -231,6 +253,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if err = n.startChain(ctx); err != nil {
 		return err
 	}
+	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
 	if err = n.checkAutoGate(ctx); err != nil {
 		return err
 	}
@@ -293,6 +316,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if n.client, err = chain.New(n.backend, n.keys.EVM(), cc, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain client: %w", err)
 	}
+	n.hand.chain = n.client
 	if err := chain.CheckDeployed(ctx, n.backend, cc.Contracts); err != nil {
 		return failWrap(CodeNoChain, err, "contracts")
 	}
@@ -300,7 +324,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if err := n.cursor.load(ctx); err != nil {
 		return err
 	}
-	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onChainEvents, n.o.logger); err != nil {
+	if n.watcher, err = chain.NewWatcher(n.backend, cc, n.cursor, n.onchain.onEvents, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain watcher: %w", err)
 	}
 	return nil
@@ -347,6 +371,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
+	n.blobs.host, n.hand.links = h, h
 	return nil
 }
 
@@ -471,9 +496,3 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
-
-// fetchKey names one file to fetch for one negotiation.
-type fetchKey struct {
-	nid string
-	c   cid.Cid
-}

@@ -52,23 +52,14 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 		if res.TaskID != [32]byte(ag.Digest) {
 			return ActResult{}, fail(CodeChainFailed, "the registry's task id %x is not the agreed digest %s", res.TaskID, ag.Digest)
 		}
-		if err := n.applyReceipt(ctx, res.Receipt); err != nil {
+		if err := n.onchain.applyReceipt(ctx, res.Receipt); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, nil)
+		r := n.onchain.result(nid, nil)
 		r.Tx = txRef(res.Receipt)
 		r.Detail = map[string]string{"taskId": chain.TaskIDString(res.TaskID)}
 		return r, nil
 	})
-}
-
-// result returns the thread view after an act and the envelope it sent.
-func (n *Node) result(nid string, env *negotiation.Envelope) ActResult {
-	r := ActResult{Envelope: envRef(env)}
-	if v, err := n.Thread(nid); err == nil {
-		r.Thread = v
-	}
-	return r
 }
 
 // DeliverySpec is one delivered file of a milestone.
@@ -101,7 +92,7 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 	send := func(t *thread) error {
 		taskID = taskOf(t)
 		var err error
-		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
+		if c, err = n.blobs.store(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
@@ -119,10 +110,10 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 		if err != nil {
 			return ActResult{}, chainErr("submitProof", err)
 		}
-		if err := n.applyReceipt(ctx, res.Receipt); err != nil {
+		if err := n.onchain.applyReceipt(ctx, res.Receipt); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, env)
+		r := n.onchain.result(nid, env)
 		r.Tx = txRef(res.Receipt)
 		r.Detail = map[string]string{"cid": c.String()}
 		return r, nil
@@ -162,7 +153,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			if !ok {
 				return ActResult{}, fail(CodeDeliveryMissing, "file %s: the worker's link is unknown", f.c)
 			}
-			if _, err := n.fetchFile(ctx, nid, l.PeerID, f); err != nil {
+			if _, err := n.blobs.fetch(ctx, nid, l.PeerID, f); err != nil {
 				return ActResult{}, failWrap(CodeDeliveryMissing, err, "file %s", f.c)
 			}
 		}
@@ -204,16 +195,16 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			return ActResult{}, err
 		}
 		if task.Milestones[milestone].State == chain.MilestoneReleased {
-			return n.result(nid, sent), nil
+			return n.onchain.result(nid, sent), nil
 		}
 		res, err := n.client.ReleaseMilestone(ctx, taskID, task, uint64(milestone))
 		if err != nil {
 			return ActResult{}, chainErr("releaseMilestone", err)
 		}
-		if err := n.applyReceipt(ctx, res.Receipt); err != nil {
+		if err := n.onchain.applyReceipt(ctx, res.Receipt); err != nil {
 			return ActResult{}, err
 		}
-		r := n.result(nid, sent)
+		r := n.onchain.result(nid, sent)
 		r.Tx = txRef(res.Receipt)
 		return r, nil
 	})
