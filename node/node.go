@@ -129,10 +129,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
-	n.onchain = &chainActs{
-		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
-		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.handOff, takeOver: n.takeOverLocked,
-	}
+	n.onchain = new(chainActs) // the engine's OnFact; wired below, once the engine and the services are built
 	n.eng = engine.New(engine.Config{
 		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
@@ -159,8 +156,12 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
-	n.onchain.eng, n.onchain.facts, n.onchain.check = n.eng, m.facts, n.check
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
+	*n.onchain = chainActs{
+		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
+		authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked, spawn: n.spawn,
+		amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.handOff, takeOver: n.takeOverLocked,
+	}
 	return n, nil
 }
 
