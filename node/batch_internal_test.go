@@ -100,7 +100,7 @@ func TestStepIsOneBatch(t *testing.T) {
 		th.Unlock()
 		t.Fatalf("the proposal: %+v", out)
 	}
-	n.openPXP(th)
+	n.eng.OpenPXP(th)
 	var b batch
 	n.eng.PutReceived(&b, th, d.Envelope, d.Sender, "ok", th.Th.State(), n.now())
 	var kinds []string

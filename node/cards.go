@@ -39,14 +39,10 @@ func newPXPNode() *pxpNode {
 	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}, drafts: map[negotiation.Hash]*draftCard{}}
 }
 
-// Record bodies.
-
-// The scopes of a card.sealed entry.
+// The scopes of a card.sealed entry the node writes itself (engine.Scope*).
 const (
-	scopeDefault      = "default"      // the node's default card (no negotiation)
-	scopeOpened       = "opened"       // the default card, in force when the negotiation opened
-	scopeNegotiation  = "negotiation"  // a card sealed for this negotiation
-	scopeAnnouncement = "announcement" // the card the node's announcement carried
+	scopeDefault     = engine.ScopeDefault
+	scopeNegotiation = engine.ScopeNegotiation
 )
 
 // CardInfo is a sealed intent card as the node's API shows it to its
@@ -62,6 +58,26 @@ type CardInfo struct {
 
 func cardInfo(c *negotiation.IntentCard, nid string) CardInfo {
 	return CardInfo{Hash: c.Seal(), Principal: c.Principal.Name, Card: json.RawMessage(c.Bytes()), NegotiationID: nid}
+}
+
+// cardFor is the engine's Config.CardFor: the card a new thread takes and
+// the CID of its object: for a negotiation answering this node's
+// announcement, the card the announcement carried; else the node's
+// default card; nil for none.
+func (n *Node) cardFor(t *thread) (*negotiation.IntentCard, string) {
+	var sc sealedCard
+	ann := t.Params.Announcement
+	n.px.mu.Lock()
+	switch {
+	case ann != nil && ann.Sender.EVMAddress == n.self:
+		if h := ann.Payload.Proxy().IntentCardHash; h != nil {
+			sc = n.px.cards[*h]
+		}
+	case n.px.card != nil:
+		sc = n.px.cards[n.px.card.Seal()]
+	}
+	n.px.mu.Unlock()
+	return sc.card, sc.cid
 }
 
 // loadCards reads every card the node sealed as its default card; the
@@ -157,7 +173,7 @@ func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation
 	if err != nil {
 		return CardInfo{}, err
 	}
-	sealed, err := n.cardSealedRecord("", c, id, scopeDefault, via)
+	sealed, err := engine.CardSealedRecord("", c, id, scopeDefault, via, n.now())
 	if err != nil {
 		return CardInfo{}, err
 	}
@@ -193,7 +209,7 @@ func (n *Node) DefaultCard() (CardInfo, error) {
 func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 	var info CardInfo
 	err := n.eng.With(nid, func(t *thread) error {
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
@@ -206,16 +222,6 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 // cardRecord returns the pxp.object record of card c and its CID.
 func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
 	return engine.PrivateRecord("card", c.Bytes(), n.now())
-}
-
-// cardSealedRecord returns the card.sealed record of card c, stored as
-// id, for negotiation nid ("" for the default card).
-func (n *Node) cardSealedRecord(nid string, c *negotiation.IntentCard, id, scope string, via negotiation.Via) (ledger.Record, error) {
-	body, err := json.Marshal(engine.CardSealedBody{Hash: c.Seal(), Principal: c.Principal.Name, Card: id, Scope: scope, Via: via})
-	if err != nil {
-		return ledger.Record{}, err
-	}
-	return ledger.Record{Kind: ledger.KindCardSealed, NegotiationID: nid, Body: body, At: n.now()}, nil
 }
 
 // SealCard seals card for negotiation nid only (overriding the default
@@ -252,7 +258,7 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 		if err != nil {
 			return err
 		}
-		r, err := n.cardSealedRecord(nid, c, id, scopeNegotiation, via)
+		r, err := engine.CardSealedRecord(nid, c, id, scopeNegotiation, via, n.now())
 		if err != nil {
 			return err
 		}
@@ -289,7 +295,7 @@ func (n *Node) canReseal(t *thread) error {
 			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
 		}
 	}
-	n.openPXP(t)
+	n.eng.OpenPXP(t)
 	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
 		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
 	}

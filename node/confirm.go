@@ -94,7 +94,7 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 	var question string
 	var ok bool
 	err := n.eng.With(nid, func(t *thread) error {
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)

@@ -64,7 +64,7 @@
 // Gate) and node/engine (the threads and their one write path, which the
 // node wires with small functions: the clock, the consent book and the
 // event stream told of a recorded state, the board's first-seen time, the
-// card.sealed of a new thread); never contracts/bindings
+// card a new thread takes); never contracts/bindings
 // (contract events reach it as facts, chain.FactOf), cmd or a package
 // above it. The packages above it
 // (node/api, node/web, node/mcp, node/demo, node/soak, node/loadtest) are

@@ -237,7 +237,7 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 	}
 	var ans negotiation.PrincipalAnswer
 	err := n.eng.With(nid, func(t *thread) error {
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
@@ -373,7 +373,7 @@ func (n *Node) Brief(ctx context.Context, nid string) (BriefView, error) {
 		if !ended(t.Th.StateAt(n.now())) {
 			return fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
 		}
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		var ms []*negotiation.Mandate
 		if m := t.PXP.Mandate; m != nil {
 			if r := t.Th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {

@@ -63,7 +63,7 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
 	env := d.Envelope
 	now := n.now()
-	out, err := n.eng.Receive(ctx, t, env, d.Sender, now, func() { n.openPXP(t) })
+	out, err := n.eng.Receive(ctx, t, env, d.Sender, now, func() { n.eng.OpenPXP(t) })
 	drop := func() {
 		if fresh {
 			n.eng.Drop(t)

@@ -139,9 +139,9 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			n.cs.settled(t.ID, to)
 			n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: to, From: from, At: n.now()})
 		},
-		Seen:   func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
-		Card:   n.putCard,
-		OnFact: n.onchain.factApplied,
+		Seen:    func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
+		CardFor: n.cardFor,
+		OnFact:  n.onchain.factApplied,
 	})
 	reg := o.registerer
 	if reg == nil {

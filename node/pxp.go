@@ -80,66 +80,6 @@ func (f PXPFields) apply(p negotiation.Payload) {
 	}
 }
 
-// openPXP gives t its PXP state when it has none (t.mu held): a thread
-// the ledger knows nothing of yet takes the node's default card, or, for
-// a negotiation answering this node's announcement, the card the
-// announcement carried; a negotiation opened without a card runs without
-// one. It does no I/O; the card.sealed record is written with the
-// thread's first record (putCard).
-func (n *Node) openPXP(t *thread) {
-	if t.PXP != nil {
-		return
-	}
-	t.PXP = engine.NewPXP()
-	if t.Opened || t.Observer || t.Role == negotiation.RoleArbitrator {
-		return
-	}
-	var sc sealedCard
-	ann := t.Params.Announcement
-	n.px.mu.Lock()
-	switch {
-	case ann != nil && ann.Sender.EVMAddress == n.self:
-		if h := ann.Payload.Proxy().IntentCardHash; h != nil {
-			sc = n.px.cards[*h]
-		}
-	case n.px.card != nil:
-		sc = n.px.cards[n.px.card.Seal()]
-	}
-	n.px.mu.Unlock()
-	if sc.card == nil {
-		return
-	}
-	m, err := n.eng.Mandate(t, sc.card)
-	if err != nil {
-		n.log.Error("no mandate", "negotiation", t.ID, "err", err)
-		return
-	}
-	t.PXP.Mandate, t.PXP.CardID = m, sc.cid
-}
-
-// putCard adds the card.sealed record of t's card in force when t opened
-// to b, once (t.mu held; nothing otherwise). It goes with the thread's
-// first records; once b is written the card counts as sealed.
-func (n *Node) putCard(b *batch, t *thread) {
-	if t.PXP == nil || t.PXP.Mandate == nil || t.PXP.Sealed {
-		return
-	}
-	scope := scopeOpened
-	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
-		scope = scopeAnnouncement
-	}
-	px := t.PXP
-	r, err := n.cardSealedRecord(t.ID, px.Mandate.Card(), px.CardID, scope, "")
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.Put(r, func() {
-		px.Sealed = true
-		px.Events++
-	})
-}
-
 // pxpPrepare readies payload p of t for sending at ts (t.mu held): with a
 // card, it stamps the card's hash, adds the reviews the card decides for
 // the claims the agent left unreviewed, and asks the mandate. A refusal
@@ -147,7 +87,7 @@ func (n *Node) putCard(b *batch, t *thread) {
 // (escalate) and returns escalation_required; every other refusal keeps
 // the mandate's code. Without a card, PXP members are refused (no_card).
 func (n *Node) pxpPrepare(ctx context.Context, t *thread, p negotiation.Payload, ts time.Time) error {
-	n.openPXP(t)
+	n.eng.OpenPXP(t)
 	px := p.Proxy()
 	m := t.PXP.Mandate
 	if m == nil {
@@ -239,7 +179,7 @@ func (n *Node) recordSeat(ctx context.Context, t *thread, agent string, h negoti
 		n.log.Warn("seat not recorded", "negotiation", t.ID, "envelope", h, "err", err)
 		return
 	}
-	n.openPXP(t)
+	n.eng.OpenPXP(t)
 	if agent != "" {
 		t.PXP.Agents[h], t.PXP.Agent = agent, agent
 	}

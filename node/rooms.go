@@ -204,7 +204,7 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	}
 	t.Lock()
 	defer t.Unlock()
-	n.openPXP(t)
+	n.eng.OpenPXP(t)
 	meta := engine.RoomMeta(req)
 	body, err := json.Marshal(meta)
 	if err != nil {
@@ -213,7 +213,7 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	var b batch
 	n.eng.PutOpened(&b, t)
 	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
-	n.putCard(&b, t)
+	n.eng.PutCard(&b, t)
 	if err := n.write(ctx, &b, "room "+nid); err != nil {
 		return RoomInfo{}, err
 	}
@@ -250,7 +250,7 @@ func (n *Node) Room(_ context.Context, nid string) (RoomView, error) {
 
 // roomLocked builds t's room view (t.mu held).
 func (n *Node) roomLocked(t *thread) RoomView {
-	n.openPXP(t)
+	n.eng.OpenPXP(t)
 	th, px := t.Th, t.PXP
 	st := th.StateAt(n.now())
 	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
@@ -446,7 +446,7 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
 	opening, to := false, negotiation.Address{}
 	err := n.eng.With(nid, func(t *thread) error {
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; opening {
 			to = t.PXP.Room.Counterpart
 		}
@@ -495,7 +495,7 @@ func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage
 		return fail(CodeBadArgument, "status escalate carries one concrete question (escalation.question)")
 	}
 	return n.eng.With(nid, func(t *thread) error {
-		n.openPXP(t)
+		n.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}

@@ -60,7 +60,7 @@
 // node. What it needs from the node that holds it (the clock, the error
 // for a negotiation it does not hold, the thread-count metric, who is
 // told of a recorded state and of a chain fact, the board's first-seen
-// time of an announcement, the card.sealed of a new thread, a logger)
+// time of an announcement, the intent card a new thread takes, a logger)
 // comes in its Config as small functions (STYLE.md: a container is not a service); the node wires it,
 // keeps the transport and the chain, and calls the engine.
 package engine

@@ -31,10 +31,11 @@ type Config struct {
 	// known), for the record of a stranger's announcement a new thread
 	// answers; nil: now.
 	Seen func(h negotiation.Hash, now time.Time) time.Time
-	// Card adds the node's records for a new thread after its
-	// thread.opened (the card.sealed of its intent card) to b; nil for
-	// none.
-	Card func(b *Batch, t *Thread)
+	// CardFor returns the intent card a new thread takes and the CID of
+	// the object that stores it (the node's default card, or the card
+	// its announcement carried), or nil: the thread runs without one.
+	// Nil: no thread has a card.
+	CardFor func(t *Thread) (*negotiation.IntentCard, string)
 	// OnFact is told of each chain fact recorded and applied in t, with
 	// the outcome and the time it was recorded at (t's lock held); nil for
 	// none.

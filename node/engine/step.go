@@ -184,12 +184,12 @@ func (e *Engine) commit(ctx context.Context, t *Thread, in negotiation.Input, ou
 
 // PutSent adds the records of sending env in t to b (t's lock held), in
 // the order of PutReceived: the announcement t answers and thread.opened
-// when t is new, the node's records for a new thread (Config.Card), this
+// when t is new, the card.sealed of a new thread's card (PutCard), this
 // node's identity link the first time, the envelope.sent and the
 // thread.state st it causes.
 func (e *Engine) PutSent(b *Batch, t *Thread, env *negotiation.Envelope, link *identity.Link, st negotiation.State, now time.Time) {
 	e.PutOpened(b, t)
-	e.putCard(b, t)
+	e.PutCard(b, t)
 	e.PutLink(b, t, link)
 	b.PutEnvelope(ledger.KindEnvelopeSent, env, "ok", now, nil)
 	e.PutState(b, t, st)
@@ -197,22 +197,16 @@ func (e *Engine) PutSent(b *Batch, t *Thread, env *negotiation.Envelope, link *i
 
 // PutReceived adds the records of receiving the authentic envelope env,
 // whose effect on t is code, to b (t's lock held), in this order: the
-// announcement t answers and thread.opened when t is new, the node's
-// records for a new thread (Config.Card: the card.sealed of its card),
+// announcement t answers and thread.opened when t is new, the
+// card.sealed of a new thread's card (PutCard),
 // the sender's identity link the first time, the envelope.received and
 // the thread.state st it causes.
 func (e *Engine) PutReceived(b *Batch, t *Thread, env *negotiation.Envelope, link *identity.Link, code negotiation.Code, st negotiation.State, now time.Time) {
 	e.PutOpened(b, t)
-	e.putCard(b, t)
+	e.PutCard(b, t)
 	e.PutLink(b, t, link)
 	b.PutEnvelope(ledger.KindEnvelopeReceived, env, code, now, nil)
 	e.PutState(b, t, st)
-}
-
-func (e *Engine) putCard(b *Batch, t *Thread) {
-	if e.cfg.Card != nil {
-		e.cfg.Card(b, t)
-	}
 }
 
 // PutOpened adds thread.opened of a new thread to b (t's lock held;
