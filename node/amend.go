@@ -1,22 +1,16 @@
 package node
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ipfs/go-cid"
-	"github.com/multiformats/go-multihash"
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/negotiation"
-	"github.com/parleynet/parley/node/engine"
-	"github.com/parleynet/parley/p2p"
 )
 
 // AmendSpec amends a funded task's remaining milestones and deadline.
@@ -237,92 +231,6 @@ func (n *Node) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
 	return negotiation.MilestonesAmended{Milestones: append([]negotiation.Milestone(nil), found.Milestones...), Deadline: found.Deadline}
 }
 
-// handoff is a replacement's hand-over package: a proof bundle of the
-// thread so far, by CID and SHA-256 (the two name the same bytes).
-type handoff struct {
-	raw     []byte
-	cid     cid.Cid
-	hash    negotiation.Hash
-	from    string // the peer it was fetched from; "" when this node holds it
-	ownHead uint64 // the sequence of this node's last envelope it holds
-}
-
-// handoffCID returns the CID (raw codec, sha2-256) of a hand-over package
-// with hash h.
-func handoffCID(h negotiation.Hash) (cid.Cid, error) {
-	mh, err := multihash.Encode(h[:], multihash.SHA2_256)
-	if err != nil {
-		return cid.Undef, err
-	}
-	return cid.NewCidV1(cid.Raw, mh), nil
-}
-
-// exportHandoff makes this node's hand-over package of nid: the proof
-// bundle of its ledger's record of the thread, with the identity links of
-// every signer, so it verifies with nothing else.
-func (n *Node) exportHandoff(ctx context.Context, nid string) (*handoff, error) {
-	var h *handoff
-	// Nothing is sent in the thread while it is exported.
-	err := n.eng.With(nid, func(t *thread) error {
-		var buf bytes.Buffer
-		if _, err := n.led.Export(ctx, nid, &buf); err != nil {
-			return failWrap(CodeStoreFailed, err, "export")
-		}
-		sum := negotiation.Hash(sha256.Sum256(buf.Bytes()))
-		c, err := handoffCID(sum)
-		if err != nil {
-			return err
-		}
-		seq, _, _ := t.Th.Head(n.self)
-		h = &handoff{raw: buf.Bytes(), cid: c, hash: sum, ownHead: seq}
-		return nil
-	})
-	return h, err
-}
-
-// adoptHandoff fetches (or reads) the hand-over package the other party's
-// ReplacementContext names and checks it: its bytes hash to handoffHash
-// and to the CID, and it is a proof bundle of this negotiation that
-// verifies with nothing else. A nil package and no error mean the package
-// is unusable (this node then proposes its own).
-func (n *Node) adoptHandoff(ctx context.Context, nid string, from negotiation.Address, p *negotiation.ReplacementContext) (*handoff, error) {
-	c, err := p.HandoffCID.Parse()
-	if err != nil || p.HandoffCID == "" {
-		return nil, nil
-	}
-	if want, err := handoffCID(p.HandoffHash); err != nil || want != c {
-		n.log.Warn("the other party's hand-over CID does not name its hash", "negotiation", nid, "cid", c)
-		return nil, nil
-	}
-	fetchedFrom := ""
-	raw, err := n.led.Object(ctx, c)
-	if err != nil {
-		l, ok := n.host.Link(from)
-		if !ok {
-			return nil, fail(CodeBadBundle, "the hand-over package %s: the link of %s is unknown", c, from)
-		}
-		if raw, err = n.fetchRaw(ctx, l.PeerID, c); err != nil {
-			return nil, failWrap(CodeBadBundle, err, "fetching the hand-over package %s", c)
-		}
-		fetchedFrom = l.PeerID.String()
-	}
-	if sha256.Sum256(raw) != [32]byte(p.HandoffHash) {
-		return nil, nil
-	}
-	rep, err := verifyBundleOf(raw, nid, "hand-over package")
-	if err != nil {
-		n.log.Warn("the other party's hand-over package does not verify", "negotiation", nid, "cid", c, "err", err)
-		return nil, nil
-	}
-	h := &handoff{raw: raw, cid: c, hash: p.HandoffHash, from: fetchedFrom}
-	for _, e := range rep.Envelopes {
-		if e.Sender.EVMAddress == n.self && e.Sequence > h.ownHead {
-			h.ownHead = e.Sequence
-		}
-	}
-	return h, nil
-}
-
 // Replace hands the funded task to a new worker as the poster or the
 // current worker, once the gate approves (sign_replacement). The first
 // party makes the hand-over package (a proof bundle of its ledger's record
@@ -388,7 +296,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		}
 		var pkg *handoff
 		if op != nil && op.NewWorker == nw && otherLatest {
-			if pkg, err = n.adoptHandoff(ctx, nid, f.other, op); err != nil {
+			if pkg, err = n.hand.adoptHandoff(ctx, nid, f.other, op); err != nil {
 				return ActResult{}, err
 			}
 		}
@@ -400,7 +308,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 			pkg = nil // the other party's package lacks envelopes of this node
 		}
 		if pkg == nil {
-			if pkg, err = n.exportHandoff(ctx, nid); err != nil {
+			if pkg, err = n.hand.exportHandoff(ctx, nid); err != nil {
 				return ActResult{}, err
 			}
 		}
@@ -421,7 +329,7 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 			return ActResult{}, err
 		}
 		if !n.eng.Stored(ctx, pkg.cid) {
-			c, err := n.storeBlob(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
+			c, err := n.blobs.store(ctx, nid, "handoff-bundle.json", MediaTypeBundle, pkg.from, pkg.raw)
 			if err != nil {
 				return ActResult{}, err
 			}
@@ -446,185 +354,4 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		}
 		return r, err
 	})
-}
-
-// replacementArrived answers a ReplacementContext of a negotiation this
-// node does not hold (n.tmu held). When it names this node as the new
-// worker, the node starts joining the thread from the hand-over package
-// it names and the sender retries (missing_reference) until it has; the
-// join succeeds only once the chain has made the replacement. Any other
-// is wrong_negotiation.
-func (n *Node) replacementArrived(d p2p.Delivery, p *negotiation.ReplacementContext) negotiation.Code {
-	if p.NewWorker != n.self || p.HandoffCID == "" || d.Envelope.TaskID == nil || d.Sender == nil || n.client == nil {
-		return negotiation.CodeWrongNegotiation
-	}
-	nid := d.Envelope.NegotiationID
-	n.joining[nid] = true
-	n.spawn(func(ctx context.Context) {
-		defer func() {
-			n.tmu.Lock()
-			delete(n.joining, nid)
-			n.tmu.Unlock()
-		}()
-		err := n.joinReplaced(ctx, d, p)
-		switch {
-		case err == nil || ctx.Err() != nil:
-		case CodeOf(err) == CodeStateForbidden:
-			n.log.Debug("not joined as the replacement worker yet (the sender retries)", "negotiation", nid, "err", err)
-		default:
-			n.log.Warn("not joined as the replacement worker (the sender retries)", "negotiation", nid, "from", d.Envelope.Sender.EVMAddress, "err", err)
-		}
-	})
-	return negotiation.CodeMissingReference
-}
-
-// replacement is what a WorkerReplaced event says: the old and the new
-// worker and the hand-over package's hash.
-type replacement struct {
-	OldWorker, NewWorker common.Address
-	HandoffHash          [32]byte
-}
-
-// replacedBy returns the chain's last WorkerReplaced event of a task, or
-// nil.
-func (n *Node) replacedBy(ctx context.Context, taskID [32]byte) (*replacement, *chain.Event, error) {
-	evs, err := n.client.TaskEvents(ctx, taskID)
-	if err != nil {
-		return nil, nil, chainErr("task events", err)
-	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		f, ref, _ := chain.FactOf(evs[i])
-		if w, ok := f.(negotiation.WorkerReplaced); ok {
-			return &replacement{OldWorker: common.Address(ref.OldWorker), NewWorker: common.Address(w.NewWorker), HandoffHash: ref.Handoff}, &evs[i], nil
-		}
-	}
-	return nil, nil, nil
-}
-
-// joinReplaced starts this node's thread of a negotiation whose task the
-// chain handed to it, from the hand-over package of the ReplacementContext
-// d carries: the chain must name this node as the new worker with that
-// package's hash; the package is fetched from the sender (sealed to this
-// node, checked against its CID), verified offline, replayed, and imported
-// as received, as an arbitrator's bundle is. The thread's envelopes after
-// the package (the two ReplacementContexts) then arrive from their
-// senders, and the chain's WorkerReplaced makes this node the worker.
-func (n *Node) joinReplaced(ctx context.Context, d p2p.Delivery, p *negotiation.ReplacementContext) error {
-	env := d.Envelope
-	nid := env.NegotiationID
-	var taskID [32]byte
-	env.TaskID.Big().FillBytes(taskID[:])
-	ev, _, err := n.replacedBy(ctx, taskID)
-	if err != nil {
-		return err
-	}
-	if ev == nil || ev.NewWorker != common.Address(n.self) {
-		return fail(CodeStateForbidden, "the chain has not handed task %s to this node (yet)", chain.TaskIDString(taskID))
-	}
-	if ev.HandoffHash != [32]byte(p.HandoffHash) {
-		return fail(CodeBadBundle, "the chain's hand-over is %s, the envelope names %s", negotiation.Hash(ev.HandoffHash), p.HandoffHash)
-	}
-	bc, err := p.HandoffCID.Parse()
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "hand-over CID")
-	}
-	if want, err := handoffCID(p.HandoffHash); err != nil || want != bc {
-		return fail(CodeBadBundle, "the hand-over CID %s does not name the hash %s", bc, p.HandoffHash)
-	}
-	from := d.Sender.PeerID
-	raw, rep, err := n.fetchBundle(ctx, from, nid, bc, "hand-over package")
-	if err != nil {
-		return err
-	}
-	params := negotiation.Params{NegotiationID: nid}
-	for _, e := range rep.Negotiation {
-		var b engine.OpenedBody
-		if e.Kind != KindThreadOpened || json.Unmarshal(e.Body, &b) != nil || b.Announcement == "" {
-			continue
-		}
-		ac, err := cid.Decode(b.Announcement)
-		if err != nil {
-			return failWrap(CodeBadBundle, err, "announcement CID")
-		}
-		if params.Announcement, err = n.fetchAnnouncement(ctx, from, ac); err != nil {
-			return err
-		}
-		break
-	}
-	th, err := rep.ReplayThread(params, engine.ReplayFact)
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "replaying the package")
-	}
-	var got [32]byte
-	if id := th.TaskID(); id != nil {
-		id.Big().FillBytes(got[:])
-	}
-	if got != taskID || th.Worker() != negotiation.Address(ev.OldWorker) {
-		return fail(CodeBadBundle, "the package's thread is not task %s of worker %s", chain.TaskIDString(taskID), negotiation.Address(ev.OldWorker))
-	}
-	if err := n.importBundle(ctx, params, rep, bc, raw, negotiation.RoleWorker); err != nil {
-		return err
-	}
-	return n.eng.With(nid, func(t *thread) error { n.takeOverLocked(t, true); return nil })
-}
-
-// takeOverLocked makes this node the worker of a thread it joined as a
-// replacement (t.mu held): the chain's WorkerReplaced event, which this
-// node's watcher saw before it held the thread, is read again and applied.
-// That happens once the thread holds the complete replacement naming this
-// node (both ReplacementContexts arrive after the package, from their
-// senders); with wait set, also after a grace of twice the longest retry
-// backoff, for a ReplacementContext that never comes (the old worker may be
-// gone for good).
-func (n *Node) takeOverLocked(t *thread, wait bool) {
-	if !t.Observer || t.Role != negotiation.RoleWorker || t.Th.RoleOf(n.self) == negotiation.RoleWorker || n.client == nil {
-		return
-	}
-	if t.Th.TaskID() == nil {
-		return
-	}
-	taskID := taskOf(t)
-	nid := t.ID
-	ready := false
-	if c := t.Th.Ready(negotiation.TypeReplacementContext); c != nil {
-		p, ok := t.Th.Envelope(c.Envelopes[0]).Payload.(*negotiation.ReplacementContext)
-		ready = ok && p.NewWorker == n.self
-	}
-	switch {
-	case ready:
-		n.spawn(func(ctx context.Context) { n.takeOver(ctx, nid, taskID) })
-	case wait:
-		grace := max(2*n.cfg.P2P.RetryMax, 10*time.Second)
-		n.spawn(func(ctx context.Context) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(grace):
-			}
-			n.takeOver(ctx, nid, taskID)
-		})
-	}
-}
-
-// takeOver applies the chain's replacement of taskID by this node to
-// thread nid, unless this node is its worker already.
-func (n *Node) takeOver(ctx context.Context, nid string, taskID [32]byte) {
-	done := true
-	if n.eng.With(nid, func(t *thread) error { done = t.Th.RoleOf(n.self) == negotiation.RoleWorker; return nil }) != nil || done {
-		return
-	}
-	ev, raw, err := n.replacedBy(ctx, taskID)
-	if err != nil || ev == nil || ev.NewWorker != common.Address(n.self) {
-		if ctx.Err() == nil {
-			n.log.Warn("the replacement naming this node is not on chain", "negotiation", nid, "err", err)
-		}
-		return
-	}
-	if _, err := n.onchain.applyFact(ctx, nid, negotiation.WorkerReplaced{NewWorker: n.self}, raw.Log); err != nil {
-		if ctx.Err() == nil {
-			n.log.Warn("the replacement was not applied", "negotiation", nid, "err", err)
-		}
-		return
-	}
-	n.log.Info("took over the task as the replacement worker", "negotiation", nid)
 }

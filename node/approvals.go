@@ -160,7 +160,7 @@ func (n *Node) startApprovals() error {
 		Running:  n.running,
 		Guard: func(ctx context.Context, nid string, before bool) error {
 			if before {
-				if err := n.pausedErr(nid); err != nil {
+				if err := n.px.pausedErr(nid); err != nil {
 					return err
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/parleynet/parley/ledger"
@@ -17,27 +16,13 @@ import (
 // for one negotiation, their records (card.sealed, pxp.object) and their
 // loading at start (docs/pxp.md).
 
-// pxpNode is the node's PXP state outside any negotiation: its principal's
-// default intent card and every card it sealed, by hash.
-type pxpNode struct {
-	mu    sync.Mutex
-	card  *negotiation.IntentCard         // the default card, or nil
-	cards map[negotiation.Hash]sealedCard // every card sealed by this node
-	via   map[negotiation.Hash]negotiation.Via
-	// drafts are the cards waiting for the principal's confirmation, by
-	// hash, so their approval requests show them in full.
-	drafts map[negotiation.Hash]*draftCard
-}
-
 // sealedCard is a card and the CID of the object that stores it.
 type sealedCard struct {
 	card *negotiation.IntentCard
 	cid  string
 }
 
-func newPXPNode() *pxpNode {
-	return &pxpNode{cards: map[negotiation.Hash]sealedCard{}, via: map[negotiation.Hash]negotiation.Via{}, drafts: map[negotiation.Hash]*draftCard{}}
-}
+// Record bodies.
 
 // The scopes of a card.sealed entry the node writes itself (engine.Scope*).
 const (
@@ -64,26 +49,26 @@ func cardInfo(c *negotiation.IntentCard, nid string) CardInfo {
 // the CID of its object: for a negotiation answering this node's
 // announcement, the card the announcement carried; else the node's
 // default card; nil for none.
-func (n *Node) cardFor(t *thread) (*negotiation.IntentCard, string) {
+func (s *pxpService) cardFor(t *thread) (*negotiation.IntentCard, string) {
 	var sc sealedCard
 	ann := t.Params.Announcement
-	n.px.mu.Lock()
+	s.mu.Lock()
 	switch {
-	case ann != nil && ann.Sender.EVMAddress == n.self:
+	case ann != nil && ann.Sender.EVMAddress == s.self:
 		if h := ann.Payload.Proxy().IntentCardHash; h != nil {
-			sc = n.px.cards[*h]
+			sc = s.cards[*h]
 		}
-	case n.px.card != nil:
-		sc = n.px.cards[n.px.card.Seal()]
+	case s.card != nil:
+		sc = s.cards[s.card.Seal()]
 	}
-	n.px.mu.Unlock()
+	s.mu.Unlock()
 	return sc.card, sc.cid
 }
 
-// loadCards reads every card the node sealed as its default card; the
+// load reads every card the node sealed as its default card; the
 // last one is in force.
-func (n *Node) loadCards(ctx context.Context) error {
-	for e, err := range n.led.ByKind(ctx, ledger.KindCardSealed) {
+func (s *pxpService) load(ctx context.Context) error {
+	for e, err := range s.led.ByKind(ctx, ledger.KindCardSealed) {
 		if err != nil {
 			return fmt.Errorf("node: load cards: %w", err)
 		}
@@ -94,15 +79,15 @@ func (n *Node) loadCards(ctx context.Context) error {
 		if e.NegotiationID != "" || b.Scope != scopeDefault {
 			continue
 		}
-		c, err := n.eng.CardByCID(ctx, b.Card)
+		c, err := s.eng.CardByCID(ctx, b.Card)
 		if err != nil {
 			return fmt.Errorf("node: load entry %d: card: %w", e.Seq, err)
 		}
-		n.px.mu.Lock()
-		n.px.card = c
-		n.px.cards[c.Seal()] = sealedCard{card: c, cid: b.Card}
-		n.px.via[c.Seal()] = b.Via
-		n.px.mu.Unlock()
+		s.mu.Lock()
+		s.card = c
+		s.cards[c.Seal()] = sealedCard{card: c, cid: b.Card}
+		s.via[c.Seal()] = b.Via
+		s.mu.Unlock()
 	}
 	return nil
 }
@@ -125,7 +110,7 @@ func parseCard(raw []byte) (*negotiation.IntentCard, error) {
 // the approval gate; the request shows the whole card and its hash binds
 // it. Only a card via web needs none: the pages seal one only after the
 // principal's passkey confirmed it (SealCardOnPage).
-func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.IntentCard, via negotiation.Via) error {
+func (s *pxpService) confirmCard(ctx context.Context, nid string, c *negotiation.IntentCard, via negotiation.Via) error {
 	if !via.Valid() {
 		return fail(CodeBadArgument, "via %q: want api or mcp", via)
 	}
@@ -134,8 +119,8 @@ func (n *Node) confirmCard(ctx context.Context, nid string, c *negotiation.Inten
 	}
 	args := map[string]any{"cardHash": c.Seal().String(), "principal": c.Principal.Name, "goal": c.Goal, "via": string(via)}
 	reason := "seal the intent card an agent drafted: the node then acts for " + c.Principal.Name + " within it"
-	defer n.px.holdDraft(c)()
-	_, err := n.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
+	defer s.holdDraft(c)()
+	_, err := s.authorize(ctx, ActConfirmCard, nid, args, reason, "medium")
 	return err
 }
 
@@ -153,51 +138,54 @@ func (n *Node) SealDefaultCard(ctx context.Context, card []byte, via negotiation
 	if via == negotiation.ViaWeb {
 		return CardInfo{}, errViaWeb("")
 	}
-	return n.sealDefaultCard(ctx, card, via)
-}
-
-// sealDefaultCard is SealDefaultCard for every via, web included (the
-// pages' path, once the passkey confirmed the card).
-func (n *Node) sealDefaultCard(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
 	if err := n.running(); err != nil {
 		return CardInfo{}, err
 	}
+	return n.px.sealDefault(ctx, card, via)
+}
+
+// sealDefault is SealDefaultCard for every via, web included (the
+// pages' path, once the passkey confirmed the card): the card parsed,
+// confirmed, recorded and in force.
+func (s *pxpService) sealDefault(ctx context.Context, card []byte, via negotiation.Via) (CardInfo, error) {
 	c, err := parseCard(card)
 	if err != nil {
 		return CardInfo{}, err
 	}
-	if err := n.confirmCard(ctx, "", c, via); err != nil {
+	if err := s.confirmCard(ctx, "", c, via); err != nil {
 		return CardInfo{}, err
 	}
-	obj, id, err := n.cardRecord(c)
+	obj, id, err := s.cardRecord(c)
 	if err != nil {
 		return CardInfo{}, err
 	}
-	sealed, err := engine.CardSealedRecord("", c, id, scopeDefault, via, n.now())
+	sealed, err := engine.CardSealedRecord("", c, id, scopeDefault, via, s.now())
 	if err != nil {
 		return CardInfo{}, err
 	}
 	var b batch
 	b.Put(obj, nil)
 	b.Put(sealed, nil)
-	if err := n.write(ctx, &b, "card.sealed"); err != nil {
+	if err := s.write(ctx, &b, "card.sealed"); err != nil {
 		return CardInfo{}, err
 	}
-	n.px.mu.Lock()
-	n.px.card = c
-	n.px.cards[c.Seal()] = sealedCard{card: c, cid: id}
-	n.px.via[c.Seal()] = via
-	n.px.mu.Unlock()
-	n.events.publish(Event{Kind: EventCard, Hash: c.Seal().String(), At: n.now()})
-	n.log.Info("intent card sealed", "hash", c.Seal(), "principal", c.Principal.Name)
+	s.mu.Lock()
+	s.card = c
+	s.cards[c.Seal()] = sealedCard{card: c, cid: id}
+	s.via[c.Seal()] = via
+	s.mu.Unlock()
+	s.events.publish(Event{Kind: EventCard, Hash: c.Seal().String(), At: s.now()})
+	s.log.Info("intent card sealed", "hash", c.Seal(), "principal", c.Principal.Name)
 	return cardInfo(c, ""), nil
 }
 
 // DefaultCard returns the principal's default card, or CodeNoCard.
-func (n *Node) DefaultCard() (CardInfo, error) {
-	n.px.mu.Lock()
-	c := n.px.card
-	n.px.mu.Unlock()
+func (n *Node) DefaultCard() (CardInfo, error) { return n.px.defaultCard() }
+
+func (s *pxpService) defaultCard() (CardInfo, error) {
+	s.mu.Lock()
+	c := s.card
+	s.mu.Unlock()
 	if c == nil {
 		return CardInfo{}, fail(CodeNoCard, "no intent card is sealed: seal one with `parley card seal FILE`")
 	}
@@ -206,10 +194,12 @@ func (n *Node) DefaultCard() (CardInfo, error) {
 
 // NegotiationCard returns the card negotiation nid acts under, or
 // CodeNoCard.
-func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
+func (n *Node) NegotiationCard(nid string) (CardInfo, error) { return n.px.negotiationCard(nid) }
+
+func (s *pxpService) negotiationCard(nid string) (CardInfo, error) {
 	var info CardInfo
-	err := n.eng.With(nid, func(t *thread) error {
-		n.eng.OpenPXP(t)
+	err := s.eng.With(nid, func(t *thread) error {
+		s.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
@@ -220,8 +210,8 @@ func (n *Node) NegotiationCard(nid string) (CardInfo, error) {
 }
 
 // cardRecord returns the pxp.object record of card c and its CID.
-func (n *Node) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
-	return engine.PrivateRecord("card", c.Bytes(), n.now())
+func (s *pxpService) cardRecord(c *negotiation.IntentCard) (ledger.Record, string, error) {
+	return engine.PrivateRecord("card", c.Bytes(), s.now())
 }
 
 // SealCard seals card for negotiation nid only (overriding the default
@@ -238,41 +228,46 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 	if err := n.running(); err != nil {
 		return negotiation.Hash{}, err
 	}
+	return n.px.sealCard(ctx, nid, card, via)
+}
+
+// sealCard is SealCard for via api or mcp.
+func (s *pxpService) sealCard(ctx context.Context, nid string, card json.RawMessage, via negotiation.Via) (negotiation.Hash, error) {
 	c, err := parseCard(card)
 	if err != nil {
 		return negotiation.Hash{}, err
 	}
 	// Asked before the principal confirms, and again after, under the
 	// lock the card is sealed with.
-	if err := n.eng.With(nid, n.canReseal); err != nil {
+	if err := s.eng.With(nid, s.canReseal); err != nil {
 		return negotiation.Hash{}, err
 	}
-	if err := n.confirmCard(ctx, nid, c, via); err != nil {
+	if err := s.confirmCard(ctx, nid, c, via); err != nil {
 		return negotiation.Hash{}, err
 	}
-	err = n.eng.With(nid, func(t *thread) error {
-		if err := n.canReseal(t); err != nil {
+	err = s.eng.With(nid, func(t *thread) error {
+		if err := s.canReseal(t); err != nil {
 			return err
 		}
-		obj, id, err := n.cardRecord(c)
+		obj, id, err := s.cardRecord(c)
 		if err != nil {
 			return err
 		}
-		r, err := engine.CardSealedRecord(nid, c, id, scopeNegotiation, via, n.now())
+		r, err := engine.CardSealedRecord(nid, c, id, scopeNegotiation, via, s.now())
 		if err != nil {
 			return err
 		}
 		var b batch
 		b.Put(obj, nil)
-		n.eng.PutOpened(&b, t)
+		s.eng.PutOpened(&b, t)
 		b.Put(r, nil)
-		if err := n.write(ctx, &b, "card.sealed"); err != nil {
+		if err := s.write(ctx, &b, "card.sealed"); err != nil {
 			return err
 		}
-		if err := n.eng.ReplayPXP(ctx, t); err != nil {
+		if err := s.eng.ReplayPXP(ctx, t); err != nil {
 			return err
 		}
-		n.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: n.now()})
+		s.events.publish(Event{Kind: EventCard, NegotiationID: nid, Hash: c.Seal().String(), At: s.now()})
 		return nil
 	})
 	if err != nil {
@@ -283,19 +278,19 @@ func (n *Node) SealCard(ctx context.Context, nid string, card json.RawMessage, v
 
 // canReseal refuses a new card once this side has sent an envelope or
 // escalated in t (t.mu held).
-func (n *Node) canReseal(t *thread) error {
+func (s *pxpService) canReseal(t *thread) error {
 	if t.Observer || t.Role == negotiation.RoleArbitrator {
 		return fail(CodeNotParty, "an arbitrator acts under no intent card")
 	}
-	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == n.self {
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == s.self {
 		return fail(CodeStateForbidden, "%s answers this node's announcement: it acts under the card the announcement carried", t.ID)
 	}
 	for _, r := range t.Th.Log() {
-		if r.Sender == n.self {
+		if r.Sender == s.self {
 			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
 		}
 	}
-	n.eng.OpenPXP(t)
+	s.eng.OpenPXP(t)
 	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
 		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
 	}
@@ -307,14 +302,14 @@ func (n *Node) canReseal(t *thread) error {
 // the card are refused with escalation_required and the question, and
 // nothing is published (there is no negotiation to pause yet). Without a
 // card the announcement carries none.
-func (n *Node) announcementCard(p *negotiation.TaskProposal, ts time.Time) error {
-	n.px.mu.Lock()
-	c := n.px.card
-	n.px.mu.Unlock()
+func (s *pxpService) announcementCard(p *negotiation.TaskProposal, ts time.Time) error {
+	s.mu.Lock()
+	c := s.card
+	s.mu.Unlock()
 	if c == nil {
 		return nil
 	}
-	m, err := negotiation.NewMandate(c, n.self)
+	m, err := negotiation.NewMandate(c, s.self)
 	if err != nil {
 		return err
 	}

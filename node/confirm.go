@@ -41,34 +41,34 @@ type draftCard struct {
 
 // holdDraft keeps c shown to the approval requests that confirm it, until
 // the returned function is called.
-func (px *pxpNode) holdDraft(c *negotiation.IntentCard) func() {
+func (s *pxpService) holdDraft(c *negotiation.IntentCard) func() {
 	h := c.Seal()
-	px.mu.Lock()
-	d := px.drafts[h]
+	s.mu.Lock()
+	d := s.drafts[h]
 	if d == nil {
 		d = &draftCard{card: c}
-		px.drafts[h] = d
+		s.drafts[h] = d
 	}
 	d.refs++
-	px.mu.Unlock()
+	s.mu.Unlock()
 	return func() {
-		px.mu.Lock()
+		s.mu.Lock()
 		if d.refs--; d.refs == 0 {
-			delete(px.drafts, h)
+			delete(s.drafts, h)
 		}
-		px.mu.Unlock()
+		s.mu.Unlock()
 	}
 }
 
-// draftOf returns the card with hash s waiting for confirmation, or nil.
-func (px *pxpNode) draftOf(s string) *negotiation.IntentCard {
-	h, err := negotiation.ParseHash(s)
+// draftOf returns the card with hash hash waiting for confirmation, or nil.
+func (s *pxpService) draftOf(hash string) *negotiation.IntentCard {
+	h, err := negotiation.ParseHash(hash)
 	if err != nil {
 		return nil
 	}
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	if d := px.drafts[h]; d != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.drafts[h]; d != nil {
 		return d.card
 	}
 	return nil
@@ -91,10 +91,29 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 	if strings.TrimSpace(answer) == "" {
 		return PendingApproval{}, fail(CodeBadArgument, "an answer needs text")
 	}
+	question, err := n.px.pending(nid)
+	if err != nil {
+		return PendingApproval{}, err
+	}
+	args := map[string]any{"question": question, "answer": answer, "via": string(negotiation.ViaWeb)}
+	p, err := n.gt.Ask(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium",
+		func(ctx context.Context) error {
+			if err := n.running(); err != nil {
+				return err
+			}
+			_, err := n.px.answer(ctx, nid, answer, negotiation.ViaWeb, question)
+			return err
+		})
+	return p, fromGate(err)
+}
+
+// pending returns the question negotiation nid waits on: CodeNoCard
+// without a card, CodeStateForbidden when it waits for no answer.
+func (s *pxpService) pending(nid string) (string, error) {
 	var question string
 	var ok bool
-	err := n.eng.With(nid, func(t *thread) error {
-		n.eng.OpenPXP(t)
+	err := s.eng.With(nid, func(t *thread) error {
+		s.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
@@ -105,18 +124,12 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 		return nil
 	})
 	if err != nil {
-		return PendingApproval{}, err
+		return "", err
 	}
 	if !ok {
-		return PendingApproval{}, fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
+		return "", fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
 	}
-	args := map[string]any{"question": question, "answer": answer, "via": string(negotiation.ViaWeb)}
-	p, err := n.gt.Ask(ActConfirmAnswer, nid, args, "seal your answer into this negotiation's intent card: the negotiation resumes on it and binding acts may rest on it", "medium",
-		func(ctx context.Context) error {
-			_, err := n.answerEscalation(ctx, nid, answer, negotiation.ViaWeb, question)
-			return err
-		})
-	return p, fromGate(err)
+	return question, nil
 }
 
 // SealCardOnPage is the principal's pages sealing card as the default
@@ -138,7 +151,10 @@ func (n *Node) SealCardOnPage(ctx context.Context, card []byte) (PendingApproval
 	release := n.px.holdDraft(c)
 	p, err := n.gt.Ask(ActConfirmCard, "", args, "seal this intent card as yours: every negotiation the node opens or joins from now on acts for "+c.Principal.Name+" within it", "medium",
 		func(ctx context.Context) error {
-			_, err := n.sealDefaultCard(ctx, c.Bytes(), negotiation.ViaWeb)
+			if err := n.running(); err != nil {
+				return err
+			}
+			_, err := n.px.sealDefault(ctx, c.Bytes(), negotiation.ViaWeb)
 			return err
 		}, release)
 	return p, fromGate(err)

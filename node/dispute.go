@@ -117,7 +117,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 	)
 	send := func(t *thread) (err error) {
 		taskID, id = taskOf(t), disputeIDOf(t)
-		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
+		if c, err = n.blobs.store(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}

@@ -15,13 +15,21 @@
 // ledger at Start: the task board (board), the principal's consent list
 // (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
 // (ledgerCheck), the evidence of rejected input (rejectionLog), the
-// refusals of this node's envelopes (refusals), the event stream
-// (broadcaster), the stores' opener (storeOpener) and the chain side of
-// the acts (chainActs: the co-signed pairs it signs, submits and
-// submits again, the task's state on chain, and the chain facts of
-// contract events and of the node's own receipts, applied through the
-// engine; it owns no lock and is given the engine, the chain client and
-// the few node functions it calls back, not the Node).
+// refusals of this node's envelopes (refusals), the negotiations' files,
+// stored and fetched (blobStore), the hand-over of a thread to an
+// arbitrator or a replacement worker and the late join from its proof
+// bundle (handover; it also gets the address, the chain and the
+// transport's links at Start, and the node's send and fact paths as
+// functions), the event stream (broadcaster), the stores' opener
+// (storeOpener), the chain side of the acts (chainActs: the co-signed
+// pairs it signs, submits and submits again, the task's state on chain,
+// and the chain facts of contract events and of the node's own receipts,
+// applied through the engine; it owns no lock and is given the engine,
+// the chain client and the few node functions it calls back, not the
+// Node) and PXP (pxpService: the principal's intent cards, the mandate
+// before every send, the escalations and answers, the rooms; it gets the
+// engine and the node's write, send, approval and spawn functions, and
+// the ledger, the address and the logger at Start, never the Node).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

@@ -44,13 +44,13 @@ func triggerReason(ts []negotiation.Trigger) string {
 	return strings.Join(parts, "; ")
 }
 
-// escalateLocked pauses t on question (t.mu held): the mandate records the
+// escalate pauses t on question (t.mu held): the mandate records the
 // escalation (with the triggers of the engine.Attempt it refused, if any), the
 // ledger keeps it (the question, the reason and the engine.Attempt privately),
 // and the other party is told with an envelope of status escalate where
 // this side has one that may carry it (a worker's CapabilityProof); a
 // poster has none before funding, so its escalation stays local.
-func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason string, attemptP negotiation.Payload, now time.Time) error {
+func (s *pxpService) escalate(ctx context.Context, t *thread, question, reason string, attemptP negotiation.Payload, now time.Time) error {
 	m := t.PXP.Mandate
 	at := now.UTC().Truncate(time.Millisecond)
 	priv := engine.EscalationPrivate{Question: question, Reason: reason, At: negotiation.FormatTime(at)}
@@ -76,7 +76,7 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		triggers = append(triggers, triggerName(tr))
 	}
 	err := func() error {
-		obj, id, err := engine.PrivateValueRecord("escalation", priv, n.now())
+		obj, id, err := engine.PrivateValueRecord("escalation", priv, s.now())
 		if err != nil {
 			return err
 		}
@@ -87,18 +87,18 @@ func (n *Node) escalateLocked(ctx context.Context, t *thread, question, reason s
 		var b batch
 		b.Put(obj, nil)
 		b.Put(ledger.Record{Kind: ledger.KindEscalation, NegotiationID: t.ID, Body: body, At: at}, nil)
-		return n.write(ctx, &b, "escalation")
+		return s.write(ctx, &b, "escalation")
 	}()
 	if err != nil {
-		if rerr := n.eng.ReplayPXP(ctx, t); rerr != nil {
-			n.log.Error("pxp rebuild failed", "negotiation", t.ID, "err", rerr)
+		if rerr := s.eng.ReplayPXP(ctx, t); rerr != nil {
+			s.log.Error("pxp rebuild failed", "negotiation", t.ID, "err", rerr)
 		}
 		return err
 	}
 	t.PXP.Events++
-	n.log.Info("escalated to the principal", "negotiation", t.ID, "question", question)
-	n.events.publish(Event{Kind: EventEscalation, NegotiationID: t.ID, Detail: question, State: t.Th.State(), At: n.now()})
-	n.carryEscalation(ctx, t, question, reason)
+	s.log.Info("escalated to the principal", "negotiation", t.ID, "question", question)
+	s.events.publish(Event{Kind: EventEscalation, NegotiationID: t.ID, Detail: question, State: t.Th.State(), At: s.now()})
+	s.carryEscalation(ctx, t, question, reason)
 	return nil
 }
 
@@ -117,8 +117,8 @@ func triggerName(tr negotiation.Trigger) string {
 // this side is the worker: a CapabilityProof with status escalate and the
 // question (docs/pxp.md, "In the node"). A carrier the state machine or
 // the mandate refuses is not sent; the pause stands either way.
-func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason string) {
-	if t.Th.RoleOf(n.self) != negotiation.RoleWorker || n.eng.OtherParty(t) == (negotiation.Address{}) {
+func (s *pxpService) carryEscalation(ctx context.Context, t *thread, question, reason string) {
+	if t.Th.RoleOf(s.self) != negotiation.RoleWorker || s.eng.OtherParty(t) == (negotiation.Address{}) {
 		return
 	}
 	st := t.Th.State()
@@ -131,8 +131,8 @@ func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason 
 		Description: "This side asked its principal and waits for the answer: " + question,
 		PXP:         negotiation.PXP{Status: negotiation.StatusEscalate, Escalation: &negotiation.Escalation{Question: question, Reason: reason}},
 	}
-	if _, _, err := n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false); err != nil {
-		n.log.Info("escalation not carried to the other party", "negotiation", t.ID, "err", err)
+	if err := s.send(ctx, t, p, s.eng.Recipients(t, false)); err != nil {
+		s.log.Info("escalation not carried to the other party", "negotiation", t.ID, "err", err)
 	}
 }
 
@@ -140,9 +140,9 @@ func (n *Node) carryEscalation(ctx context.Context, t *thread, question, reason 
 // principal's answer (paused). Acts that send an envelope are refused by
 // the mandate itself; this covers the gated acts that send none (funding)
 // before their approval is asked.
-func (n *Node) pausedErr(nid string) error {
+func (s *pxpService) pausedErr(nid string) error {
 	var paused error
-	_ = n.eng.With(nid, func(t *thread) error { // a negotiation not held is not paused
+	_ = s.eng.With(nid, func(t *thread) error { // a negotiation not held is not paused
 		if t.PXP == nil || t.PXP.Mandate == nil {
 			return nil
 		}
@@ -169,9 +169,11 @@ type PendingEscalation struct {
 
 // Escalations returns the questions every paused negotiation waits on,
 // oldest first.
-func (n *Node) Escalations() []PendingEscalation {
+func (n *Node) Escalations() []PendingEscalation { return n.px.escalations() }
+
+func (s *pxpService) escalations() []PendingEscalation {
 	var out []PendingEscalation
-	n.eng.Each(context.Background(), func(t *thread) {
+	s.eng.Each(context.Background(), func(t *thread) {
 		if e, ok := pendingEscalation(t); ok {
 			if cur := t.Th.Current(); cur != nil && cur.Terms != nil {
 				e.Title = cur.Terms.Title
@@ -219,16 +221,16 @@ func (n *Node) AnswerEscalation(ctx context.Context, nid, answer string, via neg
 	if via == negotiation.ViaWeb {
 		return negotiation.PrincipalAnswer{}, errViaWeb(nid)
 	}
-	return n.answerEscalation(ctx, nid, answer, via, "")
-}
-
-// answerEscalation is AnswerEscalation for every via, web included (the
-// pages' path, once the passkey confirmed the answer); a question other
-// than "" must be the pending one.
-func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via negotiation.Via, question string) (negotiation.PrincipalAnswer, error) {
 	if err := n.running(); err != nil {
 		return negotiation.PrincipalAnswer{}, err
 	}
+	return n.px.answer(ctx, nid, answer, via, "")
+}
+
+// answer is AnswerEscalation for every via, web included (the
+// pages' path, once the passkey confirmed the answer); a question other
+// than "" must be the pending one.
+func (s *pxpService) answer(ctx context.Context, nid, answer string, via negotiation.Via, question string) (negotiation.PrincipalAnswer, error) {
 	if !via.Valid() {
 		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "via %q: want api or mcp", via)
 	}
@@ -236,8 +238,8 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		return negotiation.PrincipalAnswer{}, fail(CodeBadArgument, "an answer needs text")
 	}
 	var ans negotiation.PrincipalAnswer
-	err := n.eng.With(nid, func(t *thread) error {
-		n.eng.OpenPXP(t)
+	err := s.eng.With(nid, func(t *thread) error {
+		s.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
@@ -249,13 +251,13 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 		if question != "" && q.Question != question {
 			return fail(CodeStateForbidden, "negotiation %s now asks %q, not the question answered", nid, q.Question)
 		}
-		at := n.now().UTC().Truncate(time.Millisecond)
+		at := s.now().UTC().Truncate(time.Millisecond)
 		a, err := m.Answer(q.Question, answer, via, at)
 		if err != nil {
 			return &Error{Code: CodeOf(err), Msg: "answer", Err: err}
 		}
 		err = func() error {
-			obj, id, err := engine.PrivateValueRecord("answer", engine.AmendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)}, n.now())
+			obj, id, err := engine.PrivateValueRecord("answer", engine.AmendedPrivate{Question: q.Question, Answer: answer, At: negotiation.FormatTime(at)}, s.now())
 			if err != nil {
 				return err
 			}
@@ -266,19 +268,19 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 			var b batch
 			b.Put(obj, nil)
 			b.Put(ledger.Record{Kind: ledger.KindCardAmended, NegotiationID: nid, Body: body, At: at}, nil)
-			return n.write(ctx, &b, "card.amended")
+			return s.write(ctx, &b, "card.amended")
 		}()
 		if err != nil {
-			if rerr := n.eng.ReplayPXP(ctx, t); rerr != nil {
-				n.log.Error("pxp rebuild failed", "negotiation", nid, "err", rerr)
+			if rerr := s.eng.ReplayPXP(ctx, t); rerr != nil {
+				s.log.Error("pxp rebuild failed", "negotiation", nid, "err", rerr)
 			}
 			return err
 		}
 		t.PXP.Events++
-		n.log.Info("the principal answered", "negotiation", nid, "via", via, "card", a.CardHash)
-		n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.Th.State(), At: n.now()})
+		s.log.Info("the principal answered", "negotiation", nid, "via", via, "card", a.CardHash)
+		s.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Hash: a.CardHash.String(), Detail: string(via), State: t.Th.State(), At: s.now()})
 		if !a.Confirmed {
-			n.askConfirmations(t)
+			s.askConfirmations(t)
 		}
 		ans = a
 		return nil
@@ -290,19 +292,19 @@ func (n *Node) answerEscalation(ctx context.Context, nid, answer string, via neg
 // confirm every relayed answer of t not confirmed yet and not being
 // asked already (t.mu held). Each request waits on a goroutine the node
 // owns; an approval records answer.confirmed and confirms the answer.
-func (n *Node) askConfirmations(t *thread) {
+func (s *pxpService) askConfirmations(t *thread) {
 	for i, a := range t.PXP.Mandate.Answers() {
 		if a.Confirmed || t.PXP.Asking[i] {
 			continue
 		}
 		t.PXP.Asking[i] = true
 		nid, q, ans, via := t.ID, a.Amendment.Question, a.Amendment.Answer, a.Via
-		n.spawn(func(ctx context.Context) {
-			err := n.confirmAnswer(ctx, nid, i, q, ans, via)
+		s.spawn(func(ctx context.Context) {
+			err := s.confirmAnswer(ctx, nid, i, q, ans, via)
 			if err != nil {
-				n.log.Info("relayed answer not confirmed", "negotiation", nid, "answer", i, "err", err)
+				s.log.Info("relayed answer not confirmed", "negotiation", nid, "answer", i, "err", err)
 			}
-			_ = n.eng.With(nid, func(t *thread) error {
+			_ = s.eng.With(nid, func(t *thread) error {
 				if t.PXP != nil {
 					delete(t.PXP.Asking, i)
 				}
@@ -314,16 +316,16 @@ func (n *Node) askConfirmations(t *thread) {
 
 // confirmAnswer asks for the passkey confirmation of relayed answer i of
 // nid and records it.
-func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, answer string, via negotiation.Via) error {
+func (s *pxpService) confirmAnswer(ctx context.Context, nid string, i int, question, answer string, via negotiation.Via) error {
 	args := map[string]any{"answerIndex": fmt.Sprint(i), "question": question, "answer": answer}
 	if via != "" {
 		args["via"] = string(via)
 	}
-	req, err := n.authorize(ctx, ActConfirmAnswer, nid, args, "confirm the answer your agent relayed for you: binding acts may rest on it", "medium")
+	req, err := s.authorize(ctx, ActConfirmAnswer, nid, args, "confirm the answer your agent relayed for you: binding acts may rest on it", "medium")
 	if err != nil {
 		return err
 	}
-	return n.eng.With(nid, func(t *thread) error {
+	return s.eng.With(nid, func(t *thread) error {
 		if t.PXP == nil || t.PXP.Mandate == nil || i >= len(t.PXP.Mandate.Answers()) || t.PXP.Mandate.Answers()[i].Confirmed {
 			return nil
 		}
@@ -331,24 +333,24 @@ func (n *Node) confirmAnswer(ctx context.Context, nid string, i int, question, a
 		if err != nil {
 			return err
 		}
-		if _, _, err := n.led.Append(ctx, ledger.Record{Kind: KindAnswerConfirmed, NegotiationID: nid, Body: body, At: n.now()}); err != nil {
+		if _, _, err := s.led.Append(ctx, ledger.Record{Kind: KindAnswerConfirmed, NegotiationID: nid, Body: body, At: s.now()}); err != nil {
 			return failWrap(CodeStoreFailed, err, "answer.confirmed")
 		}
 		if err := t.PXP.Mandate.ConfirmAnswer(i); err != nil {
 			return err
 		}
 		t.PXP.Events++
-		n.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.Th.State(), At: n.now()})
+		s.events.publish(Event{Kind: EventAnswer, NegotiationID: nid, Detail: "confirmed", State: t.Th.State(), At: s.now()})
 		return nil
 	})
 }
 
 // resumeConfirmations asks again, after a start, for the confirmation of
 // every relayed answer still unconfirmed.
-func (n *Node) resumeConfirmations() {
-	n.eng.Each(context.Background(), func(t *thread) {
+func (s *pxpService) resumeConfirmations() {
+	s.eng.Each(context.Background(), func(t *thread) {
 		if t.PXP != nil && t.PXP.Mandate != nil {
-			n.askConfirmations(t)
+			s.askConfirmations(t)
 		}
 	})
 }
@@ -368,19 +370,23 @@ func (n *Node) Brief(ctx context.Context, nid string) (BriefView, error) {
 	if err := n.running(); err != nil {
 		return BriefView{}, err
 	}
+	return n.px.brief(nid)
+}
+
+func (s *pxpService) brief(nid string) (BriefView, error) {
 	var brief BriefView
-	err := n.eng.With(nid, func(t *thread) error {
-		if !ended(t.Th.StateAt(n.now())) {
+	err := s.eng.With(nid, func(t *thread) error {
+		if !ended(t.Th.StateAt(s.now())) {
 			return fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
 		}
-		n.eng.OpenPXP(t)
+		s.eng.OpenPXP(t)
 		var ms []*negotiation.Mandate
 		if m := t.PXP.Mandate; m != nil {
-			if r := t.Th.RoleOf(n.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
+			if r := t.Th.RoleOf(s.self); r == negotiation.RolePoster || r == negotiation.RoleWorker {
 				ms = append(ms, m)
 			}
 		}
-		h := n.led.Head()
+		h := s.led.Head()
 		b, err := negotiation.NewBrief(t.Th, negotiation.LedgerHead{Seq: h.Seq, Hash: h.Hash}, ms...)
 		if err != nil {
 			return &Error{Code: CodeOf(err), Msg: "brief", Err: err}

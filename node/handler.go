@@ -121,10 +121,13 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	nid := env.NegotiationID
 	n.tmu.Lock()
 	defer n.tmu.Unlock()
+	// Whether nid is being joined is read first: a join that ends after
+	// it has registered its thread, which the look-up then finds.
+	joining := n.hand.busy(nid)
 	if t := n.eng.Lookup(nid); t != nil {
 		return t, false, ""
 	}
-	if n.joining[nid] || n.check.quarantined(nid) {
+	if joining || n.check.quarantined(nid) {
 		return nil, false, negotiation.CodeMissingReference // the sender retries until the ledger is restored
 	}
 	var params negotiation.Params
@@ -150,15 +153,14 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 		// so far comes with the hand-over; until the node has joined,
 		// the sender retries.
 		if f := bundleFile(p); f != nil {
-			n.joining[nid] = true
-			n.spawn(func(ctx context.Context) { n.join(ctx, d, *f) })
+			n.hand.join(d, *f)
 		}
 		return nil, false, negotiation.CodeMissingReference
 	case *negotiation.ArbitratorProposal:
 		return nil, false, negotiation.CodeMissingReference
 	case *negotiation.ReplacementContext:
 		// A replacement worker joins from the hand-over package it names.
-		return nil, false, n.replacementArrived(d, p)
+		return nil, false, n.hand.replacementArrived(d, p)
 	default:
 		return nil, false, negotiation.CodeWrongNegotiation
 	}
@@ -221,11 +223,11 @@ func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome)
 	switch p := d.Envelope.Payload.(type) {
 	case *negotiation.DeliveryNotice:
 		if t.Th.RoleOf(n.self) == negotiation.RolePoster || t.Observer {
-			n.fetchFiles(t.ID, d.Sender.PeerID, deliveryFiles(p))
+			n.blobs.fetchAll(t.ID, d.Sender.PeerID, deliveryFiles(p))
 		}
 	case *negotiation.DisputeEvidence:
 		if bundleFile(p) == nil {
-			n.fetchFiles(t.ID, d.Sender.PeerID, evidenceFiles(p))
+			n.blobs.fetchAll(t.ID, d.Sender.PeerID, evidenceFiles(p))
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 		if err != nil {
 			return err
 		}
-		n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
+		n.px.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
 		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
 		return nil
 	}
@@ -114,7 +114,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 		if err != nil {
 			return err
 		}
-		n.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
+		n.px.recordSeat(ctx, t, spec.agent, env.Hash(), msg)
 		r = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
 		return nil
 	}
@@ -259,7 +259,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		if err != nil {
 			return err
 		}
-		n.recordSeat(ctx, t, spec.agent, env.Hash(), spec.Message)
+		n.px.recordSeat(ctx, t, spec.agent, env.Hash(), spec.Message)
 		res = ActResult{Thread: n.viewLocked(t), Envelope: envRef(env)}
 		if out.Agreement != nil {
 			res.Detail = map[string]string{"digest": out.Agreement.Digest.String()}
@@ -279,5 +279,5 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 func (n *Node) precheckAccept(ctx context.Context, t *thread, o offerToSign, spec AcceptSpec) error {
 	p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest}
 	spec.apply(p)
-	return n.pxpPrepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))
+	return n.px.prepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ipfs/go-cid"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,18 +69,18 @@ type Node struct {
 
 	eng *engine.Engine // the threads and their one write path
 
-	tmu      sync.Mutex // guards the maps below
-	joining  map[string]bool
-	fetching map[fetchKey]bool
+	tmu sync.Mutex // makes threadFor's look-up and claim of a thread one step
 
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
 	rej    *rejectionLog // the evidence of rejected input (rejections.go)
-	px     *pxpNode      // the principal's intent cards
+	px     *pxpService   // PXP: the principal's cards, escalations and rooms (pxp.go)
 	cs     *ConsentBook  // the principal's consent list (consent.go)
 	out    *refusals     // this node's envelopes its recipients refused
 	board  *board        // the task board (board.go)
 	check  *ledgerCheck  // the ledger's integrity (damage.go)
+	blobs  *blobStore    // the negotiations' files (blobstore.go)
+	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
@@ -120,11 +120,8 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, o: o, now: o.clock,
-		log:      o.logger.With("component", "node"),
-		joining:  map[string]bool{},
-		fetching: map[fetchKey]bool{},
-		px:       newPXPNode(),
-		events:   newBroadcaster(),
+		log:    o.logger.With("component", "node"),
+		events: newBroadcaster(),
 	}
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
@@ -140,7 +137,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			n.events.publish(Event{Kind: EventState, NegotiationID: t.ID, State: to, From: from, At: n.now()})
 		},
 		Seen:    func(h negotiation.Hash, now time.Time) time.Time { return n.board.seenAt(h, now) },
-		CardFor: n.cardFor,
+		CardFor: func(t *thread) (*negotiation.IntentCard, string) { return n.px.cardFor(t) },
 		OnFact:  n.onchain.factApplied,
 	})
 	reg := o.registerer
@@ -153,14 +150,36 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n.m = m
 	n.out = newRefusals(n.now, n.events)
+	n.px = newPXPService(pxpConfig{
+		eng: n.eng, now: n.now, log: n.log, events: n.events, out: n.out, write: n.write,
+		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+			_, _, err := n.sendLocked(ctx, t, p, to, false)
+			return err
+		},
+		authorize: n.authorize, spawn: n.spawn,
+	})
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
+	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
+	n.hand = &handover{
+		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
+		grace: joinGrace(cfg.P2P.RetryMax), joinEvidence: n.joinEvidenceLocked,
+		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+			_, _, err := n.sendLocked(ctx, t, p, to, false)
+			return err
+		},
+		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
+			_, err := n.onchain.applyFact(ctx, nid, f, l)
+			return err
+		},
+		joining: map[string]bool{},
+	}
 	*n.onchain = chainActs{
 		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
 		authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked, spawn: n.spawn,
-		amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.handOff, takeOver: n.takeOverLocked,
+		amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
 	}
 	return n, nil
 }
@@ -200,6 +219,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.self = negotiation.Address(n.keys.EVM().Address())
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
+	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
@@ -216,6 +236,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.eng.Open(n.led, n.self)
+	n.blobs.led, n.hand.led = n.led, n.led
+	n.px.start(n.led, n.self, n.log)
 	if err = n.startApprovals(); err != nil {
 		return err
 	}
@@ -247,7 +269,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.state = stateStarted
 	n.spawn(func(ctx context.Context) { n.check.run(ctx, n.led) })
 	n.resume()
-	n.resumeConfirmations()
+	n.px.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", n.eng.Len(), "ledger_head", n.led.Head().Seq)
 	return nil
 }
@@ -294,6 +316,7 @@ func (n *Node) startChain(ctx context.Context) error {
 	if n.client, err = chain.New(n.backend, n.keys.EVM(), cc, n.o.logger); err != nil {
 		return fmt.Errorf("node: chain client: %w", err)
 	}
+	n.hand.chain = n.client
 	if err := chain.CheckDeployed(ctx, n.backend, cc.Contracts); err != nil {
 		return failWrap(CodeNoChain, err, "contracts")
 	}
@@ -348,6 +371,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
+	n.blobs.host, n.hand.links = h, h
 	return nil
 }
 
@@ -472,9 +496,3 @@ func (n *Node) Chain() *chain.Client { return n.client }
 
 // Config returns the configuration the node was built with.
 func (n *Node) Config() Config { return n.cfg }
-
-// fetchKey names one file to fetch for one negotiation.
-type fetchKey struct {
-	nid string
-	c   cid.Cid
-}

@@ -124,7 +124,7 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 			Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
 		}
 		p := &negotiation.TaskProposal{Terms: terms}
-		if err := n.announcementCard(p, h.Timestamp); err != nil {
+		if err := n.px.announcementCard(p, h.Timestamp); err != nil {
 			return ActResult{}, err
 		}
 		env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})

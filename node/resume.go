@@ -20,11 +20,11 @@ func (n *Node) resume() {
 			n.eng.Retry(ctx, t)
 			n.joinEvidenceLocked(t)
 			role := t.Th.RoleOf(n.self)
-			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.Th.State() == negotiation.StateArbitrated && !n.handedOff(t) {
+			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.Th.State() == negotiation.StateArbitrated && !n.hand.handedOff(t) {
 				nid := t.ID
-				n.spawn(func(ctx context.Context) { n.handOff(ctx, nid) })
+				n.spawn(func(ctx context.Context) { n.hand.handOff(ctx, nid) })
 			}
-			n.fetchThreadFiles(t)
+			n.hand.fetchThreadFiles(t)
 			n.onchain.resumeCoSigned(t)
 		})
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
+	"github.com/parleynet/parley/p2p"
 )
 
 // A room is one negotiation as PXP's MCP binding shows it (seed section 8):
@@ -188,7 +189,17 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	if err := n.running(); err != nil {
 		return RoomInfo{}, err
 	}
-	if req.Counterpart == (negotiation.Address{}) || req.Counterpart == n.self {
+	info, err := n.px.createRoom(ctx, req)
+	if err != nil {
+		return RoomInfo{}, err
+	}
+	info.CounterpartPeer = peerOf(n.host, req.Counterpart)
+	return info, nil
+}
+
+// createRoom is CreateRoom without the counterpart's peer id.
+func (s *pxpService) createRoom(ctx context.Context, req RoomRequest) (RoomInfo, error) {
+	if req.Counterpart == (negotiation.Address{}) || req.Counterpart == s.self {
 		return RoomInfo{}, fail(CodeBadArgument, "counterpart %s: another node's EVM address", req.Counterpart)
 	}
 	if strings.TrimSpace(req.Topic) == "" {
@@ -198,38 +209,38 @@ func (n *Node) CreateRoom(ctx context.Context, req RoomRequest) (RoomInfo, error
 	if err != nil {
 		return RoomInfo{}, err
 	}
-	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self}, negotiation.RolePoster, false)
+	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: s.self}, negotiation.RolePoster, false)
 	if err != nil {
 		return RoomInfo{}, err
 	}
 	t.Lock()
 	defer t.Unlock()
-	n.eng.OpenPXP(t)
+	s.eng.OpenPXP(t)
 	meta := engine.RoomMeta(req)
 	body, err := json.Marshal(meta)
 	if err != nil {
 		return RoomInfo{}, err
 	}
 	var b batch
-	n.eng.PutOpened(&b, t)
-	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: n.now()}, nil)
-	n.eng.PutCard(&b, t)
-	if err := n.write(ctx, &b, "room "+nid); err != nil {
+	s.eng.PutOpened(&b, t)
+	b.Put(ledger.Record{Kind: KindRoomOpened, NegotiationID: nid, Body: body, At: s.now()}, nil)
+	s.eng.PutCard(&b, t)
+	if err := s.write(ctx, &b, "room "+nid); err != nil {
 		return RoomInfo{}, err
 	}
 	t.PXP.Room, t.PXP.Agent = &meta, req.Agent
-	n.eng.Register(t)
-	n.events.publish(Event{Kind: EventState, NegotiationID: nid, State: t.Th.State(), At: n.now()})
-	return RoomInfo{ID: nid, Role: negotiation.RolePoster, Counterpart: req.Counterpart, CounterpartPeer: n.peerOf(req.Counterpart)}, nil
+	s.eng.Register(t)
+	s.events.publish(Event{Kind: EventState, NegotiationID: nid, State: t.Th.State(), At: s.now()})
+	return RoomInfo{ID: nid, Role: negotiation.RolePoster, Counterpart: req.Counterpart}, nil
 }
 
 // peerOf returns the libp2p peer id of the node with EVM address a, when
-// its identity link is known.
-func (n *Node) peerOf(a negotiation.Address) string {
-	if n.host == nil {
+// host (nil before Start) knows its identity link.
+func peerOf(host *p2p.Host, a negotiation.Address) string {
+	if host == nil {
 		return ""
 	}
-	if l, ok := n.host.Link(a); ok {
+	if l, ok := host.Link(a); ok {
 		return l.PeerID.String()
 	}
 	return ""
@@ -240,21 +251,33 @@ func (n *Node) Room(_ context.Context, nid string) (RoomView, error) {
 	if err := n.running(); err != nil {
 		return RoomView{}, err
 	}
+	v, err := n.px.room(nid)
+	if err != nil {
+		return RoomView{}, err
+	}
+	v.CounterpartPeer = peerOf(n.host, v.Counterpart)
+	return v, nil
+}
+
+// room returns negotiation nid as this node's seat sees it, without the
+// counterpart's peer id.
+func (s *pxpService) room(nid string) (RoomView, error) {
 	var v RoomView
-	err := n.eng.With(nid, func(t *thread) error {
-		v = n.roomLocked(t)
+	err := s.eng.With(nid, func(t *thread) error {
+		v = s.roomOf(t)
 		return nil
 	})
 	return v, err
 }
 
-// roomLocked builds t's room view (t.mu held).
-func (n *Node) roomLocked(t *thread) RoomView {
-	n.eng.OpenPXP(t)
+// roomOf builds t's room view (t.mu held), without the counterpart's
+// peer id.
+func (s *pxpService) roomOf(t *thread) RoomView {
+	s.eng.OpenPXP(t)
 	th, px := t.Th, t.PXP
-	st := th.StateAt(n.now())
-	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(n.self), Self: n.self,
-		Counterpart: n.eng.OtherParty(t), Agent: px.Agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
+	st := th.StateAt(s.now())
+	v := RoomView{ID: t.ID, State: st, A2A: st.A2A(), Role: th.RoleOf(s.self), Self: s.self,
+		Counterpart: s.eng.OtherParty(t), Agent: px.Agent, Ended: ended(st), Envelopes: []RoomEnvelope{}}
 	if v.Role == negotiation.RoleNone {
 		v.Role = t.Role
 	}
@@ -264,14 +287,13 @@ func (n *Node) roomLocked(t *thread) RoomView {
 			v.Counterpart = px.Room.Counterpart
 		}
 	}
-	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress != n.self {
+	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress != s.self {
 		if v.Counterpart == (negotiation.Address{}) {
 			v.Counterpart = ann.Sender.EVMAddress
 		}
 		v.CounterpartPrincipal = ann.Payload.Proxy().Principal // until the poster's own envelopes name it
 	}
-	v.CounterpartPeer = n.peerOf(v.Counterpart)
-	v.Refused = n.out.ofThread(t, n.self)
+	v.Refused = s.out.ofThread(t, s.self)
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
 		if v.Topic == "" {
@@ -310,7 +332,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 		if e == nil {
 			continue
 		}
-		re := roomEnvelope(e, r, n.self, th.RoleOf(r.Sender))
+		re := roomEnvelope(e, r, s.self, th.RoleOf(r.Sender))
 		if re.Ours {
 			re.Agent = px.Agents[r.Hash]
 			if m := px.Messages[r.Hash]; m != "" && re.Message == "" {
@@ -331,7 +353,7 @@ func (n *Node) roomLocked(t *thread) RoomView {
 			}
 		}
 	}
-	if last != nil && last.Sender.EVMAddress != n.self {
+	if last != nil && last.Sender.EVMAddress != s.self {
 		v.CounterpartPaused = last.Payload.Proxy().Status == negotiation.StatusEscalate
 	}
 	paused := v.Escalation != nil
@@ -341,9 +363,9 @@ func (n *Node) roomLocked(t *thread) RoomView {
 		// A new room: its creator opens it; a negotiation answering an
 		// announcement waits for this side's answer.
 		ann := t.Params.Announcement
-		v.YourTurn = (px.Room != nil && t.Role == negotiation.RolePoster) || (ann != nil && ann.Sender.EVMAddress != n.self)
+		v.YourTurn = (px.Room != nil && t.Role == negotiation.RolePoster) || (ann != nil && ann.Sender.EVMAddress != s.self)
 	default:
-		v.YourTurn = last.Sender.EVMAddress != n.self
+		v.YourTurn = last.Sender.EVMAddress != s.self
 	}
 	v.Version = len(th.Log()) + t.Steps + px.Events
 	return v
@@ -423,7 +445,7 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 	var err error
 	switch {
 	case msg.Status == negotiation.StatusEscalate:
-		err = n.agentEscalation(ctx, nid, msg)
+		err = n.px.agentEscalation(ctx, nid, msg)
 	case msg.Proposal != nil:
 		fields.DependsOn = msg.Proposal.DependsOn
 		fields.status = msg.Status
@@ -444,14 +466,7 @@ func (n *Node) Send(ctx context.Context, nid, agent string, msg ProxyMessage) (R
 // sendProposal opens the room with a proposal (this node created it and
 // nothing was sent yet) or counters the offer on the table.
 func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fields PXPFields) error {
-	opening, to := false, negotiation.Address{}
-	err := n.eng.With(nid, func(t *thread) error {
-		n.eng.OpenPXP(t)
-		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; opening {
-			to = t.PXP.Room.Counterpart
-		}
-		return nil
-	})
+	opening, to, err := n.px.opening(nid)
 	if err != nil {
 		return err
 	}
@@ -478,24 +493,38 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		if err != nil {
 			return err
 		}
-		n.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
+		n.px.recordSeat(ctx, t, fields.agent, env.Hash(), fields.Message)
 		return nil
 	}
 	_, err = n.do(actCall{act: negotiation.ActPropose, nid: nid, args: negotiation.ActArgs{Party: to}, locked: propose}, nil)
 	return err
 }
 
+// opening reports whether negotiation nid is a room this node created
+// and sent nothing in yet, and the counterpart its first proposal goes
+// to.
+func (s *pxpService) opening(nid string) (opening bool, to negotiation.Address, err error) {
+	err = s.eng.With(nid, func(t *thread) error {
+		s.eng.OpenPXP(t)
+		if opening = t.PXP.Room != nil && len(t.Th.Log()) == 0; opening {
+			to = t.PXP.Room.Counterpart
+		}
+		return nil
+	})
+	return opening, to, err
+}
+
 // agentEscalation pauses negotiation nid on the question an agent asks
 // its principal, and tells the other party where this side can.
-func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage) error {
+func (s *pxpService) agentEscalation(ctx context.Context, nid string, msg ProxyMessage) error {
 	if msg.Proposal != nil {
 		return fail(Code(negotiation.CodeStateForbidden), "an escalation pauses: it makes and accepts no offer")
 	}
 	if msg.Escalation == nil || strings.TrimSpace(msg.Escalation.Question) == "" {
 		return fail(CodeBadArgument, "status escalate carries one concrete question (escalation.question)")
 	}
-	return n.eng.With(nid, func(t *thread) error {
-		n.eng.OpenPXP(t)
+	return s.eng.With(nid, func(t *thread) error {
+		s.eng.OpenPXP(t)
 		if t.PXP.Mandate == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
@@ -503,7 +532,7 @@ func (n *Node) agentEscalation(ctx context.Context, nid string, msg ProxyMessage
 		if reason == "" {
 			reason = msg.Message
 		}
-		return n.escalateLocked(ctx, t, msg.Escalation.Question, reason, nil, n.now())
+		return s.escalate(ctx, t, msg.Escalation.Question, reason, nil, s.now())
 	})
 }
 

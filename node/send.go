@@ -43,7 +43,7 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 
 // sendLocked builds this node's next envelope of t with payload p for the
 // recipients to, has the thread and the mandate judge it first
-// (Engine.Send: Thread.Check, then pxpCheck's Mandate.Outgoing; neither
+// (Engine.Send: Thread.Check, then pxpService.check's Mandate.Outgoing; neither
 // changes anything), records it, and only then applies it to both
 // (t.mu held) and queues it in the transport's durable outbox. When
 // either refuses it, or its record fails, nothing was applied, stored or
@@ -59,7 +59,7 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	}
 	// The mandate first: the card's hash, the reviews it decides, and its
 	// verdict (an escalation pauses the negotiation).
-	if err := n.pxpPrepare(ctx, t, p, ts); err != nil {
+	if err := n.px.prepare(ctx, t, p, ts); err != nil {
 		return nil, negotiation.Outcome{}, err
 	}
 	var pk negotiation.PublicKey
@@ -72,7 +72,7 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out, err := n.eng.Send(ctx, t, env, n.keys.Link(), now, func() error { return n.pxpCheck(t, env) })
+	out, err := n.eng.Send(ctx, t, env, n.keys.Link(), now, func() error { return n.px.check(t, env) })
 	switch {
 	case errors.Is(err, engine.ErrNotRecorded):
 		return nil, out, failWrap(CodeStoreFailed, err, "recording the %s", env.Type)

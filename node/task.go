@@ -92,7 +92,7 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 	send := func(t *thread) error {
 		taskID = taskOf(t)
 		var err error
-		if c, err = n.storeBlob(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
+		if c, err = n.blobs.store(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
@@ -153,7 +153,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			if !ok {
 				return ActResult{}, fail(CodeDeliveryMissing, "file %s: the worker's link is unknown", f.c)
 			}
-			if _, err := n.fetchFile(ctx, nid, l.PeerID, f); err != nil {
+			if _, err := n.blobs.fetch(ctx, nid, l.PeerID, f); err != nil {
 				return ActResult{}, failWrap(CodeDeliveryMissing, err, "file %s", f.c)
 			}
 		}

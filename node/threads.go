@@ -28,7 +28,7 @@ func (n *Node) unknownErr(nid string) error {
 // thread's PXP state rebuilt with it; a thread whose record is damaged
 // is quarantined).
 func (n *Node) load(ctx context.Context) error {
-	if err := n.loadCards(ctx); err != nil {
+	if err := n.px.load(ctx); err != nil {
 		return err
 	}
 	return n.eng.Load(ctx, engine.LoadHooks{Entry: n.loadAnnouncement, Quarantine: n.check.quarantine, Thread: n.eng.ReplayPXP})
