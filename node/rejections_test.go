@@ -25,7 +25,13 @@ import (
 func TestFloodsWriteBoundedEvidence(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	w := newWorld(t, false)
-	n := w.add("worker", func(n *tnode) { n.extra = append(n.extra, node.WithRegisterer(reg)) })
+	n := w.add("worker", func(n *tnode) {
+		n.extra = append(n.extra, node.WithRegisterer(reg))
+		// One window for the whole test: only the flush below ends it
+		// (at the default minute, a loaded machine ended one mid-flood
+		// and a peer's rejections came in two entries).
+		n.cfg.RejectionWindow = time.Hour
+	})
 	info := libp2ppeer.AddrInfo{ID: n.PeerID(), Addrs: n.Host().Libp2p().Addrs()}
 	head := n.Ledger().Head().Seq
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

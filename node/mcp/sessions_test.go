@@ -157,7 +157,15 @@ func TestSessionBound(t *testing.T) {
 	if got[http.StatusOK] != 1000 {
 		t.Fatalf("answers %v", got)
 	}
-	if live := liveSessions(sv.s); live > 3 {
+	// A session closed to make room leaves the SDK's list once its
+	// connection has ended, which under load may be a moment after the
+	// request that replaced it was answered: the bound holds once they
+	// have.
+	live := liveSessions(sv.s)
+	for end := time.Now().Add(10 * time.Second); live > 3 && time.Now().Before(end); live = liveSessions(sv.s) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if live > 3 {
 		t.Fatalf("%d sessions after 1,000, the bound is 3", live)
 	}
 	if after := settle(base + 10); after > base+10 {
