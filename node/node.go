@@ -126,11 +126,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	if cfg.Name != "" {
 		n.log = n.log.With("node", cfg.Name)
 	}
-	n.onchain = &chainActs{
-		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
-		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: func(ctx context.Context, nid string) { n.hand.handOff(ctx, nid) },
-		takeOver: func(t *thread, wait bool) { n.hand.takeOverLocked(t, wait) },
-	}
+	n.onchain = new(chainActs) // the engine's OnFact; wired below, once the engine and the services are built
 	n.eng = engine.New(engine.Config{
 		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
@@ -165,7 +161,6 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
-	n.onchain.eng, n.onchain.facts, n.onchain.check = n.eng, m.facts, n.check
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
@@ -180,6 +175,11 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 			return err
 		},
 		joining: map[string]bool{},
+	}
+	*n.onchain = chainActs{
+		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
+		authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked, spawn: n.spawn,
+		amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
 	}
 	return n, nil
 }
