@@ -128,7 +128,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n.onchain = &chainActs{
 		log: n.log, events: n.events, authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked,
-		spawn: n.spawn, amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: func(ctx context.Context, nid string) { n.hand.handOff(ctx, nid) },
+		spawn: n.spawn, joinEvidence: func(t *thread) { n.hand.joinEvidence(t) }, handOff: func(ctx context.Context, nid string) { n.hand.handOff(ctx, nid) },
 		takeOver: func(t *thread, wait bool) { n.hand.takeOverLocked(t, wait) },
 	}
 	n.eng = engine.New(engine.Config{
@@ -170,7 +170,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
 		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
-		grace: joinGrace(cfg.P2P.RetryMax), joinEvidence: n.joinEvidenceLocked,
+		grace: joinGrace(cfg.P2P.RetryMax),
 		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
 			_, _, err := n.sendLocked(ctx, t, p, to, false)
 			return err
@@ -371,7 +371,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
-	n.blobs.host, n.hand.links = h, h
+	n.blobs.host, n.hand.links, n.hand.topics = h, h, h
 	return nil
 }
 
