@@ -254,7 +254,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
-	if err = n.checkAutoGate(ctx); err != nil {
+	if err = checkAutoGate(ctx, n.o.gate, n.client, n.cfg.Chain.ChainID, n.eng, n.self); err != nil {
 		return err
 	}
 	if err = n.startHost(ctx); err != nil {
