@@ -132,7 +132,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		takeOver: func(t *thread, wait bool) { n.hand.takeOverLocked(t, wait) },
 	}
 	n.eng = engine.New(engine.Config{
-		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
+		Now: n.now, Unknown: func(nid string) error { return n.check.unknownErr(nid) }, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
 		OnState: func(t *thread, from, to negotiation.State) {
 			// The consent book learns a negotiation's recorded state; the
@@ -244,7 +244,15 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.sealer, err = identity.NewSealer(identity.DefaultSealerConfig(n.keys.Inbox(), n.keys.Link(), n.keys)); err != nil {
 		return fmt.Errorf("node: sealer: %w", err)
 	}
-	if err = n.load(ctx); err != nil {
+	// The node's memory is rebuilt from its ledger: the principal's cards,
+	// the task board's announcements and every thread (Engine.Load, each
+	// thread's PXP state rebuilt with it; a thread whose record is damaged
+	// is quarantined).
+	if err = n.px.load(ctx); err != nil {
+		return err
+	}
+	announcements := func(ctx context.Context, e ledger.Entry) error { return n.board.loadEntry(ctx, n.led, n.self, e) }
+	if err = n.eng.Load(ctx, engine.LoadHooks{Entry: announcements, Quarantine: n.check.quarantine, Thread: n.eng.ReplayPXP}); err != nil {
 		return err
 	}
 	if err = n.loadServices(ctx); err != nil {
