@@ -20,7 +20,7 @@ func runnerNode(t *testing.T) (*Node, func(act negotiation.Act, res string) floa
 		t.Fatal(err)
 	}
 	n := &Node{m: m, check: newLedgerCheck(m), state: stateStarted}
-	n.eng = engine.New(engine.Config{Unknown: n.unknownErr})
+	n.eng = engine.New(engine.Config{Unknown: n.check.unknownErr})
 	n.self[0] = 1
 	count := func(act negotiation.Act, res string) float64 {
 		fams, err := reg.Gather()

@@ -208,29 +208,6 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 	})
 }
 
-// amendedFact returns the chain fact of a TaskAmended event of thread nid:
-// the milestones (with their descriptions) and the deadline of the
-// co-signed MilestoneDefinition whose termsHash and nonce the event names
-// (v, from chain.FactOf: the event carries the nonce after the
-// amendment). It returns nil when the thread holds no such envelope.
-func (n *Node) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
-	if nid == "" || v.Nonce == 0 {
-		return nil
-	}
-	var found *negotiation.MilestoneDefinition
-	if err := n.eng.With(nid, func(t *thread) error {
-		found = t.Th.AmendmentOf(negotiation.Hash(v.TermsHash), v.Nonce-1)
-		return nil
-	}); err != nil {
-		return nil
-	}
-	if found == nil {
-		n.log.Warn("amendment on chain without its co-signed envelope", "negotiation", nid, "termsHash", negotiation.Hash(v.TermsHash))
-		return nil
-	}
-	return negotiation.MilestonesAmended{Milestones: append([]negotiation.Milestone(nil), found.Milestones...), Deadline: found.Deadline}
-}
-
 // Replace hands the funded task to a new worker as the poster or the
 // current worker, once the gate approves (sign_replacement). The first
 // party makes the hand-over package (a proof bundle of its ledger's record

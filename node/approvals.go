@@ -10,6 +10,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/node/gate"
 )
 
@@ -171,7 +172,7 @@ func (n *Node) startApprovals() error {
 		},
 		Count: func(act Act, outcome string) { n.m.approvals.WithLabelValues(string(act), outcome).Inc() },
 		Spawn: n.spawn,
-		Title: n.taskTitle,
+		Title: func(nid string, args map[string]any) string { return taskTitle(n.eng, n.board, nid, args) },
 		Draft: func(h string) []PlainLine {
 			if c := n.px.draftOf(h); c != nil {
 				return CardLines(c)
@@ -217,11 +218,11 @@ func (j ledgerJournal) Approvals(ctx context.Context) iter.Seq2[gate.Entry, erro
 }
 
 // taskTitle returns the title of the task negotiation nid is about, from
-// its thread or, for an answer to an announcement not yet registered,
-// from the board; "" when neither knows it.
-func (n *Node) taskTitle(nid string, args map[string]any) string {
+// its thread in eng or, for an answer to an announcement not yet
+// registered, from the board b; "" when neither knows it.
+func taskTitle(eng *engine.Engine, b *board, nid string, args map[string]any) string {
 	var title string
-	_ = n.eng.With(nid, func(t *thread) error { // a negotiation not held has no title here
+	_ = eng.With(nid, func(t *thread) error { // a negotiation not held has no title here
 		if cur := t.Th.Current(); cur != nil && cur.Terms != nil {
 			title = cur.Terms.Title
 		}
@@ -232,8 +233,8 @@ func (n *Node) taskTitle(nid string, args map[string]any) string {
 	}
 	if s, ok := args["acceptedOfferHash"].(string); ok {
 		if h, err := negotiation.ParseHash(s); err == nil {
-			if b, err := n.board.announcement(h); err == nil {
-				if p, ok := b.env.Payload.(*negotiation.TaskProposal); ok {
+			if e, err := b.announcement(h); err == nil {
+				if p, ok := e.env.Payload.(*negotiation.TaskProposal); ok {
 					return p.Terms.Title
 				}
 			}

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/node/gate"
 )
 
@@ -23,28 +25,30 @@ import (
 // settlement, a cancel, an amendment or a replacement of a negotiation
 // whose terms name one). Every caller is covered: Start runs it once the
 // threads are rebuilt and the chain is dialled, before the transport
-// starts, and refuses with CodeBadConfig.
-func (n *Node) checkAutoGate(ctx context.Context) error {
-	if !gate.IsAuto(n.o.gate) {
+// starts, and refuses with CodeBadConfig. d is the explicit decider
+// (WithGate), client the chain client (nil without a chain), configured
+// the configured chain.chain_id, and eng the threads of the node self.
+func checkAutoGate(ctx context.Context, d Gate, client *chain.Client, configured uint64, eng *engine.Engine, self negotiation.Address) error {
+	if !gate.IsAuto(d) {
 		return nil
 	}
 	const why = "approval.mode auto approves every act without a person and is allowed only on a dev chain (chain id %s)"
 	dev := strings.Trim(strings.ReplaceAll(fmt.Sprint(gate.DevChainIDs), " ", " or "), "[]")
 	switch {
-	case n.client != nil:
-		id, err := n.client.ChainID(ctx)
+	case client != nil:
+		id, err := client.ChainID(ctx)
 		if err != nil {
 			return failWrap(CodeChainFailed, err, "chain id")
 		}
 		if !gate.IsDevChain(id) {
 			return fail(CodeBadConfig, why+"; this node's chain is chain id %s", dev, id)
 		}
-	case n.cfg.Chain.ChainID == 0:
+	case configured == 0:
 		return fail(CodeBadConfig, why+"; this node has no chain and no chain.chain_id, so nothing says its signatures are for a dev chain", dev)
-	case !gate.IsDevChainID(n.cfg.Chain.ChainID):
-		return fail(CodeBadConfig, why+"; this node's chain.chain_id is %d", dev, n.cfg.Chain.ChainID)
+	case !gate.IsDevChainID(configured):
+		return fail(CodeBadConfig, why+"; this node's chain.chain_id is %d", dev, configured)
 	}
-	if ids, in := n.signedChains(); len(ids) > 0 {
+	if ids, in := signedChains(eng, self); len(ids) > 0 {
 		return fail(CodeBadConfig, why+"; this node's ledger holds signatures it made for chain id %s (negotiation %s): its keys have signed where real money moves, so they are approved by a person from now on",
 			dev, strings.Join(ids, ", "), in[ids[0]])
 	}
@@ -52,14 +56,14 @@ func (n *Node) checkAutoGate(ctx context.Context) error {
 }
 
 // signedChains returns the chain ids, other than dev chains', of the
-// negotiations in which this node sent an envelope carrying an EIP-712
+// negotiations of eng in which self sent an envelope carrying an EIP-712
 // signature (an acceptance's settlement signature, a cancel's, an
 // amendment's or a replacement's), sorted, and for each one such
 // negotiation.
-func (n *Node) signedChains() ([]string, map[string]string) {
+func signedChains(eng *engine.Engine, self negotiation.Address) ([]string, map[string]string) {
 	in := map[string]string{}
-	n.eng.Each(context.Background(), func(t *thread) {
-		for _, id := range foreignSigned(t, n.self) {
+	eng.Each(context.Background(), func(t *thread) {
+		for _, id := range foreignSigned(t, self) {
 			if _, ok := in[id]; !ok {
 				in[id] = t.ID
 			}

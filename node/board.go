@@ -1,10 +1,14 @@
 package node
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 )
 
@@ -92,6 +96,34 @@ func (b *board) announcement(h negotiation.Hash) (*boardEntry, error) {
 // the ledger holds (at start, before restore bounds them).
 func (b *board) put(e *boardEntry) {
 	b.with(func() { b.entries[e.env.Hash()] = e })
+}
+
+// loadEntry puts on the board the announcement an envelope entry e of
+// the ledger led stored, marked own when self sent it (at start, as
+// Engine.Load's Entry hook: other entries, and envelopes of other types
+// after reading their type, are skipped).
+func (b *board) loadEntry(ctx context.Context, led *ledger.Ledger, self negotiation.Address, e ledger.Entry) error {
+	if e.Kind != ledger.KindEnvelopeSent && e.Kind != ledger.KindEnvelopeReceived {
+		return nil
+	}
+	var h struct {
+		Type negotiation.MessageType `json:"type"`
+	}
+	if err := json.Unmarshal(e.Body, &h); err != nil || h.Type != negotiation.TypeTaskProposal || !e.CID.Defined() {
+		return nil
+	}
+	raw, err := led.Object(ctx, e.CID)
+	if err != nil {
+		return nil // pruned
+	}
+	env, err := negotiation.Decode(raw, negotiation.DecodeOptions{MaxBytes: len(raw)})
+	if err != nil {
+		return fmt.Errorf("node: load entry %d: %w", e.Seq, err)
+	}
+	if env.IsAnnouncement() {
+		b.put(&boardEntry{env: env, seen: e.At, own: env.Sender.EVMAddress == self})
+	}
+	return nil
 }
 
 // take puts a received announcement on the board at now, making room

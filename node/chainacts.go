@@ -48,7 +48,6 @@ type chainActs struct {
 	may          func(t *thread, act negotiation.Act, args negotiation.ActArgs) error // the act table, again after an approval
 	view         func(t *thread) ThreadView
 	spawn        func(func(ctx context.Context)) // a goroutine the node owns
-	amended      func(nid string, ref chain.FactRef) negotiation.Fact
 	joinEvidence func(t *thread)
 	handOff      func(ctx context.Context, nid string)
 	takeOver     func(t *thread, wait bool)

@@ -19,9 +19,8 @@ import (
 func TestChainActsWithoutANode(t *testing.T) {
 	spawned := 0
 	c := &chainActs{
-		eng:     engine.New(engine.Config{}),
-		amended: func(string, chain.FactRef) negotiation.Fact { return nil },
-		spawn:   func(func(context.Context)) { spawned++ },
+		eng:   engine.New(engine.Config{}),
+		spawn: func(func(context.Context)) { spawned++ },
 	}
 	ctx := t.Context()
 	if nid, f := c.factOf(negotiation.TaskFunded{}, chain.FactRef{NegotiationID: "not-held"}); nid != "" || f != nil {

@@ -250,3 +250,13 @@ func (c *ledgerCheck) quarantineErr(nid string) error {
 	}
 	return fail(CodeLedgerDamaged, "negotiation %s was not loaded at start: its record in the ledger is damaged (%s); restore the ledger from a backup", nid, why)
 }
+
+// unknownErr is the engine's error for a negotiation it does not hold
+// (engine.Config.Unknown): the quarantine's when the ledger's record of
+// it is damaged, else unknown_negotiation.
+func (c *ledgerCheck) unknownErr(nid string) error {
+	if err := c.quarantineErr(nid); err != nil {
+		return err
+	}
+	return fail(CodeUnknownNegotiation, "no negotiation %s", nid)
+}

@@ -125,7 +125,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 		if env, _, err = n.sendLocked(ctx, t, p, n.eng.Recipients(t, true), false); err != nil {
 			return err
 		}
-		n.joinEvidenceLocked(t)
+		n.hand.joinEvidence(t)
 		r = ActResult{Envelope: envRef(env), Thread: n.viewLocked(t), Detail: map[string]string{"cid": c.String()}}
 		arbitrator = t.Th.RoleOf(n.self) == negotiation.RoleArbitrator
 		return nil

@@ -12,24 +12,34 @@
 // The Node is a container, not a service: what is not wiring, lifecycle
 // or an act is a small service type the Node holds as a field, each
 // owning its state and its lock (a leaf), built in New or given the
-// ledger at Start: the task board (board), the principal's consent list
-// (ConsentBook, reached through Node.ConsentBook), the ledger's integrity
-// (ledgerCheck), the evidence of rejected input (rejectionLog), the
-// refusals of this node's envelopes (refusals), the negotiations' files,
-// stored and fetched (blobStore), the hand-over of a thread to an
-// arbitrator or a replacement worker and the late join from its proof
-// bundle (handover; it also gets the address, the chain and the
-// transport's links at Start, and the node's send and fact paths as
+// ledger at Start: the task board (board; at Start it takes the
+// announcements the ledger holds as the engine loads), the principal's
+// consent list (ConsentBook, reached through Node.ConsentBook), the
+// ledger's integrity (ledgerCheck; it also gives the engine its error for
+// a negotiation not held, quarantined or unknown), the evidence of
+// rejected input (rejectionLog), the refusals of this node's envelopes
+// (refusals), the negotiations' files, stored and fetched (blobStore), the
+// hand-over of a thread to an arbitrator or a replacement worker, the
+// late join from its proof bundle and the dispute's evidence topic
+// (handover; it also gets the address, the chain and the transport's
+// links and topics at Start, and the node's send and fact paths as
 // functions), the event stream (broadcaster), the stores' opener
 // (storeOpener), the chain side of the acts (chainActs: the co-signed
 // pairs it signs, submits and submits again, the task's state on chain,
 // and the chain facts of contract events and of the node's own receipts,
-// applied through the engine; it owns no lock and is given the engine,
+// applied through the engine, an amendment's read from the thread's
+// co-signed envelope; it owns no lock and is given the engine,
 // the chain client and the few node functions it calls back, not the
 // Node) and PXP (pxpService: the principal's intent cards, the mandate
 // before every send, the escalations and answers, the rooms; it gets the
 // engine and the node's write, send, approval and spawn functions, and
-// the ledger, the address and the logger at Start, never the Node).
+// the ledger, the address and the logger at Start, never the Node; it
+// also judges an acceptance against the card before its approval is
+// asked). What reads no more than these services and the node's
+// address, clock or configuration is a plain function of what it reads,
+// not a method of the Node (the auto-gate start check, an offer's terms,
+// a gated act's task title, the fresh thread answering an announcement,
+// the settlement an acceptance signs).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

@@ -66,11 +66,34 @@ func (c *chainActs) factOf(f negotiation.Fact, ref chain.FactRef) (string, negot
 	}
 	nid := c.eng.ByTask(ref.TaskID)
 	if _, ok := f.(negotiation.MilestonesAmended); ok {
-		if f = c.amended(nid, ref); f == nil {
+		if f = c.amendedFact(nid, ref); f == nil {
 			return "", nil
 		}
 	}
 	return nid, f
+}
+
+// amendedFact returns the chain fact of a TaskAmended event of thread nid:
+// the milestones (with their descriptions) and the deadline of the
+// co-signed MilestoneDefinition whose termsHash and nonce the event names
+// (v, from chain.FactOf: the event carries the nonce after the
+// amendment). It returns nil when the thread holds no such envelope.
+func (c *chainActs) amendedFact(nid string, v chain.FactRef) negotiation.Fact {
+	if nid == "" || v.Nonce == 0 {
+		return nil
+	}
+	var found *negotiation.MilestoneDefinition
+	if err := c.eng.With(nid, func(t *thread) error {
+		found = t.Th.AmendmentOf(negotiation.Hash(v.TermsHash), v.Nonce-1)
+		return nil
+	}); err != nil {
+		return nil
+	}
+	if found == nil {
+		c.log.Warn("amendment on chain without its co-signed envelope", "negotiation", nid, "termsHash", negotiation.Hash(v.TermsHash))
+		return nil
+	}
+	return negotiation.MilestonesAmended{Milestones: append([]negotiation.Milestone(nil), found.Milestones...), Deadline: found.Deadline}
 }
 
 // applyFact applies a chain fact, reported in log l, to thread nid
@@ -114,22 +137,6 @@ func (c *chainActs) factApplied(t *thread, f negotiation.Fact, at engine.LogRef,
 		c.joinEvidence(t)
 		nid := t.ID
 		c.spawn(func(ctx context.Context) { c.handOff(ctx, nid) })
-	}
-}
-
-// joinEvidenceLocked subscribes to the evidence topic of t's dispute with
-// its current members (t.mu held).
-func (n *Node) joinEvidenceLocked(t *thread) {
-	id := disputeIDOf(t)
-	if id == "" || n.host == nil {
-		return
-	}
-	members := []negotiation.Address{t.Th.Poster(), t.Th.Worker()}
-	if a := t.Th.Arbitrator(); a != (negotiation.Address{}) {
-		members = append(members, a)
-	}
-	if err := n.host.JoinEvidence(id, members); err != nil {
-		n.log.Warn("evidence topic not joined", "negotiation", t.ID, "err", err)
 	}
 }
 

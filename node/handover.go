@@ -30,11 +30,12 @@ import (
 // (handOff); the arbitrator joins from that bundle (join); the parties of
 // a replacement make and check its hand-over package (exportHandoff,
 // adoptHandoff); the new worker joins from the package and takes over
-// once the chain has replaced the worker (joinReplaced, takeOver). It
-// owns the negotiations being joined and its lock (a leaf, taken under
-// n.tmu); the ledger, this node's address, the chain and the transport's
-// links are set at Start, each where the node gets it, before anything
-// hands over or joins.
+// once the chain has replaced the worker (joinReplaced, takeOver); the
+// parties and the arbitrator of a dispute join its evidence topic
+// (joinEvidence). It owns the negotiations being joined and its lock (a
+// leaf, taken under n.tmu); the ledger, this node's address, the chain
+// and the transport's links and topics are set at Start, each where the
+// node gets it, before anything hands over or joins.
 type handover struct {
 	eng    *engine.Engine
 	blobs  *blobStore
@@ -48,15 +49,13 @@ type handover struct {
 	send func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error
 	// apply applies a chain fact to thread nid (facts.go).
 	apply func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error
-	// joinEvidence subscribes to the evidence topic of t's dispute (t
-	// locked; facts.go).
-	joinEvidence func(t *thread)
 
-	log   *slog.Logger // set again at Start, with the node's address
-	led   *ledger.Ledger
-	self  negotiation.Address
-	chain handoverChain // nil without a chain
-	links linkBook
+	log    *slog.Logger // set again at Start, with the node's address
+	led    *ledger.Ledger
+	self   negotiation.Address
+	chain  handoverChain  // nil without a chain
+	links  linkBook       // the transport's identity links
+	topics evidenceTopics // the transport's dispute topics (nil before the transport starts)
 
 	mu      sync.Mutex
 	joining map[string]bool
@@ -72,6 +71,12 @@ type handoverChain interface {
 // links of the peers it knows.
 type linkBook interface {
 	Link(a negotiation.Address) (*identity.Link, bool)
+}
+
+// evidenceTopics is what the hand-over uses of the transport's gossip:
+// the evidence topic of a dispute, joined with its members.
+type evidenceTopics interface {
+	JoinEvidence(disputeID string, members []negotiation.Address) error
 }
 
 // joinGrace returns how long a replacement worker waits for a
@@ -102,6 +107,25 @@ func (h *handover) joinLater(nid string, join func(ctx context.Context)) {
 		}()
 		join(ctx)
 	})
+}
+
+// joinEvidence subscribes to the evidence topic of t's dispute with its
+// current members, once a dispute is open and the transport runs (t.mu
+// held): when the chain opens the dispute or assigns its arbitrator
+// (chainActs.factApplied), when this node submits evidence or joins the
+// thread from a bundle, and again at resume.
+func (h *handover) joinEvidence(t *thread) {
+	id := disputeIDOf(t)
+	if id == "" || h.topics == nil {
+		return
+	}
+	members := []negotiation.Address{t.Th.Poster(), t.Th.Worker()}
+	if a := t.Th.Arbitrator(); a != (negotiation.Address{}) {
+		members = append(members, a)
+	}
+	if err := h.topics.JoinEvidence(id, members); err != nil {
+		h.log.Warn("evidence topic not joined", "negotiation", t.ID, "err", err)
+	}
 }
 
 // handedOff reports whether this node sent t's arbitrator a proof bundle

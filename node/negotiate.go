@@ -98,7 +98,7 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 // announcement on the board by countering its terms; this node is the
 // worker.
 func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, spec CounterSpec) (ActResult, error) {
-	b, t, err := n.answerThread(ann)
+	b, t, err := answerThread(n.board, n.self, ann)
 	if err != nil {
 		return n.do(actCall{act: negotiation.ActCounter, check: func() error { return err }}, nil)
 	}
@@ -121,10 +121,10 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 	return n.do(actCall{act: negotiation.ActCounter, fresh: t, locked: counter}, func() (ActResult, error) { return r, nil })
 }
 
-// answerThread returns the board entry ann and a fresh, unregistered
-// thread answering it, with this node as the worker.
-func (n *Node) answerThread(ann negotiation.Hash) (*boardEntry, *thread, error) {
-	b, err := n.board.announcement(ann)
+// answerThread returns the entry ann of the board bd and a fresh,
+// unregistered thread answering it, with self as the worker.
+func answerThread(bd *board, self negotiation.Address, ann negotiation.Hash) (*boardEntry, *thread, error) {
+	b, err := bd.announcement(ann)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,23 +132,24 @@ func (n *Node) answerThread(ann negotiation.Hash) (*boardEntry, *thread, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: b.env}, negotiation.RoleWorker, false)
+	t, err := engine.NewThread(negotiation.Params{NegotiationID: nid, Self: self, Announcement: b.env}, negotiation.RoleWorker, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	return b, t, nil
 }
 
-// settlementOf returns the offer to sign of t's current offer, with this
-// node's view of the worker (t.mu held; the act table asked for an offer).
-func (n *Node) settlementOf(t *thread) (offerToSign, error) {
+// settlementOf returns the offer to sign of t's current offer, with self
+// as the worker when t names none yet (t.mu held; the act table asked for
+// an offer).
+func settlementOf(t *thread, self negotiation.Address) (offerToSign, error) {
 	cur := t.Th.Current()
 	s, d, err := t.Th.Settlement(cur)
 	if err != nil {
 		return offerToSign{}, err
 	}
 	if w := t.Th.Worker(); w == (negotiation.Address{}) {
-		s.Worker = [20]byte(n.self) // the worker's first answer to an announcement
+		s.Worker = [20]byte(self) // the worker's first answer to an announcement
 	}
 	digest, err := s.Digest(d)
 	return offerToSign{offer: cur.Hash(), s: s, d: d, digest: digest}, err
@@ -187,7 +188,7 @@ func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 // (escalation_required) and nothing is signed.
 func (n *Node) AcceptWith(ctx context.Context, nid string, spec AcceptSpec) (ActResult, error) {
 	var o offerToSign
-	read := func(t *thread) (err error) { o, err = n.settlementOf(t); return err }
+	read := func(t *thread) (err error) { o, err = settlementOf(t, n.self); return err }
 	return n.do(actCall{act: negotiation.ActAccept, nid: nid, locked: read}, func() (ActResult, error) {
 		return n.accept(ctx, nid, nil, o, spec)
 	})
@@ -203,13 +204,13 @@ func (n *Node) AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (Ac
 // AcceptAnnouncementWith is AcceptAnnouncement with the acceptance's PXP
 // members.
 func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash, spec AcceptSpec) (ActResult, error) {
-	b, t, err := n.answerThread(ann)
+	b, t, err := answerThread(n.board, n.self, ann)
 	if err != nil {
 		return n.do(actCall{act: negotiation.ActAccept, check: func() error { return err }}, nil)
 	}
 	var o offerToSign
 	read := func(t *thread) (err error) {
-		if o, err = n.settlementOf(t); err == nil {
+		if o, err = settlementOf(t, n.self); err == nil {
 			n.board.answer(b) // the board keeps it while this node negotiates on it
 		}
 		return err
@@ -233,7 +234,7 @@ type offerToSign struct {
 // announcement, or nil. If the offer changed while the approval was
 // pending, the act table refuses (terms_changed) and nothing is signed.
 func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToSign, spec AcceptSpec) (ActResult, error) {
-	if err := n.onThread(nid, fresh, func(t *thread) error { return n.precheckAccept(ctx, t, o, spec) }); err != nil {
+	if err := n.onThread(nid, fresh, func(t *thread) error { return n.px.precheckAccept(ctx, t, o, spec) }); err != nil {
 		return ActResult{}, err
 	}
 	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(o.s.Amount) + " wei in escrow)"
@@ -270,14 +271,4 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		return ActResult{}, err
 	}
 	return res, nil
-}
-
-// precheckAccept asks the intent card about the acceptance of the offer
-// o before the approval is asked (the signature is not judged), so an
-// acceptance the card refuses pauses without a signature request (t.mu
-// held).
-func (n *Node) precheckAccept(ctx context.Context, t *thread, o offerToSign, spec AcceptSpec) error {
-	p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest}
-	spec.apply(p)
-	return n.px.prepare(ctx, t, p, n.now().UTC().Truncate(time.Millisecond))
 }

@@ -128,7 +128,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n.onchain = new(chainActs) // the engine's OnFact; wired below, once the engine and the services are built
 	n.eng = engine.New(engine.Config{
-		Now: n.now, Unknown: n.unknownErr, Logger: n.log,
+		Now: n.now, Unknown: func(nid string) error { return n.check.unknownErr(nid) }, Logger: n.log,
 		Count: func(c int) { n.m.threads.Set(float64(c)) },
 		OnState: func(t *thread, from, to negotiation.State) {
 			// The consent book learns a negotiation's recorded state; the
@@ -165,7 +165,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
 		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
-		grace: joinGrace(cfg.P2P.RetryMax), joinEvidence: n.joinEvidenceLocked,
+		grace: joinGrace(cfg.P2P.RetryMax),
 		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
 			_, _, err := n.sendLocked(ctx, t, p, to, false)
 			return err
@@ -179,7 +179,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	*n.onchain = chainActs{
 		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
 		authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked, spawn: n.spawn,
-		amended: n.amendedFact, joinEvidence: n.joinEvidenceLocked, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
+		joinEvidence: n.hand.joinEvidence, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
 	}
 	return n, nil
 }
@@ -244,7 +244,15 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.sealer, err = identity.NewSealer(identity.DefaultSealerConfig(n.keys.Inbox(), n.keys.Link(), n.keys)); err != nil {
 		return fmt.Errorf("node: sealer: %w", err)
 	}
-	if err = n.load(ctx); err != nil {
+	// The node's memory is rebuilt from its ledger: the principal's cards,
+	// the task board's announcements and every thread (Engine.Load, each
+	// thread's PXP state rebuilt with it; a thread whose record is damaged
+	// is quarantined).
+	if err = n.px.load(ctx); err != nil {
+		return err
+	}
+	announcements := func(ctx context.Context, e ledger.Entry) error { return n.board.loadEntry(ctx, n.led, n.self, e) }
+	if err = n.eng.Load(ctx, engine.LoadHooks{Entry: announcements, Quarantine: n.check.quarantine, Thread: n.eng.ReplayPXP}); err != nil {
 		return err
 	}
 	if err = n.loadServices(ctx); err != nil {
@@ -254,7 +262,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
-	if err = n.checkAutoGate(ctx); err != nil {
+	if err = checkAutoGate(ctx, n.o.gate, n.client, n.cfg.Chain.ChainID, n.eng, n.self); err != nil {
 		return err
 	}
 	if err = n.startHost(ctx); err != nil {
@@ -371,7 +379,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
-	n.blobs.host, n.hand.links = h, h
+	n.blobs.host, n.hand.links, n.hand.topics = h, h, h
 	return nil
 }
 

@@ -33,22 +33,24 @@ type TaskSpec struct {
 	Limits      *negotiation.Limits `json:"limits,omitempty"`
 }
 
-// terms builds the offer's terms from spec.
-func (n *Node) terms(ctx context.Context, spec TaskSpec) (negotiation.Terms, error) {
+// newTerms builds the offer's terms from spec: its deadline must be after
+// now(), and the chain id and registry are the chain client's, or c's on
+// a node without a chain (client nil; domain).
+func newTerms(ctx context.Context, spec TaskSpec, now func() time.Time, c ChainConfig, client *chain.Client) (negotiation.Terms, error) {
 	if strings.TrimSpace(spec.Title) == "" {
 		return negotiation.Terms{}, fail(CodeBadArgument, "title is empty")
 	}
 	if len(spec.Milestones) == 0 {
 		return negotiation.Terms{}, fail(CodeBadArgument, "no milestones")
 	}
-	if !spec.Deadline.After(n.now()) {
+	if !spec.Deadline.After(now()) {
 		return negotiation.Terms{}, fail(CodeBadArgument, "deadline %s is not in the future", spec.Deadline.Format(time.RFC3339))
 	}
 	ms, err := milestones(spec.Milestones)
 	if err != nil {
 		return negotiation.Terms{}, err
 	}
-	chainID, registry, err := domain(ctx, n.cfg.Chain, n.client)
+	chainID, registry, err := domain(ctx, c, client)
 	if err != nil {
 		return negotiation.Terms{}, err
 	}
@@ -108,7 +110,7 @@ func newNegotiationID() (string, error) {
 func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error) {
 	var a Announcement
 	_, err := n.do(actCall{act: actPostTask}, func() (ActResult, error) {
-		terms, err := n.terms(ctx, spec)
+		terms, err := newTerms(ctx, spec, n.now, n.cfg.Chain, n.client)
 		if err != nil {
 			return ActResult{}, err
 		}
@@ -219,7 +221,7 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	}
 	var r ActResult
 	propose := func(t *thread) error {
-		terms, err := n.terms(ctx, spec)
+		terms, err := newTerms(ctx, spec, n.now, n.cfg.Chain, n.client)
 		if err != nil {
 			return err
 		}

@@ -213,6 +213,16 @@ func (s *pxpService) prepare(ctx context.Context, t *thread, p negotiation.Paylo
 	return &Error{Code: Code(ee.Code), Msg: "paused until the principal answers: " + ee.Question, Err: err}
 }
 
+// precheckAccept asks the intent card about the acceptance of the offer
+// o before the approval is asked (the signature is not judged), so an
+// acceptance the card refuses pauses without a signature request (t.mu
+// held).
+func (s *pxpService) precheckAccept(ctx context.Context, t *thread, o offerToSign, spec AcceptSpec) error {
+	p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest}
+	spec.apply(p)
+	return s.prepare(ctx, t, p, s.now().UTC().Truncate(time.Millisecond))
+}
+
 // offerTermsOf returns the terms p offers, or nil.
 func offerTermsOf(p negotiation.Payload) *negotiation.Terms {
 	switch v := p.(type) {

@@ -18,7 +18,7 @@ func (n *Node) resume() {
 		}
 		n.eng.Each(ctx, func(t *thread) {
 			n.eng.Retry(ctx, t)
-			n.joinEvidenceLocked(t)
+			n.hand.joinEvidence(t)
 			role := t.Th.RoleOf(n.self)
 			if (role == negotiation.RolePoster || role == negotiation.RoleWorker) && t.Th.State() == negotiation.StateArbitrated && !n.hand.handedOff(t) {
 				nid := t.ID

@@ -483,7 +483,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		spec.Token = *pt.Token
 	}
 	propose := func(t *thread) error {
-		terms, err := n.terms(ctx, spec)
+		terms, err := newTerms(ctx, spec, n.now, n.cfg.Chain, n.client)
 		if err != nil {
 			return err
 		}
