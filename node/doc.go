@@ -29,7 +29,17 @@
 // Node) and PXP (pxpService: the principal's intent cards, the mandate
 // before every send, the escalations and answers, the rooms; it gets the
 // engine and the node's write, send, approval and spawn functions, and
-// the ledger, the address and the logger at Start, never the Node).
+// the ledger, the address and the logger at Start, never the Node), and
+// the node's two transport paths: the way out (sender: builds this node's
+// envelopes, has the engine and the mandate judge and record them, and
+// queues them in the transport's outbox; the acts, chainActs, handover
+// and pxpService send through its method) and the way in (receiver: the
+// transport's deliveries and events, to the board, the consent book, the
+// hand-over, the engine and the rejection evidence; it owns the lock
+// that makes a thread's look-up and claim one step, and Node.HandleEnvelope
+// is a thin call into it). Both get the engine and the services they use
+// in New, and the address, the keys or the ledger, the logger and the
+// outbox at Start, never the Node.
 //
 // Callers follow this contract (docs/node.md has the details):
 //
