@@ -58,7 +58,7 @@ type sender struct {
 	sent   *prometheus.CounterVec
 	events *broadcaster
 
-	// Set at Start.
+	// Set at Start (host by startHost).
 	self negotiation.Address
 	keys *identity.Keyring
 	led  *ledger.Ledger
