@@ -91,7 +91,7 @@ func TestStepIsOneBatch(t *testing.T) {
 	received := []string{KindThreadOpened, KindIdentityLink, ledger.KindEnvelopeReceived, ledger.KindThreadState}
 
 	// The step of applyReceived, with its envelope's record spoiled.
-	th, fresh, code := n.threadFor(ctx, d)
+	th, fresh, code := n.rcv.threadFor(ctx, d)
 	if th == nil || !fresh {
 		t.Fatalf("no fresh thread for the proposal (%s)", code)
 	}
@@ -116,7 +116,7 @@ func TestStepIsOneBatch(t *testing.T) {
 	defer stop()
 	b.Records()[2].At = b.Records()[2].At.Add(time.Second)
 	head := n.Ledger().Head()
-	err = n.write(ctx, &b, string(proposal.Type))
+	err = n.snd.write(ctx, &b, string(proposal.Type))
 	var lerr *ledger.BatchError
 	if CodeOf(err) != CodeStoreFailed || !errors.As(err, &lerr) || lerr.Index != 2 {
 		th.Unlock()

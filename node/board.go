@@ -54,7 +54,7 @@ func (b *boardEntry) view() Announcement {
 // board is the task board: the announcements this node saw, kept within
 // the bounds of Config.Board (board_limits.go). It owns its entries and
 // their lock, a leaf but for the consent book's (the bounds ask it who is
-// allowed): the board is read under n.tmu (threadFor) and never takes it.
+// allowed): the board is read under receiver.mu (threadFor) and never takes it.
 // An entry's env, seen and own never change once it is on the board.
 type board struct {
 	cfg     BoardConfig

@@ -82,7 +82,7 @@ type ConsentView struct {
 // (recorded in the ledger), the negotiations unknown counterparties
 // opened, and the refusals counted since the node started. It owns its
 // state and its locks; reach it with Node.ConsentBook. Its lock is a
-// leaf: it is taken under n.tmu (threadFor), under a thread's lock
+// leaf: it is taken under receiver.mu (threadFor), under a thread's lock
 // (recordState) and under the board's, never the other way round.
 type ConsentBook struct {
 	cfg     ConsentConfig
@@ -90,7 +90,7 @@ type ConsentBook struct {
 	running func() error // ErrNotStarted unless the node is started
 	events  *broadcaster
 	// parties returns the negotiations the node holds per counterparty
-	// and the ids of the live ones (it takes n.tmu and the threads'
+	// and the ids of the live ones (it takes the engine's and the threads'
 	// locks: never called with c.mu held).
 	parties func() (map[negotiation.Address]int, map[string]bool)
 
@@ -153,7 +153,7 @@ func negotiationPhase(st negotiation.State) bool {
 	return st == negotiation.StateOpen || st == negotiation.StateProposed || st == negotiation.StateCountered
 }
 
-// admit decides whether from may open negotiation nid (n.tmu held, before
+// admit decides whether from may open negotiation nid (receiver.mu held, before
 // the thread exists; live reports whether the node holds a negotiation):
 // "" admits it and counts it, else the consent code the sender is
 // answered. A refusal writes nothing.

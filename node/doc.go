@@ -35,11 +35,21 @@
 // engine and the node's write, send, approval and spawn functions, and
 // the ledger, the address and the logger at Start, never the Node; it
 // also judges an acceptance against the card before its approval is
-// asked). What reads no more than these services and the node's
-// address, clock or configuration is a plain function of what it reads,
-// not a method of the Node (the auto-gate start check, an offer's terms,
-// a gated act's task title, the fresh thread answering an announcement,
-// the settlement an acceptance signs).
+// asked), and the node's two transport paths: the way out (sender: builds
+// this node's envelopes, has the engine and the mandate judge and record
+// them, and queues them in the transport's outbox; the acts, chainActs,
+// handover and pxpService send through its method) and the way in
+// (receiver: the transport's deliveries and events, to the board, the
+// consent book, the hand-over, the engine and the rejection evidence; it
+// owns the lock that makes a thread's look-up and claim one step, and
+// Node.HandleEnvelope is a thin call into it). Both get the engine and the
+// services they use in New, and the address, the keys or the ledger, the
+// logger and the outbox at Start, never the Node. What reads no more than
+// these services and the node's address, clock or configuration is a
+// plain function of what it reads, not a method of the Node (the
+// auto-gate start check, an offer's terms, a gated act's task title, the
+// fresh thread answering an announcement, the settlement an acceptance
+// signs).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

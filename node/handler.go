@@ -3,6 +3,11 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
@@ -13,6 +18,39 @@ import (
 
 var _ p2p.Handler = (*Node)(nil)
 
+// receiver is the node's one path in: it takes the transport's
+// deliveries and events to the board, the consent book, the hand-over,
+// the engine and the rejection evidence. It owns one lock (mu, which
+// makes threadFor's look-up and claim of a thread one step) and is given
+// what it uses in New, and the address, the ledger and the logger at
+// Start, never the Node.
+type receiver struct {
+	mu sync.Mutex // makes threadFor's look-up and claim of a thread one step
+
+	eng      *engine.Engine
+	now      func() time.Time
+	events   *broadcaster
+	received *prometheus.CounterVec
+	rejected *prometheus.CounterVec
+	board    *board
+	cs       *ConsentBook
+	check    *ledgerCheck
+	hand     *handover
+	rej      *rejectionLog
+	out      *refusals
+	blobs    *blobStore
+	// announce takes an announcement from the task board (Node.takeAnnouncement).
+	announce func(ctx context.Context, d p2p.Delivery) negotiation.Code
+	// coSigned is the chain side's hook for a co-signed pair an envelope
+	// completes (chainActs.onCoSigned; t.mu held).
+	coSigned func(t *thread, cs *negotiation.CoSigned)
+
+	// Set at Start.
+	self negotiation.Address
+	led  *ledger.Ledger
+	log  *slog.Logger
+}
+
 // HandleEnvelope is the transport's handler: it stores a received
 // envelope durably and applies it to its thread, and answers the code the
 // sender acts on (p2p.Handler). An announcement on the task board goes on
@@ -22,35 +60,40 @@ var _ p2p.Handler = (*Node)(nil)
 // the thread cannot take yet (a gap, a reference not seen, a thread this
 // node joins later) gets a retryable code and nothing is stored.
 func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.Code {
+	return n.rcv.handle(ctx, d)
+}
+
+// handle is HandleEnvelope.
+func (r *receiver) handle(ctx context.Context, d p2p.Delivery) negotiation.Code {
 	env := d.Envelope
 	if d.Topic == p2p.TopicTaskBoard {
-		return n.takeAnnouncement(ctx, d)
+		return r.announce(ctx, d)
 	}
 	if env.IsAnnouncement() {
-		return n.reject(ctx, env, negotiation.CodeNotAddressed)
+		return r.reject(ctx, env, negotiation.CodeNotAddressed)
 	}
 	if d.Topic != "" {
-		n.events.publish(Event{Kind: EventTopic, NegotiationID: env.NegotiationID, Type: env.Type, Hash: env.Hash().String(), Detail: d.Topic, At: n.now()})
+		r.events.publish(Event{Kind: EventTopic, NegotiationID: env.NegotiationID, Type: env.Type, Hash: env.Hash().String(), Detail: d.Topic, At: r.now()})
 	}
 	for {
-		t, fresh, code := n.threadFor(ctx, d)
+		t, fresh, code := r.threadFor(ctx, d)
 		if t == nil {
-			n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
+			r.received.WithLabelValues(string(env.Type), string(code)).Inc()
 			if code.Retryable() || code == negotiation.Code(p2p.CodeBusy) || p2p.Code(code).Declined() {
 				return code // a consent refusal writes nothing
 			}
-			return n.reject(ctx, env, code)
+			return r.reject(ctx, env, code)
 		}
 		if fresh { // claimed, its lock held
-			code = n.applyReceived(ctx, t, d, true)
+			code = r.applyReceived(ctx, t, d, true)
 			t.Unlock()
-		} else if err := n.eng.With(t.ID, func(t *thread) error {
-			code = n.applyReceived(ctx, t, d, false)
+		} else if err := r.eng.With(t.ID, func(t *thread) error {
+			code = r.applyReceived(ctx, t, d, false)
 			return nil
 		}); err != nil {
 			continue // dropped meanwhile: look the negotiation up again
 		}
-		n.m.received.WithLabelValues(string(env.Type), string(code)).Inc()
+		r.received.WithLabelValues(string(env.Type), string(code)).Inc()
 		return code
 	}
 }
@@ -60,13 +103,13 @@ func (n *Node) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiation.C
 // t.mu held): a record that fails leaves the thread as it was. A fresh
 // thread is registered when its first envelope is authentic and dropped
 // otherwise.
-func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
+func (r *receiver) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fresh bool) negotiation.Code {
 	env := d.Envelope
-	now := n.now()
-	out, err := n.eng.Receive(ctx, t, env, d.Sender, now, func() { n.eng.OpenPXP(t) })
+	now := r.now()
+	out, err := r.eng.Receive(ctx, t, env, d.Sender, now, func() { r.eng.OpenPXP(t) })
 	drop := func() {
 		if fresh {
-			n.eng.Drop(t)
+			r.eng.Drop(t)
 		}
 	}
 	switch {
@@ -78,22 +121,22 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 			code = string(out.Code)
 		}
 		if err != nil {
-			n.log.Error("received envelope not recorded", "negotiation", t.ID, "cid", env.CID(), "err", err)
+			r.log.Error("received envelope not recorded", "negotiation", t.ID, "cid", env.CID(), "err", err)
 			if !t.Opened {
 				drop()
 			}
 			return negotiation.Code(p2p.CodeBusy)
 		}
 		if fresh {
-			n.eng.Register(t)
+			r.eng.Register(t)
 		} else {
-			n.eng.Index(t)
+			r.eng.Index(t)
 		}
-		n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.Th.State(), At: now})
+		r.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "received", Code: code, State: t.Th.State(), At: now})
 		if out.Effective() {
-			n.eng.Retry(ctx, t)
+			r.eng.Retry(ctx, t)
 		}
-		n.afterReceived(t, d, out)
+		r.afterReceived(t, d, out)
 		if out.Code != "" {
 			return out.Code
 		}
@@ -104,10 +147,10 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 	default:
 		drop()
 		if out.Equivocation != nil {
-			n.recordEquivocation(ctx, t.ID, out.Equivocation)
+			r.recordEquivocation(ctx, t.ID, out.Equivocation)
 			return out.Code
 		}
-		return n.reject(ctx, env, out.Code)
+		return r.reject(ctx, env, out.Code)
 	}
 }
 
@@ -116,56 +159,56 @@ func (n *Node) applyReceived(ctx context.Context, t *thread, d p2p.Delivery, fre
 // envelope is recorded) when d opens one: a direct proposal to this node,
 // or an answer to an announcement on the board. Otherwise it returns a
 // nil thread and the code to answer.
-func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh bool, code negotiation.Code) {
+func (r *receiver) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh bool, code negotiation.Code) {
 	env := d.Envelope
 	nid := env.NegotiationID
-	n.tmu.Lock()
-	defer n.tmu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	// Whether nid is being joined is read first: a join that ends after
 	// it has registered its thread, which the look-up then finds.
-	joining := n.hand.busy(nid)
-	if t := n.eng.Lookup(nid); t != nil {
+	joining := r.hand.busy(nid)
+	if t := r.eng.Lookup(nid); t != nil {
 		return t, false, ""
 	}
-	if joining || n.check.quarantined(nid) {
+	if joining || r.check.quarantined(nid) {
 		return nil, false, negotiation.CodeMissingReference // the sender retries until the ledger is restored
 	}
 	var params negotiation.Params
 	role := negotiation.RoleNone
 	switch p := env.Payload.(type) {
 	case *negotiation.TaskProposal:
-		params = negotiation.Params{NegotiationID: nid, Self: n.self}
+		params = negotiation.Params{NegotiationID: nid, Self: r.self}
 		role = negotiation.RoleWorker
 	case *negotiation.TaskCounterOffer:
-		ann := n.board.get(p.InReplyTo)
+		ann := r.board.get(p.InReplyTo)
 		if ann == nil {
 			return nil, false, negotiation.CodeMissingReference
 		}
-		params = negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: ann.env}
+		params = negotiation.Params{NegotiationID: nid, Self: r.self, Announcement: ann.env}
 	case *negotiation.TaskAcceptance:
-		ann := n.board.get(p.AcceptedOfferHash)
+		ann := r.board.get(p.AcceptedOfferHash)
 		if ann == nil {
 			return nil, false, negotiation.CodeMissingReference
 		}
-		params = negotiation.Params{NegotiationID: nid, Self: n.self, Announcement: ann.env}
+		params = negotiation.Params{NegotiationID: nid, Self: r.self, Announcement: ann.env}
 	case *negotiation.DisputeEvidence:
 		// A thread this node joins late: the proof bundle of the thread
 		// so far comes with the hand-over; until the node has joined,
 		// the sender retries.
 		if f := bundleFile(p); f != nil {
-			n.hand.join(d, *f)
+			r.hand.join(d, *f)
 		}
 		return nil, false, negotiation.CodeMissingReference
 	case *negotiation.ArbitratorProposal:
 		return nil, false, negotiation.CodeMissingReference
 	case *negotiation.ReplacementContext:
 		// A replacement worker joins from the hand-over package it names.
-		return nil, false, n.hand.replacementArrived(d, p)
+		return nil, false, r.hand.replacementArrived(d, p)
 	default:
 		return nil, false, negotiation.CodeWrongNegotiation
 	}
 	if params.Announcement != nil {
-		if params.Announcement.Sender.EVMAddress == n.self {
+		if params.Announcement.Sender.EVMAddress == r.self {
 			role = negotiation.RolePoster
 		} else {
 			return nil, false, negotiation.CodeNotAddressed
@@ -173,21 +216,21 @@ func (n *Node) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fresh 
 	}
 	// The counterparty opens a negotiation: its consent state decides,
 	// before any thread or record exists.
-	if code := n.cs.admit(nid, env.Sender.EVMAddress, func(id string) bool { return n.eng.Lookup(id) != nil }); code != "" {
+	if code := r.cs.admit(nid, env.Sender.EVMAddress, func(id string) bool { return r.eng.Lookup(id) != nil }); code != "" {
 		return nil, false, code
 	}
 	nt, err := engine.NewThread(params, role, false)
 	if err != nil {
 		return nil, false, negotiation.CodeOf(err)
 	}
-	t, fresh = n.eng.Claim(nt)
+	t, fresh = r.eng.Claim(nt)
 	return t, fresh, ""
 }
 
 // reject records input that is not authentic by hash and code only, in
 // its sender's bucket of rejection evidence (rejections.go), and returns
 // the code.
-func (n *Node) reject(_ context.Context, env *negotiation.Envelope, code negotiation.Code) negotiation.Code {
+func (r *receiver) reject(_ context.Context, env *negotiation.Envelope, code negotiation.Code) negotiation.Code {
 	// The transport verified the envelope's signature by its sender's
 	// inbox key, which is the sender's peer id: it is counted there (a
 	// relay on a topic only forwarded it).
@@ -195,51 +238,51 @@ func (n *Node) reject(_ context.Context, env *negotiation.Envelope, code negotia
 	if id, err := identity.PeerIDFromInboxKey(env.Sender.XMTPPublicKey[:]); err == nil {
 		from = id.String()
 	}
-	n.rej.rejected(rejection{peer: from, code: code, hash: env.Hash(), size: len(env.Bytes()), nid: env.NegotiationID})
-	n.log.Debug("envelope rejected", "negotiation", env.NegotiationID, "code", code)
+	r.rej.rejected(rejection{peer: from, code: code, hash: env.Hash(), size: len(env.Bytes()), nid: env.NegotiationID})
+	r.log.Debug("envelope rejected", "negotiation", env.NegotiationID, "code", code)
 	return code
 }
 
 // recordEquivocation keeps the second envelope of an equivocation whole,
 // as evidence beside the first.
-func (n *Node) recordEquivocation(ctx context.Context, nid string, eq *negotiation.Equivocation) {
+func (r *receiver) recordEquivocation(ctx context.Context, nid string, eq *negotiation.Equivocation) {
 	body, _ := json.Marshal(map[string]any{"sender": eq.Sender, "sequence": eq.Sequence, "first": eq.First})
-	_, _, err := n.led.Append(ctx, ledger.Record{Kind: KindEquivocation, NegotiationID: nid, Body: body, Object: eq.Second.Bytes(), At: n.now()})
+	_, _, err := r.led.Append(ctx, ledger.Record{Kind: KindEquivocation, NegotiationID: nid, Body: body, Object: eq.Second.Bytes(), At: r.now()})
 	if err != nil {
-		n.log.Warn("equivocation not recorded", "negotiation", nid, "err", err)
+		r.log.Warn("equivocation not recorded", "negotiation", nid, "err", err)
 	}
-	n.m.rejected.WithLabelValues(string(negotiation.CodeEquivocation)).Inc()
-	n.log.Warn("equivocation", "negotiation", nid, "sender", eq.Sender, "sequence", eq.Sequence)
+	r.rejected.WithLabelValues(string(negotiation.CodeEquivocation)).Inc()
+	r.log.Warn("equivocation", "negotiation", nid, "sender", eq.Sender, "sequence", eq.Sequence)
 }
 
 // afterReceived starts the work an envelope calls for (t.mu held): a
 // co-signed pair it completes is submitted; files of a delivery or of
 // evidence are fetched and checked against their CIDs.
-func (n *Node) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
-	n.onchain.onCoSigned(t, out.CoSigned)
+func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
+	r.coSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
 		return
 	}
 	switch p := d.Envelope.Payload.(type) {
 	case *negotiation.DeliveryNotice:
-		if t.Th.RoleOf(n.self) == negotiation.RolePoster || t.Observer {
-			n.blobs.fetchAll(t.ID, d.Sender.PeerID, deliveryFiles(p))
+		if t.Th.RoleOf(r.self) == negotiation.RolePoster || t.Observer {
+			r.blobs.fetchAll(t.ID, d.Sender.PeerID, deliveryFiles(p))
 		}
 	case *negotiation.DisputeEvidence:
 		if bundleFile(p) == nil {
-			n.blobs.fetchAll(t.ID, d.Sender.PeerID, evidenceFiles(p))
+			r.blobs.fetchAll(t.ID, d.Sender.PeerID, evidenceFiles(p))
 		}
 	}
 }
 
-// onP2PEvent receives the transport's events; rejections are counted in
+// onEvent receives the transport's events; rejections are counted in
 // their peer's bucket of rejection evidence (the callback must not block).
-func (n *Node) onP2PEvent(ev p2p.Event) {
+func (r *receiver) onEvent(ev p2p.Event) {
 	switch ev.Kind {
 	case p2p.EventInputRejected:
-		n.rej.rejected(transportRejection(ev))
+		r.rej.rejected(transportRejection(ev))
 	case p2p.EventRefused:
-		n.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
-		n.out.note(ev)
+		r.log.Warn("peer refused an envelope", "to", ev.To, "cid", ev.CID, "code", ev.Code)
+		r.out.note(ev)
 	}
 }

@@ -33,7 +33,8 @@ import (
 // once the chain has replaced the worker (joinReplaced, takeOver); the
 // parties and the arbitrator of a dispute join its evidence topic
 // (joinEvidence). It owns the negotiations being joined and its lock (a
-// leaf, taken under n.tmu); the ledger, this node's address, the chain
+// leaf, taken under
+// receiver.mu); the ledger, this node's address, the chain
 // and the transport's links and topics are set at Start, each where the
 // node gets it, before anything hands over or joins.
 type handover struct {
@@ -93,7 +94,7 @@ func (h *handover) busy(nid string) bool {
 }
 
 // joinLater marks nid as being joined and runs join on a node goroutine;
-// the mark goes when join returns (n.tmu held, so that the mark and the
+// the mark goes when join returns (receiver.mu held, so that the mark and the
 // node's look-up of the thread are one step).
 func (h *handover) joinLater(nid string, join func(ctx context.Context)) {
 	h.mu.Lock()
@@ -202,7 +203,7 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 // join starts this node's thread of a negotiation it joins late, as its
 // arbitrator, from the proof bundle a party handed over (d names it), on
 // a node goroutine; until it is done, envelopes of the negotiation are
-// answered with a retryable code (n.tmu held).
+// answered with a retryable code (receiver.mu held).
 func (h *handover) join(d p2p.Delivery, f negotiation.FileRef) {
 	nid := d.Envelope.NegotiationID
 	h.joinLater(nid, func(ctx context.Context) {
@@ -550,7 +551,7 @@ func (h *handover) adoptHandoff(ctx context.Context, nid string, from negotiatio
 }
 
 // replacementArrived answers a ReplacementContext of a negotiation this
-// node does not hold (n.tmu held). When it names this node as the new
+// node does not hold (receiver.mu held). When it names this node as the new
 // worker, the node starts joining the thread from the hand-over package
 // it names and the sender retries (missing_reference) until it has; the
 // join succeeds only once the chain has made the replacement. Any other

@@ -83,7 +83,7 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 			return err
 		}
 		p, msg := counterOffer(inReplyTo, terms, spec)
-		env, _, err := n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
+		env, _, err := n.snd.send(ctx, t, p, n.eng.Recipients(t, false), false)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 		}
 		n.board.answer(b) // the board keeps it while this node negotiates on it
 		p, msg := counterOffer(ann, terms, spec)
-		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
+		env, _, err := n.snd.send(ctx, t, p, []negotiation.Address{b.env.Sender.EVMAddress}, true)
 		if err != nil {
 			return err
 		}
@@ -256,7 +256,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		if fresh != nil {
 			to = []negotiation.Address{t.Th.Poster()}
 		}
-		env, out, err := n.sendLocked(ctx, t, p, to, fresh != nil)
+		env, out, err := n.snd.send(ctx, t, p, to, fresh != nil)
 		if err != nil {
 			return err
 		}

@@ -69,8 +69,6 @@ type Node struct {
 
 	eng *engine.Engine // the threads and their one write path
 
-	tmu sync.Mutex // makes threadFor's look-up and claim of a thread one step
-
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
 	rej    *rejectionLog // the evidence of rejected input (rejections.go)
@@ -84,6 +82,8 @@ type Node struct {
 	stores storeOpener   // opens the stores at Start (stores.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
+	snd     *sender    // the path out: build, judge, record, queue (send.go)
+	rcv     *receiver  // the path in: the transport's deliveries and events (handler.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -150,14 +150,12 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	n.m = m
 	n.out = newRefusals(n.now, n.events)
+	n.snd = &sender{eng: n.eng, now: n.now, spawn: n.spawn, sent: m.sent, events: n.events, log: n.log}
 	n.px = newPXPService(pxpConfig{
-		eng: n.eng, now: n.now, log: n.log, events: n.events, out: n.out, write: n.write,
-		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
-			_, _, err := n.sendLocked(ctx, t, p, to, false)
-			return err
-		},
-		authorize: n.authorize, spawn: n.spawn,
+		eng: n.eng, now: n.now, log: n.log, events: n.events, out: n.out, write: n.snd.write,
+		send: n.snd.sendErr, authorize: n.authorize, spawn: n.spawn,
 	})
+	n.snd.px = n.px
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
@@ -166,10 +164,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.hand = &handover{
 		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
 		grace: joinGrace(cfg.P2P.RetryMax),
-		send: func(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
-			_, _, err := n.sendLocked(ctx, t, p, to, false)
-			return err
-		},
+		send:  n.snd.sendErr,
 		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
 			_, err := n.onchain.applyFact(ctx, nid, f, l)
 			return err
@@ -178,8 +173,13 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	}
 	*n.onchain = chainActs{
 		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
-		authorize: n.authorize, send: n.sendLocked, may: n.may, view: n.viewLocked, spawn: n.spawn,
+		authorize: n.authorize, send: n.snd.send, may: n.may, view: n.viewLocked, spawn: n.spawn,
 		joinEvidence: n.hand.joinEvidence, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
+	}
+	n.rcv = &receiver{
+		eng: n.eng, now: n.now, events: n.events, received: m.received, rejected: m.rejected,
+		board: n.board, cs: n.cs, check: n.check, hand: n.hand, rej: n.rej, out: n.out, blobs: n.blobs,
+		announce: n.takeAnnouncement, coSigned: n.onchain.onCoSigned, log: n.log,
 	}
 	return n, nil
 }
@@ -220,6 +220,8 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
 	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
+	n.snd.log, n.snd.self, n.snd.keys = n.log, n.self, n.keys
+	n.rcv.log, n.rcv.self = n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
 
 	lcfg := ledger.DefaultConfig()
@@ -236,7 +238,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.eng.Open(n.led, n.self)
-	n.blobs.led, n.hand.led = n.led, n.led
+	n.blobs.led, n.hand.led, n.snd.led, n.rcv.led = n.led, n.led, n.led, n.led
 	n.px.start(n.led, n.self, n.log)
 	if err = n.startApprovals(); err != nil {
 		return err
@@ -346,7 +348,7 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.Outbox = NewOutboxStore(n.led)
 	pc.Handler = n
 	pc.Blobs = n
-	pc.OnEvent = n.onP2PEvent
+	pc.OnEvent = n.rcv.onEvent
 	pc.ListenAddrs = n.cfg.P2P.Listen
 	pc.Bootstrap = n.cfg.P2P.Bootstrap
 	pc.StorePeers = n.cfg.P2P.StorePeers
@@ -379,7 +381,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		return fmt.Errorf("node: p2p: %w", err)
 	}
 	n.host = h
-	n.blobs.host, n.hand.links, n.hand.topics = h, h, h
+	n.blobs.host, n.hand.links, n.hand.topics, n.snd.host = h, h, h, h
 	return nil
 }
 

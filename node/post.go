@@ -225,7 +225,7 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 		if err != nil {
 			return err
 		}
-		env, _, err := n.sendLocked(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
+		env, _, err := n.snd.send(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 // pending are tried again, and co-signed pairs are submitted.
 func (n *Node) resume() {
 	n.spawn(func(ctx context.Context) {
-		if err := n.resendUnqueued(ctx); err != nil && ctx.Err() == nil {
+		if err := n.snd.resendUnqueued(ctx); err != nil && ctx.Err() == nil {
 			n.log.Warn("queueing recorded envelopes failed", "err", err)
 		}
 		n.eng.Each(ctx, func(t *thread) {

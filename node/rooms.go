@@ -489,7 +489,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		}
 		p := &negotiation.TaskProposal{Terms: terms}
 		fields.apply(p)
-		env, _, err := n.sendLocked(ctx, t, p, []negotiation.Address{to}, false)
+		env, _, err := n.snd.send(ctx, t, p, []negotiation.Address{to}, false)
 		if err != nil {
 			return err
 		}

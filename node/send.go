@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
@@ -41,7 +44,41 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 	return &EnvelopeRef{Type: e.Type, Hash: e.Hash(), CID: e.CID().String()}
 }
 
-// sendLocked builds this node's next envelope of t with payload p for the
+// sender is the node's one path out: it builds this node's envelopes,
+// has the engine and the mandate judge and record them, and queues them
+// in the transport's durable outbox. It owns no lock (the thread's is
+// held by its callers) and is given the engine, the PXP service's mandate,
+// the metric and the event stream in New, and the keys, the ledger, the
+// logger (Start) and the outbox (startHost), never the Node.
+type sender struct {
+	eng    *engine.Engine
+	px     *pxpService
+	now    func() time.Time
+	spawn  func(func(ctx context.Context))
+	sent   *prometheus.CounterVec
+	events *broadcaster
+
+	// Set at Start (host by startHost).
+	self negotiation.Address
+	keys *identity.Keyring
+	led  *ledger.Ledger
+	log  *slog.Logger
+	host outbox
+}
+
+// outbox is what the sender needs of the transport (p2p.Host).
+type outbox interface {
+	Send(ctx context.Context, env *negotiation.Envelope) error
+}
+
+// sendErr is send for the services that want only its error (PXP, the
+// hand-over): an envelope to an existing thread.
+func (s *sender) sendErr(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address) error {
+	_, _, err := s.send(ctx, t, p, to, false)
+	return err
+}
+
+// send builds this node's next envelope of t with payload p for the
 // recipients to, has the thread and the mandate judge it first
 // (Engine.Send: Thread.Check, then pxpService.check's Mandate.Outgoing; neither
 // changes anything), records it, and only then applies it to both
@@ -49,30 +86,30 @@ func envRef(e *negotiation.Envelope) *EnvelopeRef {
 // either refuses it, or its record fails, nothing was applied, stored or
 // sent: the error carries the refusal's code. A fresh thread is
 // registered once its first envelope is recorded.
-func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
-	seq, prev, last := t.Th.Head(n.self)
+func (s *sender) send(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
+	seq, prev, last := t.Th.Head(s.self)
 	seq++ // this node's next envelope
-	now := n.now()
+	now := s.now()
 	ts := now.UTC().Truncate(time.Millisecond)
 	if ts.Before(last) {
 		ts = last
 	}
 	// The mandate first: the card's hash, the reviews it decides, and its
 	// verdict (an escalation pauses the negotiation).
-	if err := n.px.prepare(ctx, t, p, ts); err != nil {
+	if err := s.px.prepare(ctx, t, p, ts); err != nil {
 		return nil, negotiation.Outcome{}, err
 	}
 	var pk negotiation.PublicKey
-	copy(pk[:], n.keys.Inbox().PublicKey())
+	copy(pk[:], s.keys.Inbox().PublicKey())
 	h := negotiation.Header{
 		NegotiationID: t.ID, TaskID: t.Th.TaskID(), Sequence: seq, PreviousHash: prev, Timestamp: ts,
-		Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk}, Recipients: to,
+		Sender: negotiation.Sender{EVMAddress: s.self, XMTPPublicKey: pk}, Recipients: to,
 	}
-	env, err := negotiation.Build(h, p, n.keys.Inbox(), negotiation.DecodeOptions{})
+	env, err := negotiation.Build(h, p, s.keys.Inbox(), negotiation.DecodeOptions{})
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out, err := n.eng.Send(ctx, t, env, n.keys.Link(), now, func() error { return n.px.check(t, env) })
+	out, err := s.eng.Send(ctx, t, env, s.keys.Link(), now, func() error { return s.px.check(t, env) })
 	switch {
 	case errors.Is(err, engine.ErrNotRecorded):
 		return nil, out, failWrap(CodeStoreFailed, err, "recording the %s", env.Type)
@@ -82,15 +119,15 @@ func (n *Node) sendLocked(ctx context.Context, t *thread, p negotiation.Payload,
 		return nil, out, &Error{Code: Code(out.Code), Msg: "the state machine refuses this " + string(env.Type), Err: out.Err}
 	}
 	if fresh {
-		n.eng.Register(t)
+		s.eng.Register(t)
 	} else {
-		n.eng.Index(t)
+		s.eng.Index(t)
 	}
-	n.eng.Retry(ctx, t)
-	n.m.sent.WithLabelValues(string(env.Type)).Inc()
-	n.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
+	s.eng.Retry(ctx, t)
+	s.sent.WithLabelValues(string(env.Type)).Inc()
+	s.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
 	if len(to) > 0 {
-		n.queue(ctx, env)
+		s.queue(ctx, env)
 	}
 	return env, out, nil
 }
@@ -102,8 +139,8 @@ type batch = engine.Batch
 // and then runs b's effects (t.mu held for the thread they touch). A
 // failure is CodeStoreFailed naming what was recorded; then no record was
 // written and no effect ran.
-func (n *Node) write(ctx context.Context, b *batch, what string) error {
-	if err := n.eng.Write(ctx, b); err != nil {
+func (s *sender) write(ctx context.Context, b *batch, what string) error {
+	if err := s.eng.Write(ctx, b); err != nil {
 		return failWrap(CodeStoreFailed, err, "recording the %s", what)
 	}
 	return nil
@@ -112,20 +149,20 @@ func (n *Node) write(ctx context.Context, b *batch, what string) error {
 // queue hands a recorded envelope to the transport's outbox. A failure to
 // queue is retried in the background; a restart queues whatever was
 // recorded and not queued (resendUnqueued), so nothing recorded is lost.
-func (n *Node) queue(ctx context.Context, env *negotiation.Envelope) {
-	if err := n.host.Send(ctx, env); err == nil {
+func (s *sender) queue(ctx context.Context, env *negotiation.Envelope) {
+	if err := s.host.Send(ctx, env); err == nil {
 		return
 	} else {
-		n.log.Warn("envelope not queued; retrying", "cid", env.CID(), "err", err)
+		s.log.Warn("envelope not queued; retrying", "cid", env.CID(), "err", err)
 	}
-	n.spawn(func(ctx context.Context) {
+	s.spawn(func(ctx context.Context) {
 		for delay := 100 * time.Millisecond; ; delay = min(2*delay, 10*time.Second) {
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(delay):
 			}
-			if err := n.host.Send(ctx, env); err == nil {
+			if err := s.host.Send(ctx, env); err == nil {
 				return
 			}
 		}
@@ -134,9 +171,9 @@ func (n *Node) queue(ctx context.Context, env *negotiation.Envelope) {
 
 // resendUnqueued queues every direct envelope this node recorded as sent
 // whose outbox item was never stored (a stop between the two writes).
-func (n *Node) resendUnqueued(ctx context.Context) error {
+func (s *sender) resendUnqueued(ctx context.Context) error {
 	queued := map[string]bool{}
-	for e, err := range n.led.ByKind(ctx, ledger.KindOutboxQueued) {
+	for e, err := range s.led.ByKind(ctx, ledger.KindOutboxQueued) {
 		if err != nil {
 			return err
 		}
@@ -145,14 +182,14 @@ func (n *Node) resendUnqueued(ctx context.Context) error {
 			queued[b.Envelope] = true
 		}
 	}
-	for e, err := range n.led.ByKind(ctx, ledger.KindEnvelopeSent) {
+	for e, err := range s.led.ByKind(ctx, ledger.KindEnvelopeSent) {
 		if err != nil {
 			return err
 		}
 		if !e.CID.Defined() || queued[e.CID.String()] {
 			continue
 		}
-		raw, err := n.led.Object(ctx, e.CID)
+		raw, err := s.led.Object(ctx, e.CID)
 		if errors.Is(err, ledger.ErrNotFound) {
 			continue
 		} else if err != nil {
@@ -165,8 +202,8 @@ func (n *Node) resendUnqueued(ctx context.Context) error {
 		if len(env.Recipients) == 0 {
 			continue
 		}
-		n.log.Info("queueing an envelope recorded before a stop", "negotiation", env.NegotiationID, "cid", env.CID())
-		n.queue(ctx, env)
+		s.log.Info("queueing an envelope recorded before a stop", "negotiation", env.NegotiationID, "cid", env.CID())
+		s.queue(ctx, env)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
 		p := &negotiation.DeliveryNotice{Milestone: spec.Milestone, ProofCID: ref.CID, Files: []negotiation.FileRef{ref}, Note: spec.Note}
-		env, _, err = n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
+		env, _, err = n.snd.send(ctx, t, p, n.eng.Recipients(t, false), false)
 		return err
 	}
 	a := actCall{act: negotiation.ActDeliver, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Milestone: spec.Milestone}, locked: send}
@@ -188,7 +188,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			}
 			p := &negotiation.AcceptDelivery{Milestone: milestone, DeliveryHash: env.Hash()}
 			var err error
-			sent, _, err = n.sendLocked(ctx, t, p, n.eng.Recipients(t, false), false)
+			sent, _, err = n.snd.send(ctx, t, p, n.eng.Recipients(t, false), false)
 			return err
 		})
 		if err != nil {
