@@ -98,11 +98,15 @@ func newSessions(srv *sdk.Server, max int, now func() time.Time) *sessions {
 // is served. Only sessions this table admitted are counted and closed: a
 // session the SDK still lists while it closes is neither.
 func (st *sessions) admit() bool {
+	// The SDK's list is read under st.mu: a session opened (recorded by
+	// opened, after the SDK listed it) while the list was read outside
+	// the lock would be pruned as closed, and never be counted or closed
+	// again, one over the bound each time.
+	st.mu.Lock()
 	live := map[string]*sdk.ServerSession{}
 	for ss := range st.srv.Sessions() {
 		live[ss.ID()] = ss
 	}
-	st.mu.Lock()
 	for id := range st.use {
 		if live[id] == nil {
 			delete(st.use, id) // closed by the SDK: idle timeout, DELETE, Close
