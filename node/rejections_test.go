@@ -31,10 +31,6 @@ func TestFloodsWriteBoundedEvidence(t *testing.T) {
 		// (at the default minute, a loaded machine ended one mid-flood
 		// and a peer's rejections came in two entries).
 		n.cfg.RejectionWindow = time.Hour
-		// The stranger floods unidentified: under load its flood may
-		// start after the default 5 s a peer has to identify, and the
-		// node drops it before a frame is acked.
-		n.cfg.P2P.IdentifyTimeout = 2 * time.Minute
 	})
 	info := libp2ppeer.AddrInfo{ID: n.PeerID(), Addrs: n.Host().Libp2p().Addrs()}
 	head := n.Ledger().Head().Seq

@@ -277,8 +277,12 @@ func (g *guard) connManager() connmgr.ConnManager {
 	return g.h.p2p.ConnManager()
 }
 
-// waitIdentified waits until p has identified itself, at most until its
-// identification deadline (IdentifyTimeout after its first connection).
+// waitIdentified waits until p has identified itself, at most half its
+// identification time (IdentifyTimeout/2 after its first connection): a
+// peer mid-handshake identifies within milliseconds, and a frame of a peer
+// that does not is answered unknown_link well before the connection is
+// closed at the full IdentifyTimeout (the two deadlines were one, and the
+// close could win, leaving the sender without an answer).
 func (g *guard) waitIdentified(ctx context.Context, p peer.ID) bool {
 	g.mu.Lock()
 	st := g.stateLocked(p)
@@ -286,7 +290,7 @@ func (g *guard) waitIdentified(ctx context.Context, p peer.ID) bool {
 		g.mu.Unlock()
 		return true
 	}
-	ready, wait := st.ready, st.since.Add(g.h.cfg.IdentifyTimeout).Sub(g.h.now())
+	ready, wait := st.ready, st.since.Add(g.h.cfg.IdentifyTimeout/2).Sub(g.h.now())
 	g.mu.Unlock()
 	if wait <= 0 {
 		return false
