@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Act is a local act: something a node does in a thread for its
@@ -37,6 +38,9 @@ const (
 	ActRule              Act = "rule"               // the arbitrator's ruling on chain
 	ActVeto              Act = "veto"               // a SupervisorVeto halting the thread
 	ActJoinDispute       Act = "join_dispute"       // the assigned arbitrator's import of a party's proof bundle
+	ActSealCard          Act = "seal_card"          // an intent card sealed for this thread only (PXP)
+	ActAnswerEscalation  Act = "answer_escalation"  // the principal's answer to the thread's pending question (PXP)
+	ActBrief             Act = "brief"              // the decision brief of the thread (PXP)
 )
 
 // Act codes. A local act the table refuses carries one of these, or
@@ -107,6 +111,20 @@ type ActArgs struct {
 	// TopUp is set when the co-signed amendment submit_cosigned submits
 	// raises the escrow: only the poster pays the rise (not_party).
 	TopUp bool
+	// Mandate is the actor's mandate in the thread (its intent card, its
+	// escalations and the principal's answers), for seal_card and
+	// answer_escalation; nil for a thread run without a card.
+	Mandate *Mandate
+	// Question is the question answer_escalation answers ("": the pending
+	// one, whichever it is).
+	Question string
+	// Observer is set when the actor holds the thread as an observer,
+	// joined late from a proof bundle (an arbitrator, a replacement
+	// worker): it acts under no intent card, so seal_card is not_party.
+	Observer bool
+	// At is the time brief is asked at: a negotiation whose current offer
+	// expired by then is over.
+	At time.Time
 }
 
 // ActRow is one row of the act table.
@@ -180,6 +198,10 @@ var (
 	arbitratedStates = []State{StateArbitrated, StateResolved, StateVetoed}
 	// parties are the poster and the worker.
 	parties = []Role{RolePoster, RoleWorker}
+	// everyState is every stored state.
+	everyState = states(liveStates, []State{StateCompleted, StateResolved, StateCancelled, StateVetoed})
+	// afterOpen is every stored state but open: an offer was made.
+	afterOpen = everyState[1:]
 )
 
 func states(sets ...[]State) []State { return slices.Concat(sets...) }
@@ -252,6 +274,15 @@ var actTable = []tableRow{
 	{ActRow{Act: ActJoinDispute, Does: "join the dispute late, from the proof bundle of the thread a party handed over",
 		Roles: []Role{RoleArbitrator}, States: arbitratedStates,
 		Checks: "asked of the thread replayed from the bundle: its arbitrator is the actor"}, nil},
+	{ActRow{Act: ActSealCard, Does: "seal an intent card for this thread only, in place of the one it opened with",
+		Roles: []Role{RoleNone, RolePoster, RoleWorker, RoleSupervisor}, States: everyState,
+		Checks: "not an observer's thread, joined late from a proof bundle: it acts under no intent card (not_party); not a thread answering the actor's own announcement, which keeps the announcement's card (state_forbidden); the actor has sent nothing in the thread (state_forbidden) and not escalated (state_forbidden): the card then changes only by the principal's answers"}, checkSealCard},
+	{ActRow{Act: ActAnswerEscalation, Does: "answer the question the thread waits on",
+		Roles: anyone, States: everyState,
+		Checks: "the actor's mandate is paused on a question (state_forbidden), the one answered when one is named (state_forbidden)"}, checkAnswer},
+	{ActRow{Act: ActBrief, Does: "make the decision brief of the negotiation",
+		Roles: anyone, States: afterOpen,
+		Checks: "in proposed or countered only once the current offer expired (state_forbidden): the brief is made once the negotiation is agreed or over"}, checkBrief},
 }
 
 // ActRows returns a copy of the act table, in its order.
@@ -382,6 +413,9 @@ func roleList(rs []Role) string {
 func stateList(ss []State) string {
 	if slices.Equal(ss, liveStates) {
 		return "any state no envelope has ended"
+	}
+	if slices.Equal(ss, everyState) {
+		return "any state"
 	}
 	var s []string
 	for _, x := range ss {
@@ -579,6 +613,44 @@ func checkVeto(t *Thread, by Address, a ActArgs) *Error {
 	}
 	if s, ok := t.supervisors[a.Party]; !ok || s != by {
 		return reject(CodeNotParty, "", "not the supervisor %s named", a.Party)
+	}
+	return nil
+}
+
+func checkSealCard(t *Thread, by Address, a ActArgs) *Error {
+	if a.Observer {
+		return reject(CodeNotParty, "", "an observer of the thread acts under no intent card")
+	}
+	if ann := t.p.Announcement; ann != nil && ann.Sender.EVMAddress == by {
+		return reject(CodeStateForbidden, "", "the thread answers this party's announcement: it acts under the card the announcement carried")
+	}
+	if seq, _, _ := t.Head(by); seq > 0 {
+		return reject(CodeStateForbidden, "", "this party has spoken in the thread: its card changes only by the principal's answers")
+	}
+	if a.Mandate != nil && len(a.Mandate.Escalations()) > 0 {
+		return reject(CodeStateForbidden, "", "this party escalated in the thread: its card changes only by the principal's answers")
+	}
+	return nil
+}
+
+func checkAnswer(_ *Thread, _ Address, a ActArgs) *Error {
+	var q Escalation
+	ok := false
+	if a.Mandate != nil {
+		q, ok = a.Mandate.Paused()
+	}
+	if !ok {
+		return reject(CodeStateForbidden, "", "the negotiation waits for no answer")
+	}
+	if a.Question != "" && q.Question != a.Question {
+		return reject(CodeStateForbidden, "", "the negotiation now asks %q, not the question answered", q.Question)
+	}
+	return nil
+}
+
+func checkBrief(t *Thread, _ Address, a ActArgs) *Error {
+	if st := t.StateAt(a.At); st.negotiating() {
+		return reject(CodeStateForbidden, "", "the negotiation is %s: its brief is made once it is agreed or over", st)
 	}
 	return nil
 }

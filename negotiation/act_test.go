@@ -90,7 +90,7 @@ func roleIn(actor string, st State) Role {
 // mayExpect is the expectation matrix of TestMayEveryActStateRole, written
 // by hand from docs/protocol.md ("Roles" and "Local acts"), not read from
 // the act table: who may do each act, in which states. "anyone" includes
-// a party with no role yet.
+// a party with no role yet, which a list of roles names "none".
 var mayExpect = map[Act]struct{ roles, states string }{
 	ActPropose:           {"anyone", "open"},
 	ActCounter:           {"poster worker", "proposed countered"},
@@ -111,6 +111,9 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActRule:              {"arbitrator", "arbitrated"},
 	ActVeto:              {"supervisor", "open proposed countered agreed funded delivered disputed arbitrated"},
 	ActJoinDispute:       {"arbitrator", "arbitrated resolved vetoed"},
+	ActSealCard:          {"none poster worker supervisor", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
+	ActAnswerEscalation:  {"anyone", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
+	ActBrief:             {"anyone", "proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
 }
 
 // mayExceptions are, by hand, the refusals the checks of the act table
@@ -130,6 +133,24 @@ var mayExceptions = map[string]Code{
 	"submit_cosigned delivered worker": CodeStateForbidden,
 }
 
+// init adds to mayExceptions, by hand from stateScripts, the threads in
+// which the actor has spoken: seal_card is refused there. The poster
+// proposes in every state after open; the worker counters in countered
+// and on, and cancels in cancelled, but says nothing in proposed and
+// vetoed; the supervisor speaks only to veto.
+func init() {
+	spoke := map[string]string{
+		"poster":     "proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed",
+		"worker":     "countered agreed funded delivered disputed arbitrated completed resolved cancelled",
+		"supervisor": "vetoed",
+	}
+	for who, sts := range spoke {
+		for _, st := range strings.Fields(sts) {
+			mayExceptions[fmt.Sprintf("%s %s %s", ActSealCard, st, who)] = CodeStateForbidden
+		}
+	}
+}
+
 // mayArgs are arguments every check passes with in the threads of
 // stateScripts, so that TestMayEveryActStateRole sees the roles and states.
 func mayArgs(tr *transcript, act Act) ActArgs {
@@ -141,8 +162,26 @@ func mayArgs(tr *transcript, act Act) ActArgs {
 		a.Party = tr.parties["arbitrator"].addr
 	case ActVeto:
 		a.Party = tr.parties["poster"].addr
+	case ActAnswerEscalation:
+		a.Mandate = pausedMandate(tr, "poster", "May the price rise?")
+	case ActBrief:
+		a.At = t0.AddDate(10, 0, 0) // every offer of the scripts expired by then
 	}
 	return a
+}
+
+// pausedMandate returns a mandate of who under the poster's card, paused
+// on question.
+func pausedMandate(tr *transcript, who, question string) *Mandate {
+	tr.t.Helper()
+	m, err := NewMandate(mustCard(tr.t, []byte(posterCardJSON)), tr.parties[who].addr)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	if err := m.Escalate(question, "a test", t0); err != nil {
+		tr.t.Fatal(err)
+	}
+	return m
 }
 
 // TestMayEveryActStateRole asks Thread.May about every act, in a thread in
@@ -170,8 +209,12 @@ func TestMayEveryActStateRole(t *testing.T) {
 			}
 			for _, who := range actors {
 				want := Code("")
-				switch role := roleIn(who, st); {
-				case exp.roles != "anyone" && !slices.Contains(strings.Fields(exp.roles), string(role)):
+				role := string(roleIn(who, st))
+				if role == "" {
+					role = "none"
+				}
+				switch {
+				case exp.roles != "anyone" && !slices.Contains(strings.Fields(exp.roles), role):
 					want = CodeNotParty
 				case !slices.Contains(strings.Fields(exp.states), string(st)):
 					want = CodeStateForbidden
@@ -436,6 +479,46 @@ func TestMayChecks(t *testing.T) {
 			{ActRule, "arbitrator", func(*transcript) ActArgs { return ActArgs{Ruling: MaxRuling} }, ""},
 			{ActRule, "arbitrator", func(*transcript) ActArgs { return ActArgs{Ruling: MaxRuling + 1} }, CodeBadArgument},
 		}},
+		{"seal a card: not after speaking or escalating", StateProposed, nil, []step{
+			{ActSealCard, "worker", none, ""},
+			{ActSealCard, "worker", func(tr *transcript) ActArgs {
+				m, err := NewMandate(mustCard(tr.t, []byte(posterCardJSON)), tr.parties["worker"].addr)
+				if err != nil {
+					tr.t.Fatal(err)
+				}
+				return ActArgs{Mandate: m}
+			}, ""},
+			{ActSealCard, "worker", func(tr *transcript) ActArgs { return ActArgs{Mandate: pausedMandate(tr, "worker", "q")} }, CodeStateForbidden},
+			{ActSealCard, "poster", none, CodeStateForbidden},
+			{ActSealCard, "stranger", none, ""},
+			{ActSealCard, "stranger", func(*transcript) ActArgs { return ActArgs{Observer: true} }, CodeNotParty},
+			{ActSealCard, "worker", func(*transcript) ActArgs { return ActArgs{Observer: true} }, CodeNotParty},
+		}},
+		{"seal a card: not the arbitrator", StateArbitrated, nil, []step{
+			{ActSealCard, "arbitrator", none, CodeNotParty},
+		}},
+		{"answer the pending question", StateCountered, nil, []step{
+			{ActAnswerEscalation, "poster", none, CodeStateForbidden},
+			{ActAnswerEscalation, "poster", func(tr *transcript) ActArgs {
+				m, err := NewMandate(mustCard(tr.t, []byte(posterCardJSON)), tr.parties["poster"].addr)
+				if err != nil {
+					tr.t.Fatal(err)
+				}
+				return ActArgs{Mandate: m}
+			}, CodeStateForbidden},
+			{ActAnswerEscalation, "poster", func(tr *transcript) ActArgs { return ActArgs{Mandate: pausedMandate(tr, "poster", "q")} }, ""},
+			{ActAnswerEscalation, "poster", func(tr *transcript) ActArgs {
+				return ActArgs{Mandate: pausedMandate(tr, "poster", "q"), Question: "q"}
+			}, ""},
+			{ActAnswerEscalation, "poster", func(tr *transcript) ActArgs {
+				return ActArgs{Mandate: pausedMandate(tr, "poster", "q"), Question: "another"}
+			}, CodeStateForbidden},
+		}},
+		{"a brief once agreed or expired", StateCountered, nil, []step{
+			{ActBrief, "poster", none, CodeStateForbidden},
+			{ActBrief, "worker", func(*transcript) ActArgs { return ActArgs{At: t0} }, CodeStateForbidden},
+			{ActBrief, "worker", func(*transcript) ActArgs { return ActArgs{At: t0.AddDate(10, 0, 0)} }, ""},
+		}},
 		{"the supervisor the party named", StateFunded, nil, []step{
 			{ActVeto, "supervisor", party("poster"), ""},
 			{ActVeto, "supervisor", party("worker"), CodeNotParty},
@@ -584,6 +667,10 @@ func actTableMarkdown() string {
 		}
 		var s []string
 		for _, x := range r.Roles {
+			if x == RoleNone {
+				s = append(s, "a party with no role yet")
+				continue
+			}
 			s = append(s, string(x))
 		}
 		out := list(s)
@@ -595,6 +682,9 @@ func actTableMarkdown() string {
 	states := func(ss []State) string {
 		if slices.Equal(ss, liveStates) {
 			return "any but completed, resolved, cancelled, vetoed"
+		}
+		if slices.Equal(ss, everyState) {
+			return "any"
 		}
 		var s []string
 		for _, x := range ss {

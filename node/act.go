@@ -127,7 +127,13 @@ func (n *Node) onThread(nid string, fresh *thread, f func(*thread) error) error 
 // with the table's code (not_party, state_forbidden, bad_argument, ...),
 // wrapping the *negotiation.Error.
 func (n *Node) may(t *thread, act negotiation.Act, args negotiation.ActArgs) error {
-	err := t.Th.May(act, n.self, args)
+	return mayAct(t, n.self, act, args)
+}
+
+// mayAct is may for the actor self: the node's acts (Node.may) and the PXP
+// service's (pxpService.may) ask the table through it.
+func mayAct(t *thread, self negotiation.Address, act negotiation.Act, args negotiation.ActArgs) error {
+	err := t.Th.May(act, self, args)
 	if err == nil {
 		return nil
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // TestEveryActHasARow: every act the node runs (each actCall in node's
-// source) that acts in a thread names an act with a row in the act table,
-// so the table judges it; the two that act in no thread (post_task,
+// source, and each act a may call asks about: the PXP acts) that acts in a
+// thread names an act with a row in the act table, so the table judges it; the two that act in no thread (post_task,
 // withdraw) have no row and name no thread.
 func TestEveryActHasARow(t *testing.T) {
 	consts := negotiationActs(t)
@@ -33,6 +33,24 @@ func TestEveryActHasARow(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(file, func(x ast.Node) bool {
+			if call, ok := x.(*ast.CallExpr); ok {
+				// A direct question to the table (may, mayAct): the PXP
+				// acts and the second asks of the node's acts.
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "may" {
+					for _, a := range call.Args {
+						if e, ok := a.(*ast.SelectorExpr); ok {
+							if x, ok := e.X.(*ast.Ident); ok && x.Name == "negotiation" {
+								act, ok := consts[e.Sel.Name]
+								if _, row := act.Row(); !ok || !row {
+									t.Errorf("%s: may asks about %s, which has no row in the act table", fset.Position(call.Pos()), e.Sel.Name)
+								}
+								seen[act] = true
+							}
+						}
+					}
+				}
+				return true
+			}
 			lit, ok := x.(*ast.CompositeLit)
 			if !ok {
 				return true
@@ -90,9 +108,10 @@ func TestEveryActHasARow(t *testing.T) {
 		negotiation.ActDeliver, negotiation.ActAcceptDelivery, negotiation.ActCancel, negotiation.ActAmend,
 		negotiation.ActReplace, negotiation.ActOpenDispute, negotiation.ActProposeArbitrator,
 		negotiation.ActSubmitEvidence, negotiation.ActRule, actPostTask, actWithdraw,
+		negotiation.ActSealCard, negotiation.ActAnswerEscalation, negotiation.ActBrief,
 	} {
 		if !seen[a] {
-			t.Errorf("no actCall runs %s", a)
+			t.Errorf("no actCall runs %s, and no may asks about it", a)
 		}
 	}
 }

@@ -276,25 +276,19 @@ func (s *pxpService) sealCard(ctx context.Context, nid string, card json.RawMess
 	return c.Seal(), nil
 }
 
-// canReseal refuses a new card once this side has sent an envelope or
-// escalated in t (t.mu held).
+// canReseal asks the act table (seal_card) whether this side may seal a
+// card for t alone (t.mu held): not in an arbitrator's or an observer's
+// thread, not in one that answers this node's own announcement, not once
+// this side has sent an envelope or escalated in t.
 func (s *pxpService) canReseal(t *thread) error {
-	if t.Observer || t.Role == negotiation.RoleArbitrator {
-		return fail(CodeNotParty, "an arbitrator acts under no intent card")
-	}
-	if ann := t.Params.Announcement; ann != nil && ann.Sender.EVMAddress == s.self {
-		return fail(CodeStateForbidden, "%s answers this node's announcement: it acts under the card the announcement carried", t.ID)
-	}
-	for _, r := range t.Th.Log() {
-		if r.Sender == s.self {
-			return fail(CodeStateForbidden, "this side has spoken in %s: its card changes only by the principal's answers", t.ID)
-		}
-	}
 	s.eng.OpenPXP(t)
-	if t.PXP.Mandate != nil && len(t.PXP.Mandate.Escalations()) > 0 {
-		return fail(CodeStateForbidden, "this side escalated in %s: its card changes only by the principal's answers", t.ID)
-	}
-	return nil
+	return s.may(t, negotiation.ActSealCard, negotiation.ActArgs{Mandate: t.PXP.Mandate, Observer: t.Observer})
+}
+
+// may asks the act table whether this node may do the PXP act act in t
+// with args (t.mu held), as Node.may does for the node's acts.
+func (s *pxpService) may(t *thread, act negotiation.Act, args negotiation.ActArgs) error {
+	return mayAct(t, s.self, act, args)
 }
 
 // announcementCard stamps an announcement with the default card's hash

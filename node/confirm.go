@@ -111,25 +111,20 @@ func (n *Node) AnswerOnPage(ctx context.Context, nid, answer string) (PendingApp
 // without a card, CodeStateForbidden when it waits for no answer.
 func (s *pxpService) pending(nid string) (string, error) {
 	var question string
-	var ok bool
 	err := s.eng.With(nid, func(t *thread) error {
 		s.eng.OpenPXP(t)
 		m := t.PXP.Mandate
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
-		var q negotiation.Escalation
-		q, ok = m.Paused()
+		if err := s.may(t, negotiation.ActAnswerEscalation, negotiation.ActArgs{Mandate: m}); err != nil {
+			return err
+		}
+		q, _ := m.Paused()
 		question = q.Question
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
-	}
-	return question, nil
+	return question, err
 }
 
 // SealCardOnPage is the principal's pages sealing card as the default

@@ -244,13 +244,10 @@ func (s *pxpService) answer(ctx context.Context, nid, answer string, via negotia
 		if m == nil {
 			return fail(CodeNoCard, "negotiation %s runs without an intent card", nid)
 		}
-		q, ok := m.Paused()
-		if !ok {
-			return fail(CodeStateForbidden, "negotiation %s waits for no answer", nid)
+		if err := s.may(t, negotiation.ActAnswerEscalation, negotiation.ActArgs{Mandate: m, Question: question}); err != nil {
+			return err
 		}
-		if question != "" && q.Question != question {
-			return fail(CodeStateForbidden, "negotiation %s now asks %q, not the question answered", nid, q.Question)
-		}
+		q, _ := m.Paused()
 		at := s.now().UTC().Truncate(time.Millisecond)
 		a, err := m.Answer(q.Question, answer, via, at)
 		if err != nil {
@@ -376,8 +373,8 @@ func (n *Node) Brief(ctx context.Context, nid string) (BriefView, error) {
 func (s *pxpService) brief(nid string) (BriefView, error) {
 	var brief BriefView
 	err := s.eng.With(nid, func(t *thread) error {
-		if !ended(t.Th.StateAt(s.now())) {
-			return fail(CodeStateForbidden, "negotiation %s is %s: its brief is made once it is agreed or over", nid, t.Th.State())
+		if err := s.may(t, negotiation.ActBrief, negotiation.ActArgs{At: s.now()}); err != nil {
+			return err
 		}
 		s.eng.OpenPXP(t)
 		var ms []*negotiation.Mandate
