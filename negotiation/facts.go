@@ -143,6 +143,15 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		if !ValidRuling(v.Ruling) {
 			return factErr(CodeStateForbidden, "ruling %d out of range", v.Ruling)
 		}
+		if v.Ruling == 0 {
+			// The arbitrator refused to rule: the contract unassigns it
+			// and the dispute awaits an arbitrator again, so the
+			// parties' proposals start over (ArbitrationModule.rule).
+			t.arbitrator = Address{}
+			clear(t.nominees)
+			t.state = StateDisputed
+			break
+		}
 		r := v.Ruling
 		t.ruling = &r
 		t.state = StateResolved
