@@ -147,6 +147,9 @@ func (t *Thread) applyFact(f Fact) Outcome {
 			// The arbitrator refused to rule: the contract unassigns it
 			// and the dispute awaits an arbitrator again, so the
 			// parties' proposals start over (ArbitrationModule.rule).
+			if !slices.Contains(t.refused, t.arbitrator) {
+				t.refused = append(t.refused, t.arbitrator)
+			}
 			t.arbitrator = Address{}
 			clear(t.nominees)
 			t.state = StateDisputed

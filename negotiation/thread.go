@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"math/big"
+	"slices"
 	"time"
 )
 
@@ -130,6 +131,7 @@ type Thread struct {
 	poster      Address
 	worker      Address
 	arbitrator  Address
+	refused     []Address           // arbitrators that refused to rule, in order
 	supervisors map[Address]Address // party -> supervisor
 
 	chains map[Address]*senderChain
@@ -220,6 +222,12 @@ func (t *Thread) Worker() Address { return t.worker }
 
 // Arbitrator returns the assigned arbitrator (zero until assigned).
 func (t *Thread) Arbitrator() Address { return t.arbitrator }
+
+// FormerArbitrators returns the arbitrators that were assigned the dispute
+// and refused to rule (ruling 0), in the order they refused, each once.
+// They hold the thread still (they may be named again), so the parties
+// keep them among the recipients of the dispute's envelopes.
+func (t *Thread) FormerArbitrators() []Address { return slices.Clone(t.refused) }
 
 // Current returns the latest offer, or nil.
 func (t *Thread) Current() *Offer { return t.current }

@@ -48,7 +48,8 @@ func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 
 // ProposeArbitrator names the arbitrator this party accepts for the
 // dispute, once the gate approves: an ArbitratorProposal to the other
-// party and proposeArbitrator on chain. The chain assigns the arbitrator
+// party (and to the arbitrators that refused to rule, which hold the
+// thread) and proposeArbitrator on chain. The chain assigns the arbitrator
 // when both parties named the same one; the node then hands the thread
 // over to it (a proof bundle of the thread so far).
 func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator negotiation.Address) (ActResult, error) {
@@ -64,7 +65,7 @@ func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator neg
 		}
 		var env *negotiation.Envelope
 		err := n.eng.With(nid, func(t *thread) (err error) {
-			env, _, err = n.snd.send(ctx, t, &negotiation.ArbitratorProposal{DisputeID: disputeID, Arbitrator: arbitrator}, n.eng.Recipients(t, false), false)
+			env, _, err = n.snd.send(ctx, t, &negotiation.ArbitratorProposal{DisputeID: disputeID, Arbitrator: arbitrator}, n.eng.Recipients(t, true), false)
 			return err
 		})
 		if err != nil {

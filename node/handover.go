@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -130,13 +131,18 @@ func (h *handover) joinEvidence(t *thread) {
 }
 
 // handedOff reports whether this node sent t's arbitrator a proof bundle
-// (t.mu held).
+// (t.mu held): a bundle sent to an arbitrator that refused to rule does
+// not count for the next one. An arbitrator named again after refusing
+// holds the thread and every envelope since (Recipients), so its bundle
+// still counts.
 func (h *handover) handedOff(t *thread) bool {
+	arb := t.Th.Arbitrator()
 	for _, r := range t.Th.Log() {
 		if r.Sender != h.self || r.Type != negotiation.TypeDisputeEvidence {
 			continue
 		}
-		if p, ok := t.Th.Envelope(r.Hash).Payload.(*negotiation.DisputeEvidence); ok && bundleFile(p) != nil {
+		env := t.Th.Envelope(r.Hash)
+		if p, ok := env.Payload.(*negotiation.DisputeEvidence); ok && bundleFile(p) != nil && slices.Contains(env.Recipients, arb) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -21,8 +22,11 @@ func (e *Engine) OtherParty(t *Thread) negotiation.Address {
 }
 
 // Recipients returns who a direct envelope of t goes to: the counterparty,
-// and the arbitrator once one is assigned, for evidence; an arbitrator
-// writes to both parties.
+// and for the dispute's envelopes (evidence, arbitrator proposals) the
+// arbitrator once one is assigned and every arbitrator that refused to
+// rule (they hold the thread still and may be named again, so they must
+// not miss an envelope: the next one would be a sequence gap); an
+// arbitrator writes to both parties.
 func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 	var to []negotiation.Address
 	add := func(a negotiation.Address) {
@@ -38,6 +42,11 @@ func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 	add(e.OtherParty(t))
 	if evidence {
 		add(t.Th.Arbitrator())
+		for _, a := range t.Th.FormerArbitrators() {
+			if !slices.Contains(to, a) {
+				add(a)
+			}
+		}
 	}
 	return to
 }
