@@ -39,8 +39,9 @@ func newDemoCmd() *cobra.Command {
 			"both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
 			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
 			"and checks, the poster releases each milestone and the worker withdraws. Task 2: a dispute; both\n" +
-			"parties propose the same arbitrator, which joins from a proof bundle, reads the evidence (also\n" +
-			"on the dispute's topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
+			"parties propose the same arbitrator, which joins from a proof bundle and refuses to rule (the\n" +
+			"contract unassigns it); the parties name it again, it reads the evidence (also on the dispute's\n" +
+			"topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
 			"approval gate until the demo approves it through the API with the node's software key (a passkey\n" +
 			"of its principal the devnet registered): the request's WebAuthn options, the key's assertion over\n" +
 			"its intent hash, the receipt the act then consumes, as `parley approvals approve --software-key`\n" +

@@ -82,8 +82,9 @@ type party struct {
 // digest, escrow, delivery of a real file (its CID on chain,
 // fetched by the poster over the blob protocol and checked), acceptance
 // and withdrawal; task 2 through a dispute, an arbitrator both parties
-// proposed and which joins from a proof bundle, evidence on the dispute's
-// topic, a 70/30 ruling and withdrawals. Every gated act waits in the
+// proposed and which joins from a proof bundle, refuses to rule (the
+// contract unassigns it and the parties name it again), evidence on the
+// dispute's topic, a 70/30 ruling and withdrawals. Every gated act waits in the
 // node's approval gate until the driver approves it through the API with
 // the party's software key (WebAuthn options, assertion, receipt), which
 // the act then consumes. The story ends with each side's decision brief
@@ -368,7 +369,7 @@ func (s *story) deliverAndAccept(nid string, m int, name string, data []byte) er
 
 // task2 goes to a dispute and a ruling.
 func (s *story) task2() error {
-	s.printf("\nTask 2: a dispute, an arbitrator, a ruling\n")
+	s.printf("\nTask 2: a dispute, a refusal to rule, a ruling\n")
 	res, err := s.poster.API.ProposeTask(s.ctx, s.worker.addr, node.TaskSpec{
 		Title: "Compile a technical glossary (A to Z)", Category: "translation",
 		Milestones: []node.MilestoneSpec{{Amount: milli(400), Description: "the glossary"}},
@@ -421,21 +422,9 @@ func (s *story) task2() error {
 		return s.failed("poster's evidence", err)
 	}
 	s.act("poster submits evidence", early)
-	if res, err = s.gated(s.poster, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
-		return s.poster.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
-	}); err != nil {
-		return s.failed("poster proposes the arbitrator", err)
-	}
-	s.act("poster proposes the arbitrator", res)
-	if err := s.logged(s.worker, nid, len(res.Thread.Log)); err != nil {
+	if err := s.nameArbitrator(nid, ""); err != nil {
 		return err
 	}
-	if res, err = s.gated(s.worker, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
-		return s.worker.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
-	}); err != nil {
-		return s.failed("worker proposes the arbitrator", err)
-	}
-	s.act("worker proposes the same arbitrator", res)
 	av, err := s.state(s.arb, nid, negotiation.StateArbitrated)
 	if err != nil {
 		return err
@@ -458,6 +447,23 @@ func (s *story) task2() error {
 		}
 	}
 	s.line("arbitrator holds the evidence and the delivery", "sealed to it", "CIDs checked", "")
+	if res, err = s.gated(s.arb, node.ActRule, nid, func() (node.ActResult, error) { return s.arb.API.Rule(s.ctx, nid, 0) }); err != nil {
+		return s.failed("refuse to rule", err)
+	}
+	s.act("arbitrator refuses to rule (ruling 0)", res)
+	for _, p := range []*party{s.poster, s.worker, s.arb} {
+		if _, err := s.state(p, nid, negotiation.StateDisputed); err != nil {
+			return err
+		}
+	}
+	s.line("the contract unassigns it: disputed again", "every thread", "proposals start over", "")
+	if err := s.nameArbitrator(nid, " again"); err != nil {
+		return err
+	}
+	if _, err := s.state(s.arb, nid, negotiation.StateArbitrated); err != nil {
+		return err
+	}
+	s.line("arbitrator assigned again", "it kept the thread", "no new bundle", "")
 	events, err := s.arb.API.Events(s.ctx, nid)
 	if err != nil {
 		return s.failed("follow the arbitrator's events", err)
@@ -512,6 +518,29 @@ func (s *story) task2() error {
 		return fmt.Errorf("demo: the proof bundle of task 2 does not verify: %w", err)
 	}
 	s.line("proof bundle exported and verified offline", fmt.Sprintf("%d envelopes", len(rep.Envelopes)), fmt.Sprintf("%d bytes", bundle.Len()), "identity links included")
+	return nil
+}
+
+// nameArbitrator has both parties propose the story's arbitrator in
+// dispute nid (the poster first, then the worker once it holds the
+// poster's proposal); again is said after the act.
+func (s *story) nameArbitrator(nid, again string) error {
+	res, err := s.gated(s.poster, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
+		return s.poster.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
+	})
+	if err != nil {
+		return s.failed("poster proposes the arbitrator"+again, err)
+	}
+	s.act("poster proposes the arbitrator"+again, res)
+	if err := s.logged(s.worker, nid, len(res.Thread.Log)); err != nil {
+		return err
+	}
+	if res, err = s.gated(s.worker, node.ActProposeArbitrator, nid, func() (node.ActResult, error) {
+		return s.worker.API.ProposeArbitrator(s.ctx, nid, s.arb.addr)
+	}); err != nil {
+		return s.failed("worker proposes the arbitrator"+again, err)
+	}
+	s.act("worker proposes the same arbitrator"+again, res)
 	return nil
 }
 
