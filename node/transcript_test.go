@@ -474,10 +474,20 @@ func milliETH(m int64) *big.Int {
 }
 
 func taskSpec(a args) node.TaskSpec {
-	return node.TaskSpec{
+	spec := node.TaskSpec{
 		Title: a.get("title", "Translate the user guide"), Category: "translation",
 		Deadline: time.Now().Add(72 * time.Hour), Milestones: milestones(a.get("ms", "300,200")),
 	}
+	// limits=R,T,A: at most R revisions, offers valid T seconds, A
+	// acceptance attempts.
+	if v, ok := a.kv["limits"]; ok {
+		var l [3]int
+		if _, err := fmt.Sscanf(v, "%d,%d,%d", &l[0], &l[1], &l[2]); err != nil {
+			badScript("limits=%q: want revisions,ttl,attempts", v)
+		}
+		spec.Limits = &negotiation.Limits{MaxRevisions: &l[0], ProposalTTLSeconds: &l[1], MaxAcceptAttempts: &l[2]}
+	}
+	return spec
 }
 
 func counterSpec(a args) node.CounterSpec {
