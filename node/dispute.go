@@ -53,6 +53,21 @@ func (n *Node) OpenDispute(ctx context.Context, nid string) (ActResult, error) {
 // when both parties named the same one; the node then hands the thread
 // over to it (a proof bundle of the thread so far).
 func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator negotiation.Address) (ActResult, error) {
+	return n.ProposeArbitratorWith(ctx, nid, ArbitratorSpec{Arbitrator: arbitrator})
+}
+
+// ArbitratorSpec is a proposal of an arbitrator: the address, and why this
+// side names it (it travels in the ArbitratorProposal; the principal
+// approves its exact text).
+type ArbitratorSpec struct {
+	Arbitrator negotiation.Address `json:"arbitrator"`
+	Reason     string              `json:"reason,omitempty"`
+}
+
+// ProposeArbitratorWith is ProposeArbitrator with the reason this side
+// names the arbitrator.
+func (n *Node) ProposeArbitratorWith(ctx context.Context, nid string, spec ArbitratorSpec) (ActResult, error) {
+	arbitrator := spec.Arbitrator
 	var taskID [32]byte
 	read := func(t *thread) error { taskID = taskOf(t); return nil }
 	args := negotiation.ActArgs{Party: arbitrator}
@@ -60,12 +75,15 @@ func (n *Node) ProposeArbitrator(ctx context.Context, nid string, arbitrator neg
 	return n.do(a, func() (ActResult, error) {
 		disputeID := negotiation.NewUint256(chain.DisputeID(taskID))
 		gargs := map[string]any{"disputeId": disputeID.String(), "arbitrator": arbitrator.String()}
+		if spec.Reason != "" {
+			gargs["reason"] = spec.Reason
+		}
 		if _, err := n.authorize(ctx, ActProposeArbitrator, nid, gargs, "accept "+arbitrator.String()+" as the dispute's arbitrator", "medium"); err != nil {
 			return ActResult{}, err
 		}
 		var env *negotiation.Envelope
 		err := n.eng.With(nid, func(t *thread) (err error) {
-			env, _, err = n.snd.send(ctx, t, &negotiation.ArbitratorProposal{DisputeID: disputeID, Arbitrator: arbitrator}, n.eng.Recipients(t, true), false)
+			env, _, err = n.snd.send(ctx, t, &negotiation.ArbitratorProposal{DisputeID: disputeID, Arbitrator: arbitrator, Reason: spec.Reason}, n.eng.Recipients(t, true), false)
 			return err
 		})
 		if err != nil {
@@ -90,6 +108,10 @@ type EvidenceSpec struct {
 	MediaType   string `json:"mediaType,omitempty"`
 	Data        []byte `json:"data"`
 	Description string `json:"description"`
+	// InReplyTo is the envelope of the thread this evidence answers
+	// (another party's evidence, a delivery): one the thread holds
+	// (bad_argument otherwise).
+	InReplyTo *negotiation.Hash `json:"inReplyTo,omitempty"`
 }
 
 // SubmitEvidence submits evidence to the thread's dispute: the file is
@@ -118,11 +140,14 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 	)
 	send := func(t *thread) (err error) {
 		taskID, id = taskOf(t), disputeIDOf(t)
+		if spec.InReplyTo != nil && t.Th.Envelope(*spec.InReplyTo) == nil {
+			return fail(CodeBadArgument, "inReplyTo %s is no envelope of this negotiation", spec.InReplyTo)
+		}
 		if c, err = n.blobs.store(ctx, nid, spec.Name, spec.MediaType, "", spec.Data); err != nil {
 			return err
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
-		p := &negotiation.DisputeEvidence{DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: ref.CID, Files: []negotiation.FileRef{ref}, Description: spec.Description}
+		p := &negotiation.DisputeEvidence{DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: ref.CID, Files: []negotiation.FileRef{ref}, Description: spec.Description, InReplyTo: spec.InReplyTo}
 		if env, _, err = n.snd.send(ctx, t, p, n.eng.Recipients(t, true), false); err != nil {
 			return err
 		}

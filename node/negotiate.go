@@ -251,6 +251,9 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 			return err
 		}
 		p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest, Signature: sig}
+		if h, ok := t.Th.AcceptanceOf(n.eng.OtherParty(t), o.offer); ok {
+			p.InReplyTo = &h // the second signature answers the first
+		}
 		spec.apply(p)
 		to := n.eng.Recipients(t, false)
 		if fresh != nil {

@@ -127,6 +127,20 @@ func (n *Node) Deliver(ctx context.Context, nid string, spec DeliverySpec) (ActR
 // released on chain (releaseMilestone). When the envelope went out before
 // and only the release is missing (a failed transaction), it releases.
 func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (ActResult, error) {
+	return n.AcceptDeliveryWith(ctx, nid, AcceptDeliverySpec{Milestone: milestone})
+}
+
+// AcceptDeliverySpec is an acceptance of a delivery: the milestone, and a
+// note to the worker that travels in the AcceptDelivery (the principal
+// approves its exact text with the release).
+type AcceptDeliverySpec struct {
+	Milestone int    `json:"milestone"`
+	Note      string `json:"note,omitempty"`
+}
+
+// AcceptDeliveryWith is AcceptDelivery with a note to the worker.
+func (n *Node) AcceptDeliveryWith(ctx context.Context, nid string, spec AcceptDeliverySpec) (ActResult, error) {
+	milestone := spec.Milestone
 	var (
 		taskID    [32]byte
 		env       *negotiation.Envelope
@@ -172,6 +186,9 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			"taskId": chain.TaskIDString(taskID), "milestone": fmt.Sprint(milestone), "amount": fmtAmount(amount),
 			"deliveryHash": env.Hash().String(), "proofCid": string(notice.ProofCID),
 		}
+		if spec.Note != "" {
+			args["note"] = spec.Note
+		}
 		reason := fmt.Sprintf("accept the delivery of milestone %d and release %s wei to the worker", milestone, fmtAmount(amount))
 		if _, err := n.authorize(ctx, ActReleaseMilestone, nid, args, reason, "high"); err != nil {
 			return ActResult{}, err
@@ -186,7 +203,7 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			if _, pending := t.Th.PendingDelivery(milestone); !pending {
 				return nil
 			}
-			p := &negotiation.AcceptDelivery{Milestone: milestone, DeliveryHash: env.Hash()}
+			p := &negotiation.AcceptDelivery{Milestone: milestone, DeliveryHash: env.Hash(), Note: spec.Note}
 			var err error
 			sent, _, err = n.snd.send(ctx, t, p, n.eng.Recipients(t, false), false)
 			return err

@@ -424,6 +424,34 @@ func (s *story) ann(a args) negotiation.Hash {
 	return h
 }
 
+// envelopeOf returns the hash of the envelope ref names in n's thread nid
+// (sender#sequence, as the thread views write it), or nil for ""; a
+// hash of no envelope for "unknown".
+func (s *story) envelopeOf(n *actor, nid, ref string) *negotiation.Hash {
+	switch ref {
+	case "":
+		return nil
+	case "unknown":
+		return &negotiation.Hash{0xde, 0xad}
+	}
+	name, seq, ok := strings.Cut(ref, "#")
+	k, err := strconv.ParseUint(seq, 10, 64)
+	if !ok || err != nil {
+		badScript("reply-to=%q: want sender#sequence", ref)
+	}
+	v, err := n.n.Thread(nid)
+	if err != nil {
+		badScript("reply-to=%q: %v", ref, err)
+	}
+	for _, r := range v.Log {
+		if r.Sender == s.addrOf(name) && r.Seq == k {
+			return &r.Hash
+		}
+	}
+	badScript("reply-to=%q: no such envelope in %s's thread", ref, n.name)
+	return nil
+}
+
 func (s *story) addrOf(name string) negotiation.Address {
 	return s.named(name).n.Address()
 }
@@ -446,10 +474,20 @@ func milliETH(m int64) *big.Int {
 }
 
 func taskSpec(a args) node.TaskSpec {
-	return node.TaskSpec{
+	spec := node.TaskSpec{
 		Title: a.get("title", "Translate the user guide"), Category: "translation",
 		Deadline: time.Now().Add(72 * time.Hour), Milestones: milestones(a.get("ms", "300,200")),
 	}
+	// limits=R,T,A: at most R revisions, offers valid T seconds, A
+	// acceptance attempts.
+	if v, ok := a.kv["limits"]; ok {
+		var l [3]int
+		if _, err := fmt.Sscanf(v, "%d,%d,%d", &l[0], &l[1], &l[2]); err != nil {
+			badScript("limits=%q: want revisions,ttl,attempts", v)
+		}
+		spec.Limits = &negotiation.Limits{MaxRevisions: &l[0], ProposalTTLSeconds: &l[1], MaxAcceptAttempts: &l[2]}
+	}
+	return spec
 }
 
 func counterSpec(a args) node.CounterSpec {
@@ -501,18 +539,20 @@ func (s *story) act(name string, n *actor, a args) []string {
 		m, _ := strconv.Atoi(a.get("m", "0"))
 		res, err = n.n.Deliver(ctx, s.nid(a, 1), node.DeliverySpec{
 			Milestone: m, Name: a.get("name", "chapter.md"), MediaType: "text/markdown", Data: []byte(a.get("file", "chapter "+strconv.Itoa(m+1))),
+			Note: a.get("note", ""),
 		})
 	case "release":
 		m, _ := strconv.Atoi(a.get("m", "0"))
-		res, err = n.n.AcceptDelivery(ctx, s.nid(a, 1), m)
+		res, err = n.n.AcceptDeliveryWith(ctx, s.nid(a, 1), node.AcceptDeliverySpec{Milestone: m, Note: a.get("note", "")})
 	case "dispute":
 		res, err = n.n.OpenDispute(ctx, s.nid(a, 1))
 	case "evidence":
 		res, err = n.n.SubmitEvidence(ctx, s.nid(a, 1), node.EvidenceSpec{
 			Name: a.get("name", "timeline.txt"), Data: []byte(a.get("file", "what happened")), Description: "evidence",
+			InReplyTo: s.envelopeOf(n, s.nid(a, 1), a.get("reply-to", "")),
 		})
 	case "propose-arbitrator":
-		res, err = n.n.ProposeArbitrator(ctx, s.nid(a, 1), s.addrOf(a.get("arb", "arbitrator")))
+		res, err = n.n.ProposeArbitratorWith(ctx, s.nid(a, 1), node.ArbitratorSpec{Arbitrator: s.addrOf(a.get("arb", "arbitrator")), Reason: a.get("reason", "")})
 	case "rule":
 		r, perr := strconv.ParseUint(a.get("ruling", "0"), 10, 64)
 		if perr != nil {

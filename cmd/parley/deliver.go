@@ -139,15 +139,20 @@ func newDeliverCmd() *cobra.Command {
 }
 
 func newAcceptDeliveryCmd() *cobra.Command {
-	var milestone int
+	var (
+		milestone int
+		note      string
+	)
 	return negActCmd(negAct{
 		use:   "accept-delivery NEGOTIATION --milestone N",
 		short: "Accept a milestone's delivery and release its payment, as the poster (needs approval)",
 		long: "Accepts milestone N's delivery once its files were fetched and checked: the node releases the\n" +
 			"milestone on chain (the worker can then withdraw it) once the operator approves.",
-		example: "  parley accept-delivery 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0",
+		example: "  parley accept-delivery 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0\n" +
+			"  parley accept-delivery 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 1 --note \"thanks, the glossary is complete\"",
 		flags: func(cmd *cobra.Command) {
 			cmd.Flags().IntVar(&milestone, "milestone", 0, "the milestone accepted (0-based)")
+			cmd.Flags().StringVar(&note, "note", "", "a note to the worker, sent with the acceptance (approved with it)")
 		},
 		check: func([]string) error {
 			if milestone < 0 {
@@ -156,7 +161,7 @@ func newAcceptDeliveryCmd() *cobra.Command {
 			return nil
 		},
 		do: func(ctx context.Context, c *api.Client, nid string) (node.ActResult, error) {
-			return c.AcceptDelivery(ctx, nid, milestone)
+			return c.AcceptDeliveryWith(ctx, nid, node.AcceptDeliverySpec{Milestone: milestone, Note: note})
 		},
 	}, nil)
 }

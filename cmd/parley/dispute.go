@@ -24,6 +24,8 @@ func newDisputeCmd() *cobra.Command {
 	f.register(cmd.PersistentFlags())
 	var (
 		file, media, description string
+		reason, inReplyTo        string
+		replyTo                  *negotiation.Hash
 		data                     []byte
 		arbitrator               negotiation.Address
 		bps                      int
@@ -43,9 +45,12 @@ func newDisputeCmd() *cobra.Command {
 		short: "Submit an evidence file to a dispute",
 		long: "Stores the file under its CID, sends it sealed to the other party and the arbitrator (and on the\n" +
 			"dispute's evidence topic), and adds the CID to the dispute on chain. Not gated: it moves no money.",
-		example: "  parley dispute evidence 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --file review.md --description \"the reviewer's notes\"",
+		example: "  parley dispute evidence 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --file review.md --description \"the reviewer's notes\"\n" +
+			"  parley dispute evidence 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --file letters.txt --description \"the agreed scope\" \\\n" +
+			"      --in-reply-to 0x3759e7f2af5b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
 		flags: func(cmd *cobra.Command) {
 			fs := cmd.Flags()
+			fs.StringVar(&inReplyTo, "in-reply-to", "", "the envelope hash of the thread this evidence answers (the other party's evidence)")
 			fs.StringVar(&file, "file", "", "the evidence file (required)")
 			fs.StringVar(&media, "media-type", "", "the file's media type (default: from its name or its bytes)")
 			fs.StringVar(&description, "description", "", "what the file shows (required)")
@@ -53,6 +58,13 @@ func newDisputeCmd() *cobra.Command {
 		check: func([]string) (err error) {
 			if description == "" {
 				return usageErr(fmt.Errorf("--description is required"))
+			}
+			if inReplyTo != "" {
+				h, err := parseHashArg("--in-reply-to", inReplyTo)
+				if err != nil {
+					return err
+				}
+				replyTo = &h
 			}
 			if err := negotiation.CheckFileName(filepath.Base(file)); file != "" && err != nil {
 				return flagErr("file", file, fmt.Errorf("the file's name is what the other party and the arbitrator see: %w", err))
@@ -65,7 +77,7 @@ func newDisputeCmd() *cobra.Command {
 			if mt == "" {
 				mt = mediaTypeOf(file, data)
 			}
-			return c.Evidence(ctx, nid, node.EvidenceSpec{Name: filepath.Base(file), MediaType: mt, Data: data, Description: description})
+			return c.Evidence(ctx, nid, node.EvidenceSpec{Name: filepath.Base(file), MediaType: mt, Data: data, Description: description, InReplyTo: replyTo})
 		},
 	}, &f)
 	propose := negActCmd(negAct{
@@ -73,14 +85,18 @@ func newDisputeCmd() *cobra.Command {
 		short: "Name the arbitrator this side accepts (needs approval)",
 		long: "Names the arbitrator this side accepts for the negotiation's dispute; the arbitrator is assigned\n" +
 			"once both parties named the same address, and is then handed the thread's proof bundle.",
-		example: "  parley dispute propose-arbitrator 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b 0x90F79bf6EB2c4f870365E785982E1f101E93b906",
-		args:    1,
+		example: "  parley dispute propose-arbitrator 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b 0x90F79bf6EB2c4f870365E785982E1f101E93b906 \\\n" +
+			"      --reason \"a translator both of us have worked with\"",
+		args: 1,
+		flags: func(cmd *cobra.Command) {
+			cmd.Flags().StringVar(&reason, "reason", "", "why this side names the arbitrator (sent with the proposal, approved with it)")
+		},
 		check: func(args []string) (err error) {
 			arbitrator, err = parseAddr("arbitrator", args[0])
 			return err
 		},
 		do: func(ctx context.Context, c *api.Client, nid string) (node.ActResult, error) {
-			return c.ProposeArbitrator(ctx, nid, arbitrator)
+			return c.ProposeArbitratorWith(ctx, nid, node.ArbitratorSpec{Arbitrator: arbitrator, Reason: reason})
 		},
 	}, &f)
 	rule := negActCmd(negAct{

@@ -570,7 +570,12 @@ func (c *Client) Deliver(ctx context.Context, id string, spec node.DeliverySpec)
 // AcceptDelivery accepts milestone's delivery and releases it, as the
 // poster.
 func (c *Client) AcceptDelivery(ctx context.Context, id string, milestone int) (node.ActResult, error) {
-	return c.act(ctx, RouteAcceptDelivery, id, MilestoneRequest{Milestone: milestone})
+	return c.AcceptDeliveryWith(ctx, id, node.AcceptDeliverySpec{Milestone: milestone})
+}
+
+// AcceptDeliveryWith is AcceptDelivery with a note to the worker.
+func (c *Client) AcceptDeliveryWith(ctx context.Context, id string, spec node.AcceptDeliverySpec) (node.ActResult, error) {
+	return c.act(ctx, RouteAcceptDelivery, id, spec)
 }
 
 // Cancel asks for a mutual cancel of negotiation id.
@@ -603,7 +608,13 @@ func (c *Client) Evidence(ctx context.Context, id string, spec node.EvidenceSpec
 // ProposeArbitrator names the arbitrator this side accepts for negotiation
 // id's dispute.
 func (c *Client) ProposeArbitrator(ctx context.Context, id string, arbitrator negotiation.Address) (node.ActResult, error) {
-	return c.act(ctx, RouteArbitrator, id, ArbitratorRequest{Arbitrator: arbitrator})
+	return c.ProposeArbitratorWith(ctx, id, node.ArbitratorSpec{Arbitrator: arbitrator})
+}
+
+// ProposeArbitratorWith is ProposeArbitrator with the reason this side
+// names the arbitrator.
+func (c *Client) ProposeArbitratorWith(ctx context.Context, id string, spec node.ArbitratorSpec) (node.ActResult, error) {
+	return c.act(ctx, RouteArbitrator, id, spec)
 }
 
 // Rule gives the arbitrator's ruling on negotiation id's dispute: 0

@@ -65,7 +65,7 @@ var routeDocs = []routeDoc{
 	{pattern: RouteAccept, id: "accept", summary: "Accept the current offer (the intent card first: outside it, 409 escalation_required and the negotiation pauses; then gated: sign_settlement)", req: node.AcceptSpec{}, resp: node.ActResult{}},
 	{pattern: RouteFund, id: "fund", summary: "Fund the agreed escrow (poster; gated: fund_escrow)", req: Empty{}, resp: node.ActResult{}},
 	{pattern: RouteDeliver, id: "deliver", summary: "Deliver a milestone (worker)", req: node.DeliverySpec{}, resp: node.ActResult{}},
-	{pattern: RouteAcceptDelivery, id: "acceptDelivery", summary: "Accept a delivery and release its milestone (poster; gated: release_milestone)", req: MilestoneRequest{}, resp: node.ActResult{}},
+	{pattern: RouteAcceptDelivery, id: "acceptDelivery", summary: "Accept a delivery and release its milestone (poster; gated: release_milestone)", req: node.AcceptDeliverySpec{}, resp: node.ActResult{}},
 	{pattern: RouteCancel, id: "cancel", summary: "Sign a mutual cancel (gated: sign_cancel)", req: CancelRequest{}, resp: node.ActResult{}},
 	{pattern: RouteAmend, id: "amend", summary: "Sign an amendment of the remaining milestones and the deadline (gated: sign_amendment)", req: node.AmendSpec{}, resp: node.ActResult{}},
 	{pattern: RouteReplace, id: "replace", summary: "Sign the hand-over to a replacement worker (gated: sign_replacement)", req: node.ReplaceSpec{}, resp: node.ActResult{}},

@@ -893,8 +893,8 @@ func (s *Server) deliver(r *http.Request, body []byte) answer {
 }
 
 func (s *Server) acceptDelivery(r *http.Request, body []byte) answer {
-	return withNID([]string{"milestone"}, func(r *http.Request, nid string, req MilestoneRequest) (node.ActResult, error) {
-		return s.n.AcceptDelivery(r.Context(), nid, req.Milestone)
+	return withNID([]string{"milestone"}, func(r *http.Request, nid string, spec node.AcceptDeliverySpec) (node.ActResult, error) {
+		return s.n.AcceptDeliveryWith(r.Context(), nid, spec)
 	})(r, body)
 }
 
@@ -912,7 +912,7 @@ func (s *Server) evidence(r *http.Request, body []byte) answer {
 
 func (s *Server) arbitrator(r *http.Request, body []byte) answer {
 	return withNID([]string{"arbitrator"}, func(r *http.Request, nid string, req ArbitratorRequest) (node.ActResult, error) {
-		return s.n.ProposeArbitrator(r.Context(), nid, req.Arbitrator)
+		return s.n.ProposeArbitratorWith(r.Context(), nid, req)
 	})(r, body)
 }
 

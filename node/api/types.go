@@ -50,7 +50,7 @@ const (
 	RouteAccept         = "POST /v1/negotiations/{id}/accept"          // node.AcceptSpec
 	RouteFund           = "POST /v1/negotiations/{id}/fund"            // Empty
 	RouteDeliver        = "POST /v1/negotiations/{id}/deliver"         // node.DeliverySpec
-	RouteAcceptDelivery = "POST /v1/negotiations/{id}/accept-delivery" // MilestoneRequest
+	RouteAcceptDelivery = "POST /v1/negotiations/{id}/accept-delivery" // node.AcceptDeliverySpec
 	RouteCancel         = "POST /v1/negotiations/{id}/cancel"          // CancelRequest
 	RouteAmend          = "POST /v1/negotiations/{id}/amend"           // node.AmendSpec
 	RouteReplace        = "POST /v1/negotiations/{id}/replace"         // node.ReplaceSpec
@@ -171,9 +171,7 @@ type AnswerRequest struct {
 }
 
 // ArbitratorRequest names the arbitrator this side accepts.
-type ArbitratorRequest struct {
-	Arbitrator negotiation.Address `json:"arbitrator"`
-}
+type ArbitratorRequest = node.ArbitratorSpec
 
 // RuleRequest is an arbitrator's ruling: 0 refuses to rule, r in
 // 1..10001 gives the worker r-1 basis points of the escrow.

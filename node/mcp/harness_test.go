@@ -24,9 +24,19 @@ type liveNode struct {
 // loopback and serves its MCP endpoint at /mcp as parley node run does.
 func startLive(t testing.TB, name, key string, bootstrap ...*liveNode) *liveNode {
 	t.Helper()
+	return startLiveWith(t, name, key, nil, bootstrap...)
+}
+
+// startLiveWith is startLive with edit applied to the node's
+// configuration (a chain, for one).
+func startLiveWith(t testing.TB, name, key string, edit func(*node.Config), bootstrap ...*liveNode) *liveNode {
+	t.Helper()
 	n := nodetest.New(t, name, func(cfg *node.Config) {
 		for _, b := range bootstrap {
 			nodetest.Bootstrap(cfg, b.Node)
+		}
+		if edit != nil {
+			edit(cfg)
 		}
 	}, node.WithGate(node.AutoApprove("mcp test")))
 	dir := n.Config().DataDir
