@@ -621,7 +621,7 @@ func TestPartlyReleasedMilestone(t *testing.T) {
 	t.Run("amend", func(t *testing.T) {
 		e, r := start(t, m, eths(2))
 		ctx := t.Context()
-	must := musts(t)
+		must := musts(t)
 		r = must(e.poster.c.ReleasePart(ctx, r.TaskID, r.Task, 1, part))
 		task := r.Task
 		amend := func(value *big.Int, amounts ...*big.Int) (*TaskResult, error) {
