@@ -669,3 +669,31 @@ func TestPartlyReleasedMilestone(t *testing.T) {
 		e.holds(new(big.Int))
 	})
 }
+
+// TestPartialReleaseERC20: parts of a token milestone are credited in the
+// token, and a cancel refunds what remains, to the unit.
+func TestPartialReleaseERC20(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	must := musts(t)
+	token := e.deployToken(t)
+	if _, err := e.poster.c.ApproveToken(ctx, token, big.NewInt(1000)); err != nil {
+		t.Fatal(err)
+	}
+	s := e.settlement(big.NewInt(1000))
+	s.Token = token
+	d := e.digest(s)
+	res := must(e.poster.c.CreateTask(ctx, s, e.sign(e.poster, d), e.sign(e.worker, d)))
+	r := must(e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(300)))
+	cd, _ := negotiation.Cancel{TaskID: res.TaskID, Nonce: big.NewInt(0)}.Digest(e.domain)
+	must(e.outsider.c.MutualCancel(ctx, res.TaskID, r.Task, e.sign(e.poster, cd), e.sign(e.worker, cd)))
+	if w, p := e.owed(token, e.worker.addr), e.owed(token, e.poster.addr); w.Int64() != 300 || p.Int64() != 700 {
+		t.Fatalf("owed in tokens: worker %v poster %v", w, p)
+	}
+	if _, err := e.worker.c.Withdraw(ctx, token, big.NewInt(300)); err != nil {
+		t.Fatal(err)
+	}
+	if bal, _ := e.poster.c.TokenBalance(ctx, token, e.addrs.TaskRegistry); bal.Int64() != 700 {
+		t.Fatalf("registry holds %v tokens, owes 700", bal)
+	}
+}
