@@ -6,6 +6,7 @@ import (
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -114,6 +115,22 @@ func (p *propRun) milestone(pt *propTask) uint64 {
 	return uint64(p.r.IntN(len(pt.task.Milestones) + 1))
 }
 
+// pickMilestone returns, most of the time, a milestone of pt in one of
+// states, and otherwise (or when none is) any index, out of range now and
+// then.
+func (p *propRun) pickMilestone(pt *propTask, states ...uint8) uint64 {
+	var in []uint64
+	for j, m := range pt.task.Milestones {
+		if slices.Contains(states, m.State) {
+			in = append(in, uint64(j))
+		}
+	}
+	if len(in) == 0 || p.r.IntN(4) == 0 {
+		return p.milestone(pt)
+	}
+	return in[p.r.IntN(len(in))]
+}
+
 func add(m map[common.Address]*big.Int, a common.Address, v *big.Int) {
 	if m[a] == nil {
 		m[a] = new(big.Int)
@@ -194,7 +211,7 @@ func (p *propRun) step() string {
 		p.tryTask(res, err)
 		return "create"
 	case k < 4:
-		p.tryTask(p.as(e.worker).c.SubmitProof(ctx, pt.id, pt.task, p.milestone(pt), "bafkreiproof"))
+		p.tryTask(p.as(e.worker).c.SubmitProof(ctx, pt.id, pt.task, p.pickMilestone(pt, MilestoneOpen, MilestoneRevising), "bafkreiproof"))
 		return "proof"
 	case k < 6:
 		p.tryTask(p.as(e.poster).c.ReleaseMilestone(ctx, pt.id, pt.task, p.milestone(pt)))
@@ -239,13 +256,12 @@ func (p *propRun) step() string {
 		p.try(a.c.Withdraw(ctx, ethToken, amt))
 		return "withdraw"
 	case k < 17:
-		i := p.milestone(pt)
-		for j, m := range pt.task.Milestones { // a submitted one, most of the time
-			if m.State == MilestoneSubmitted && p.r.IntN(4) != 0 {
-				i = uint64(j)
+		for _, o := range p.tasks { // a task with a delivery under review, most of the time
+			if o.task.Status == TaskActive && slices.ContainsFunc(o.task.Milestones, func(m Milestone) bool { return m.State == MilestoneSubmitted }) && p.r.IntN(4) != 0 {
+				pt = o
 			}
 		}
-		p.tryTask(p.as(e.poster).c.RequestRevision(ctx, pt.id, pt.task, i))
+		p.tryTask(p.as(e.poster).c.RequestRevision(ctx, pt.id, pt.task, p.pickMilestone(pt, MilestoneSubmitted)))
 		return "revise"
 	case k < 19:
 		i := p.milestone(pt)
