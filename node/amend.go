@@ -127,6 +127,9 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
 	return n.do(a, func() (ActResult, error) {
+		if err := n.onchain.sameDomain(ctx, f.domain); err != nil {
+			return ActResult{}, err
+		}
 		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
@@ -230,6 +233,9 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
 	return n.do(a, func() (ActResult, error) {
+		if err := n.onchain.sameDomain(ctx, f.domain); err != nil {
+			return ActResult{}, err
+		}
 		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err

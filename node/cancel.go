@@ -76,6 +76,9 @@ func (c *chainActs) cancelUnfunded(ctx context.Context, nid, reason string, st n
 
 // cancelFunded signs and sends the Cancel of the funded task f.
 func (c *chainActs) cancelFunded(ctx context.Context, nid, reason string, f fundedTask) (ActResult, error) {
+	if err := c.sameDomain(ctx, f.domain); err != nil {
+		return ActResult{}, err
+	}
 	task, err := c.activeTask(ctx, f.taskID)
 	if err != nil {
 		return ActResult{}, err

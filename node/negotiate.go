@@ -177,7 +177,9 @@ func settlementArgs(s negotiation.Settlement, d negotiation.Domain, digest [32]b
 // digest of the offer, asks the gate for approval to sign it (the person
 // sees every field of the EIP-712 message), signs it with the EVM key and
 // sends the TaskAcceptance. If the offer changed while the approval was
-// pending, nothing is signed or sent (terms_changed).
+// pending, nothing is signed or sent (terms_changed). An offer whose
+// chain id or registry (the EIP-712 domain) is not this node's chain is
+// refused with foreign_domain before any approval is asked.
 func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 	return n.AcceptWith(ctx, nid, AcceptSpec{})
 }
@@ -234,6 +236,15 @@ type offerToSign struct {
 // announcement, or nil. If the offer changed while the approval was
 // pending, the act table refuses (terms_changed) and nothing is signed.
 func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToSign, spec AcceptSpec) (ActResult, error) {
+	// An offer for another chain or registry is refused before the card
+	// is asked or an approval requested: nothing is signed for it.
+	own, err := ownDomain(ctx, n.cfg.Chain, n.client)
+	if err != nil {
+		return ActResult{}, err
+	}
+	if err := checkDomain(o.d, own); err != nil {
+		return ActResult{}, err
+	}
 	if err := n.onThread(nid, fresh, func(t *thread) error { return n.px.precheckAccept(ctx, t, o, spec) }); err != nil {
 		return ActResult{}, err
 	}
@@ -242,7 +253,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		return ActResult{}, err
 	}
 	var res ActResult
-	err := n.onThread(nid, fresh, func(t *thread) error {
+	err = n.onThread(nid, fresh, func(t *thread) error {
 		if err := n.may(t, negotiation.ActAccept, negotiation.ActArgs{Offer: o.offer}); err != nil {
 			return err
 		}
