@@ -248,8 +248,18 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 	if err := n.onThread(nid, fresh, func(t *thread) error { return n.px.precheckAccept(ctx, t, o, spec) }); err != nil {
 		return ActResult{}, err
 	}
-	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(o.s.Amount) + " wei in escrow)"
-	if _, err := n.authorize(ctx, ActSignSettlement, nid, settlementArgs(o.s, o.d, o.digest), reason, "high"); err != nil {
+	args := settlementArgs(o.s, o.d, o.digest)
+	token := negotiation.Address(o.s.Token)
+	var tv TokenView
+	if token != (negotiation.Address{}) {
+		// The amounts in the token's terms, where the chain tells them.
+		if tv, err = n.tokens.lookup(ctx, n.client, token); err != nil {
+			tv = TokenView{Address: token}
+		}
+		tokenArgs(tv, args)
+	}
+	reason := "sign the settlement digest: commits this node to the offer's terms (" + amountWords(o.s.Amount, token, tv) + " in escrow)"
+	if _, err := n.authorize(ctx, ActSignSettlement, nid, args, reason, "high"); err != nil {
 		return ActResult{}, err
 	}
 	var res ActResult
