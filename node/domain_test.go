@@ -2,9 +2,11 @@ package node_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -103,4 +105,96 @@ func TestForeignDomainRefusedBeforeApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestForeignDomainOfAFundedTask: a funded task's agreement names the
+// TaskRegistry it was signed for. A node that now acts on another
+// TaskRegistry (a second deployment on the same chain) refuses every act
+// that signs or pays for that agreement, funding included, with
+// foreign_domain before any approval is asked; on its own registry the
+// same acts reach the gate.
+func TestForeignDomainOfAFundedTask(t *testing.T) {
+	w := newWorld(t, true)
+	b, err := chain.DialRPC(t.Context(), w.dev.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	second, err := chain.Deploy(t.Context(), b, w.dev.Deployer.Signer(), w.dev.ClientConfig(), chain.DefaultDeployConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &recGate{deny: map[node.Act]bool{node.ActFundEscrow: true, node.ActSignCancel: true, node.ActSignAmendment: true, node.ActSignReplacement: true}}
+	poster := w.add("poster", withGate(gate))
+	worker := w.add("worker", withBootstrap(poster), withGate(gate))
+	stranger := w.add("stranger")
+	connect(t, poster, worker)
+
+	// One thread agreed and not funded, one funded, both on the first registry.
+	res, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Translate the FAQ", eth(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreed := res.Thread.NegotiationID
+	worker.waitState(agreed, negotiation.StateProposed)
+	if _, err := worker.Accept(t.Context(), agreed); err != nil {
+		t.Fatal(err)
+	}
+	poster.waitLog(agreed, 2)
+	if _, err := poster.Accept(t.Context(), agreed); err != nil {
+		t.Fatal(err)
+	}
+	setDeny := func(deny bool) {
+		gate.mu.Lock()
+		defer gate.mu.Unlock()
+		gate.deny[node.ActFundEscrow] = deny
+	}
+	asked := func() int {
+		gate.mu.Lock()
+		defer gate.mu.Unlock()
+		return len(gate.reqs)
+	}
+	setDeny(false)
+	funded := agree(t, poster, worker, eth(200))
+	setDeny(true)
+
+	acts := []struct {
+		name string
+		n    *tnode
+		act  node.Act
+		do   func(n *tnode) error
+	}{
+		{"fund", poster, node.ActFundEscrow, func(n *tnode) error { _, err := n.Fund(t.Context(), agreed); return err }},
+		{"cancel", worker, node.ActSignCancel, func(n *tnode) error { _, err := n.Cancel(t.Context(), funded, "no longer needed"); return err }},
+		{"amend", worker, node.ActSignAmendment, func(n *tnode) error {
+			_, err := n.Amend(t.Context(), funded, node.AmendSpec{Milestones: []node.MilestoneSpec{{Amount: eth(250), Description: "more"}}, Deadline: time.Now().Add(96 * time.Hour)})
+			return err
+		}},
+		{"replace", worker, node.ActSignReplacement, func(n *tnode) error {
+			_, err := n.Replace(t.Context(), funded, node.ReplaceSpec{NewWorker: stranger.Address(), Summary: "hand-over"})
+			return err
+		}},
+	}
+	// On its own registry each act reaches the gate (which denies it).
+	for _, a := range acts {
+		if err := a.do(a.n); node.CodeOf(err) != node.CodeApprovalDenied {
+			t.Fatalf("%s on the agreed registry = %v, want the gate's denial", a.name, err)
+		}
+	}
+	before := asked()
+	for _, n := range []*tnode{poster, worker} {
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		n.cfg.Chain.Contracts = second
+		n.start()
+	}
+	for _, a := range acts {
+		if err := a.do(a.n); node.CodeOf(err) != node.CodeForeignDomain {
+			t.Fatalf("%s of an agreement for another registry = %v, want foreign_domain", a.name, err)
+		}
+	}
+	if got := asked(); got != before {
+		t.Fatalf("the gate was asked %d more times", got-before)
+	}
 }
