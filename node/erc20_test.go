@@ -107,7 +107,8 @@ func hasLine(lines []string, prefix string, parts ...string) bool {
 // funds the escrow in one approved act (approve then createTask), the
 // first createTask fails for want of tokens after its approve and the
 // second is retried without approving again, the worker delivers both
-// milestones, the poster accepts each, and the worker withdraws the token;
+// milestones, the poster accepts each (its approval in PTT), and the
+// worker withdraws the token;
 // the token balances move by the task's amount to the unit.
 func erc20Story(t *testing.T, poster, worker *tnode, key func(id string), tt *testToken) {
 	t.Helper()
@@ -201,6 +202,11 @@ func erc20Story(t *testing.T, poster, worker *tnode, key func(id string), tt *te
 		deliver(t, poster, worker, nid, m, file)
 		done := runAct(func() error { _, err := poster.AcceptDelivery(t.Context(), nid, m); return err })
 		p := pending(t, poster, 1)[0]
+		want := []string{"300 PTT (300000000000000000000 units)", "150.5 PTT (150500000000000000000 units)"}[m]
+		if lines := linesOf(p); p.Act != node.ActReleaseMilestone || !hasLine(lines, "Amount: ", want) ||
+			!hasLine(lines, "Token: ", "PTT (Parley Test Token)", "18 decimals") || !hasLine(lines, "What this means: ", strings.Fields(want)[0]+" PTT") {
+			t.Fatalf("the release's approval reads:\n%s", strings.Join(lines, "\n"))
+		}
 		key(p.Request.RequestID)
 		if err := done(); err != nil {
 			t.Fatal(err)

@@ -213,7 +213,8 @@ func (n *Node) AcceptDelivery(ctx context.Context, nid string, milestone int) (A
 			"taskId": chain.TaskIDString(taskID), "milestone": fmt.Sprint(milestone), "amount": fmtAmount(amount),
 			"deliveryHash": env.Hash().String(), "proofCid": string(notice.ProofCID),
 		}
-		reason := fmt.Sprintf("accept the delivery of milestone %d and release %s wei to the worker", milestone, fmtAmount(amount))
+		tok, tv := taskTokenArgs(ctx, &n.tokens, n.client, task.Token, args)
+		reason := fmt.Sprintf("accept the delivery of milestone %d and release %s to the worker", milestone, amountWords(amount, tok, tv))
 		if _, err := n.authorize(ctx, ActReleaseMilestone, nid, args, reason, "high"); err != nil {
 			return ActResult{}, err
 		}

@@ -148,3 +148,25 @@ func (n *Node) withToken(v *ThreadView) {
 		*v.Token = tv
 	}
 }
+
+// taskTokenArgs adds the token of a funded task to the arguments of an
+// act on it, its address and its metadata (book, when not nil, keeps
+// what it reads), so the amounts read in the token's terms and not in
+// ETH; it returns the token and its view for the act's reason. A task in
+// ETH adds nothing.
+func taskTokenArgs(ctx context.Context, book *tokenBook, client *chain.Client, token common.Address, args map[string]any) (negotiation.Address, TokenView) {
+	tok := negotiation.Address(token)
+	if tok == (negotiation.Address{}) {
+		return tok, TokenView{}
+	}
+	if book == nil {
+		book = &tokenBook{}
+	}
+	tv, err := book.lookup(ctx, client, tok)
+	if err != nil {
+		tv = TokenView{Address: tok}
+	}
+	args["token"] = tok.String()
+	tokenArgs(tv, args)
+	return tok, tv
+}
