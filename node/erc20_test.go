@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -260,4 +261,85 @@ func TestERC20Task(t *testing.T) {
 		t.Fatal(err)
 	}
 	erc20Story(t, poster, worker, func(id string) { approveWith(t, poster, key, id) }, deployTestToken(t, c))
+}
+
+// TestERC20AmendTopUp: both parties amend a funded task in the TestToken
+// to a larger escrow; the poster's node lets the TaskRegistry take
+// exactly the top-up (approve) and amends; the escrow on chain and the
+// token balances move by the top-up, to the unit, and nothing is left
+// allowed.
+func TestERC20AmendTopUp(t *testing.T) {
+	w := newWorld(t, true)
+	gate := &recGate{}
+	poster := w.add("poster", withGate(gate))
+	worker := w.add("worker", withBootstrap(poster))
+	connect(t, poster, worker)
+	b, err := chain.DialRPC(t.Context(), w.dev.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	c, err := chain.New(b, w.dev.Deployer.Signer(), w.dev.ClientConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := deployTestToken(t, c)
+	tt.mint(t, poster.Address(), units(1000, 0))
+
+	s := spec("Subtitle the talk", units(100, 0))
+	s.Token = negotiation.Address(tt.addr)
+	res, err := poster.ProposeTask(t.Context(), worker.Address(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nid := res.Thread.NegotiationID
+	worker.waitState(nid, negotiation.StateProposed)
+	if _, err := worker.Accept(t.Context(), nid); err != nil {
+		t.Fatal(err)
+	}
+	poster.waitLog(nid, 2)
+	if _, err := poster.Accept(t.Context(), nid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := poster.Fund(t.Context(), nid); err != nil {
+		t.Fatal(err)
+	}
+	worker.waitState(nid, negotiation.StateFunded)
+	posterBefore, registryBefore := tt.balance(t, common.Address(poster.Address())), tt.balance(t, tt.registry)
+
+	deadline := time.Now().Add(96 * time.Hour).Truncate(time.Second)
+	amended := []node.MilestoneSpec{{Amount: units(125, 250), Description: "with a glossary"}}
+	before, _ := poster.Thread(nid)
+	if _, err := worker.Amend(t.Context(), nid, node.AmendSpec{Milestones: amended, Deadline: deadline}); err != nil {
+		t.Fatal(err)
+	}
+	poster.waitLog(nid, len(before.Log)+1)
+	pres, err := poster.Amend(t.Context(), nid, node.AmendSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pres.Tx == nil || pres.Detail["coSigned"] != "true" {
+		t.Fatalf("the poster's Amend = %+v", pres)
+	}
+	up := units(25, 250)
+	asked := gate.asked(node.ActSignAmendment)
+	if len(asked) != 1 {
+		t.Fatalf("the poster's gate was asked %d amendments", len(asked))
+	}
+	if a := argsOf(t, asked[0]); a["topUp"] != up.String() || a["token"] != negotiation.Address(tt.addr).String() || a["tokenSymbol"] != "PTT" || a["tokenDecimals"] != "18" ||
+		!strings.Contains(asked[0].Request.Context.Reason, "25.25 PTT") {
+		t.Fatalf("the amendment's approval: %v, %q", a, asked[0].Request.Context.Reason)
+	}
+	if task := chainTask(t, w, pres.Thread); chain.Escrow(task).Cmp(units(125, 250)) != 0 {
+		t.Fatalf("the escrow on chain is %s", chain.Escrow(task))
+	}
+	if got := new(big.Int).Sub(posterBefore, tt.balance(t, common.Address(poster.Address()))); got.Cmp(up) != 0 {
+		t.Fatalf("the poster paid %s more, want %s", got, up)
+	}
+	if got := new(big.Int).Sub(tt.balance(t, tt.registry), registryBefore); got.Cmp(up) != 0 {
+		t.Fatalf("the registry holds %s more, want %s", got, up)
+	}
+	if got := tt.allowance(t, poster.Address()); got.Sign() != 0 {
+		t.Fatalf("the registry may still take %s", got)
+	}
 }

@@ -64,7 +64,7 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 			return ActResult{}, err
 		}
 		if token != (negotiation.Address{}) {
-			if err := n.allowExactly(ctx, s.Token, s.Amount); err != nil {
+			if err := allowExactly(ctx, n.client, n.self, s.Token, s.Amount); err != nil {
 				return ActResult{}, err
 			}
 		}
@@ -85,19 +85,20 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 	})
 }
 
-// allowExactly lets the TaskRegistry take amount of token from this node
+// allowExactly lets the TaskRegistry take amount of token from self
 // (ERC-20 approve of exactly amount), unless the allowance covers it
-// already: a createTask that failed after its approve is retried without
-// a second approve. A failed approve changes nothing.
-func (n *Node) allowExactly(ctx context.Context, token common.Address, amount *big.Int) error {
-	allowed, err := n.client.TokenAllowance(ctx, token, common.Address(n.self))
+// already: a createTask (or an amendment's top-up) that failed after its
+// approve is retried without a second approve. A failed approve changes
+// nothing.
+func allowExactly(ctx context.Context, client *chain.Client, self negotiation.Address, token common.Address, amount *big.Int) error {
+	allowed, err := client.TokenAllowance(ctx, token, common.Address(self))
 	if err != nil {
 		return chainErr("allowance", err)
 	}
 	if allowed.Cmp(amount) >= 0 {
 		return nil
 	}
-	if _, err := n.client.ApproveToken(ctx, token, amount); err != nil {
+	if _, err := client.ApproveToken(ctx, token, amount); err != nil {
 		return chainErr("approve", err)
 	}
 	return nil
