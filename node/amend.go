@@ -127,6 +127,9 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActAmend, nid: nid, chain: chainAlways, check: check, locked: read}
 	return n.do(a, func() (ActResult, error) {
+		if err := n.onchain.sameDomain(ctx, f.domain); err != nil {
+			return ActResult{}, err
+		}
 		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
@@ -191,12 +194,13 @@ func (n *Node) Amend(ctx context.Context, nid string, spec AmendSpec) (ActResult
 		args["milestoneAmounts"], args["milestones"], args["termsHash"] = amounts, descs, p.TermsHash.String()
 		args["deadline"] = time.Unix(int64(deadline), 0).UTC().Format(time.RFC3339)
 		args["topUp"], args["refund"], args["reason"] = fmtAmount(up), fmtAmount(down), spec.Reason
+		tok, tv := taskTokenArgs(ctx, &n.tokens, n.client, task.Token, args)
 		why := fmt.Sprintf("sign the amendment of the funded task: %d milestones, deadline %s", len(ms), args["deadline"])
 		switch {
 		case up.Sign() > 0:
-			why += fmt.Sprintf("; the poster pays %s wei more into escrow", up)
+			why += fmt.Sprintf("; the poster pays %s more into escrow", amountWords(up, tok, tv))
 		case down.Sign() > 0:
-			why += fmt.Sprintf("; %s wei are owed back to the poster", down)
+			why += fmt.Sprintf("; %s are owed back to the poster", amountWords(down, tok, tv))
 		}
 		if _, err := n.authorize(ctx, ActSignAmendment, nid, args, why, "high"); err != nil {
 			return ActResult{}, err
@@ -230,6 +234,9 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 	read := func(t *thread) error { f = n.onchain.funded(t); return nil }
 	a := actCall{act: negotiation.ActReplace, nid: nid, chain: chainAlways, check: check, args: negotiation.ActArgs{Party: spec.NewWorker}, locked: read}
 	return n.do(a, func() (ActResult, error) {
+		if err := n.onchain.sameDomain(ctx, f.domain); err != nil {
+			return ActResult{}, err
+		}
 		task, err := n.onchain.activeTask(ctx, f.taskID)
 		if err != nil {
 			return ActResult{}, err
@@ -298,7 +305,8 @@ func (n *Node) Replace(ctx context.Context, nid string, spec ReplaceSpec) (ActRe
 		args := coArgs(f.taskID, nonce, f.domain, digest)
 		args["newWorker"], args["handoffHash"], args["handoffCid"] = nw.String(), pkg.hash.String(), pkg.cid.String()
 		args["summary"], args["escrow"] = spec.Summary, fmtAmount(escrow)
-		why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s wei still in escrow pay the new worker from now on", nw, fmtAmount(escrow))
+		tok, tv := taskTokenArgs(ctx, &n.tokens, n.client, task.Token, args)
+		why := fmt.Sprintf("sign the hand-over of the funded task to %s: the %s still in escrow pay the new worker from now on", nw, amountWords(escrow, tok, tv))
 		if _, err := n.authorize(ctx, ActSignReplacement, nid, args, why, "high"); err != nil {
 			return ActResult{}, err
 		}

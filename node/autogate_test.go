@@ -97,7 +97,8 @@ func TestAutoOnlyOnDevChain(t *testing.T) {
 
 // TestAutoRefusesAnotherDomain: a node in approval mode auto on a dev
 // chain refuses to sign a settlement whose terms name another chain (the
-// counterparty sets them): the acceptance fails with bad_config and
+// counterparty sets them): its gate refuses the request with bad_config
+// (Accept refuses such an offer before it asks, with foreign_domain) and
 // nothing is signed or sent. Once its keys have signed for another chain
 // (under its principal's decision), the node refuses to start in auto
 // mode again, naming the chain and the negotiation.
@@ -112,19 +113,26 @@ func TestAutoRefusesAnotherDomain(t *testing.T) {
 	}
 	nid := res.Thread.NegotiationID
 	worker.waitState(nid, negotiation.StateProposed)
-	if _, err := worker.Accept(t.Context(), nid); node.CodeOf(err) != node.CodeBadConfig || !strings.Contains(err.Error(), "chain id 1 refused") {
+	// Accept refuses an offer for another chain before it asks the gate
+	// (foreign_domain, TestForeignDomainRefusedBeforeApproval); the gate's
+	// own refusal is reached with the settlement's arguments.
+	args := map[string]any{"negotiationId": nid, "chainId": "1", "digest": negotiation.Hash{}.String()}
+	if err := worker.AuthorizeForTest(t.Context(), node.ActSignSettlement, nid, args); node.CodeOf(err) != node.CodeBadConfig || !strings.Contains(err.Error(), "chain id 1 refused") {
 		t.Fatalf("auto-accepting a settlement for chain 1 = %v", err)
 	}
 	if v, _ := worker.Thread(nid); len(v.Log) != 1 || v.State != negotiation.StateProposed {
 		t.Fatalf("the refused acceptance left %+v", v.Log)
 	}
 
-	// The worker's principal signs that settlement; auto mode is then
+	// The worker's principal signs that settlement (on a node set up for
+	// chain 1: a node signs for its own chain only); auto mode is then
 	// refused for good.
 	if err := worker.Close(); err != nil {
 		t.Fatal(err)
 	}
 	worker.gate = approveAll
+	devID := worker.cfg.Chain.ChainID
+	worker.cfg.Chain.ChainID = 1
 	worker.start()
 	if _, err := worker.Accept(t.Context(), nid); err != nil {
 		t.Fatal(err)
@@ -132,6 +140,7 @@ func TestAutoRefusesAnotherDomain(t *testing.T) {
 	if err := worker.Close(); err != nil {
 		t.Fatal(err)
 	}
+	worker.cfg.Chain.ChainID = devID
 	err = startErr(t, worker.cfg, node.WithGate(node.AutoApprove("test")))
 	if node.CodeOf(err) != node.CodeBadConfig || !strings.Contains(err.Error(), "signatures it made for chain id 1 (negotiation "+nid+")") {
 		t.Fatalf("auto after signing for chain 1 = %v", err)

@@ -73,8 +73,10 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 	party := false
 	err = n.eng.With(e.NegotiationID, func(t *thread) error {
 		who := negotiation.Address(requester.EVMAddress)
-		agreed, _ := t.Th.AgreedArbitrator()
-		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || who == agreed)
+		// A nominee is served only once both parties named it: one party's
+		// proposal alone gives its nominee nothing.
+		agreed, both := t.Th.AgreedArbitrator()
+		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || (both && who == agreed))
 		return nil
 	})
 	if err != nil || !party {

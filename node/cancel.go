@@ -76,6 +76,9 @@ func (c *chainActs) cancelUnfunded(ctx context.Context, nid, reason string, st n
 
 // cancelFunded signs and sends the Cancel of the funded task f.
 func (c *chainActs) cancelFunded(ctx context.Context, nid, reason string, f fundedTask) (ActResult, error) {
+	if err := c.sameDomain(ctx, f.domain); err != nil {
+		return ActResult{}, err
+	}
 	task, err := c.activeTask(ctx, f.taskID)
 	if err != nil {
 		return ActResult{}, err
@@ -99,7 +102,8 @@ func (c *chainActs) cancelFunded(ctx context.Context, nid, reason string, f fund
 	escrow := chain.Escrow(task)
 	args := coArgs(f.taskID, nonce, f.domain, digest)
 	args["refund"], args["reason"] = fmtAmount(escrow), reason
-	why := fmt.Sprintf("sign the cancel of the funded task: once both parties signed, the %s wei still in escrow are owed back to the poster", fmtAmount(escrow))
+	tok, tv := taskTokenArgs(ctx, nil, c.client, task.Token, args)
+	why := fmt.Sprintf("sign the cancel of the funded task: once both parties signed, the %s still in escrow are owed back to the poster", amountWords(escrow, tok, tv))
 	if _, err := c.authorize(ctx, ActSignCancel, nid, args, why, "high"); err != nil {
 		return ActResult{}, err
 	}

@@ -268,8 +268,8 @@ func (c *chainActs) submitCoSigned(ctx context.Context, nid string, kind negotia
 		if up.Sign() > 0 {
 			if task.Token == (common.Address{}) {
 				value = up
-			} else if _, err := c.client.ApproveToken(ctx, task.Token, up); err != nil {
-				return nil, chainErr("approve", err)
+			} else if err := allowExactly(ctx, c.client, c.self, task.Token, up); err != nil {
+				return nil, err
 			}
 		}
 		res, err = c.client.Amend(ctx, taskID, am, task, cs.PosterSignature, cs.WorkerSignature, value)

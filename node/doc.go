@@ -19,6 +19,8 @@
 // a negotiation not held, quarantined or unknown), the evidence of
 // rejected input (rejectionLog), the refusals of this node's envelopes
 // (refusals), the negotiations' files, stored and fetched (blobStore), the
+// metadata of the ERC-20 tokens tasks name, read once per token
+// (tokenBook), the
 // hand-over of a thread to an arbitrator or a replacement worker, the
 // late join from its proof bundle and the dispute's evidence topic
 // (handover; it also gets the address, the chain and the transport's

@@ -87,6 +87,7 @@ var classes = map[Code]string{
 	CodeLedgerDamaged:      classConflict,
 	CodeStoreRefused:       classInternal,
 	CodeNoCard:             classConflict,
+	CodeForeignDomain:      classConflict,
 }
 
 // Class returns the class of c: the node's own codes by their table, a

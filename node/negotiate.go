@@ -177,7 +177,9 @@ func settlementArgs(s negotiation.Settlement, d negotiation.Domain, digest [32]b
 // digest of the offer, asks the gate for approval to sign it (the person
 // sees every field of the EIP-712 message), signs it with the EVM key and
 // sends the TaskAcceptance. If the offer changed while the approval was
-// pending, nothing is signed or sent (terms_changed).
+// pending, nothing is signed or sent (terms_changed). An offer whose
+// chain id or registry (the EIP-712 domain) is not this node's chain is
+// refused with foreign_domain before any approval is asked.
 func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 	return n.AcceptWith(ctx, nid, AcceptSpec{})
 }
@@ -234,15 +236,34 @@ type offerToSign struct {
 // announcement, or nil. If the offer changed while the approval was
 // pending, the act table refuses (terms_changed) and nothing is signed.
 func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToSign, spec AcceptSpec) (ActResult, error) {
+	// An offer for another chain or registry is refused before the card
+	// is asked or an approval requested: nothing is signed for it.
+	own, err := ownDomain(ctx, n.cfg.Chain, n.client)
+	if err != nil {
+		return ActResult{}, err
+	}
+	if err := checkDomain(o.d, own); err != nil {
+		return ActResult{}, err
+	}
 	if err := n.onThread(nid, fresh, func(t *thread) error { return n.px.precheckAccept(ctx, t, o, spec) }); err != nil {
 		return ActResult{}, err
 	}
-	reason := "sign the settlement digest: commits this node to the offer's terms (" + fmtAmount(o.s.Amount) + " wei in escrow)"
-	if _, err := n.authorize(ctx, ActSignSettlement, nid, settlementArgs(o.s, o.d, o.digest), reason, "high"); err != nil {
+	args := settlementArgs(o.s, o.d, o.digest)
+	token := negotiation.Address(o.s.Token)
+	var tv TokenView
+	if token != (negotiation.Address{}) {
+		// The amounts in the token's terms, where the chain tells them.
+		if tv, err = n.tokens.lookup(ctx, n.client, token); err != nil {
+			tv = TokenView{Address: token}
+		}
+		tokenArgs(tv, args)
+	}
+	reason := "sign the settlement digest: commits this node to the offer's terms (" + amountWords(o.s.Amount, token, tv) + " in escrow)"
+	if _, err := n.authorize(ctx, ActSignSettlement, nid, args, reason, "high"); err != nil {
 		return ActResult{}, err
 	}
 	var res ActResult
-	err := n.onThread(nid, fresh, func(t *thread) error {
+	err = n.onThread(nid, fresh, func(t *thread) error {
 		if err := n.may(t, negotiation.ActAccept, negotiation.ActArgs{Offer: o.offer}); err != nil {
 			return err
 		}

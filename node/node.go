@@ -80,6 +80,7 @@ type Node struct {
 	blobs  *blobStore    // the negotiations' files (blobstore.go)
 	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
+	tokens tokenBook     // the metadata of the ERC-20 tokens tasks name (token.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)

@@ -34,18 +34,41 @@ func taskOf(t *thread) [32]byte {
 
 // Fund moves the agreed escrow into the TaskRegistry (createTask with both
 // signatures), as the poster, once the gate approves. The thread moves to
-// funded on the transaction's TaskCreated event.
+// funded on the transaction's TaskCreated event. A task in an ERC-20 token
+// is funded in the same approved act: the approval shows the token (its
+// symbol and decimals where it has them) and the amount in its terms, and
+// the node then lets the TaskRegistry take exactly the amount (approve)
+// before createTask pulls it. An allowance that covers the amount already
+// (an approve whose createTask failed, retried) is not approved again.
 func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 	var ag *negotiation.Agreement
 	read := func(t *thread) error { ag = t.Th.Agreement(); return nil }
 	return n.do(actCall{act: negotiation.ActFund, nid: nid, chain: chainAlways, locked: read}, func() (ActResult, error) {
-		args := settlementArgs(ag.Settlement, ag.Domain, ag.Digest)
+		if err := n.onchain.sameDomain(ctx, ag.Domain); err != nil {
+			return ActResult{}, err
+		}
+		s := ag.Settlement
+		token := negotiation.Address(s.Token)
+		args := settlementArgs(s, ag.Domain, ag.Digest)
 		args["taskId"] = ag.TaskID().String()
-		reason := fmt.Sprintf("fund escrow: createTask sends %s wei from this node to the TaskRegistry", fmtAmount(ag.Settlement.Amount))
+		reason := fmt.Sprintf("fund escrow: createTask sends %s wei from this node to the TaskRegistry", fmtAmount(s.Amount))
+		if token != (negotiation.Address{}) {
+			tv, err := n.tokens.lookup(ctx, n.client, token)
+			if err != nil {
+				return ActResult{}, chainErr("token", err)
+			}
+			tokenArgs(tv, args)
+			reason = fmt.Sprintf("fund escrow: this node lets the TaskRegistry take exactly %s (approve), and createTask moves them from this node into escrow", tv.Format(s.Amount))
+		}
 		if _, err := n.authorize(ctx, ActFundEscrow, nid, args, reason, "critical"); err != nil {
 			return ActResult{}, err
 		}
-		res, err := n.client.CreateTask(ctx, ag.Settlement, ag.PosterSignature, ag.WorkerSignature)
+		if token != (negotiation.Address{}) {
+			if err := allowExactly(ctx, n.client, n.self, s.Token, s.Amount); err != nil {
+				return ActResult{}, err
+			}
+		}
+		res, err := n.client.CreateTask(ctx, s, ag.PosterSignature, ag.WorkerSignature)
 		if err != nil {
 			return ActResult{}, chainErr("createTask", err)
 		}
@@ -60,6 +83,25 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 		r.Detail = map[string]string{"taskId": chain.TaskIDString(res.TaskID)}
 		return r, nil
 	})
+}
+
+// allowExactly lets the TaskRegistry take amount of token from self
+// (ERC-20 approve of exactly amount), unless the allowance covers it
+// already: a createTask (or an amendment's top-up) that failed after its
+// approve is retried without a second approve. A failed approve changes
+// nothing.
+func allowExactly(ctx context.Context, client *chain.Client, self negotiation.Address, token common.Address, amount *big.Int) error {
+	allowed, err := client.TokenAllowance(ctx, token, common.Address(self))
+	if err != nil {
+		return chainErr("allowance", err)
+	}
+	if allowed.Cmp(amount) >= 0 {
+		return nil
+	}
+	if _, err := client.ApproveToken(ctx, token, amount); err != nil {
+		return chainErr("approve", err)
+	}
+	return nil
 }
 
 // DeliverySpec is one delivered file of a milestone.
@@ -189,7 +231,8 @@ func (n *Node) AcceptDeliveryWith(ctx context.Context, nid string, spec AcceptDe
 		if spec.Note != "" {
 			args["note"] = spec.Note
 		}
-		reason := fmt.Sprintf("accept the delivery of milestone %d and release %s wei to the worker", milestone, fmtAmount(amount))
+		tok, tv := taskTokenArgs(ctx, &n.tokens, n.client, task.Token, args)
+		reason := fmt.Sprintf("accept the delivery of milestone %d and release %s to the worker", milestone, amountWords(amount, tok, tv))
 		if _, err := n.authorize(ctx, ActReleaseMilestone, nid, args, reason, "high"); err != nil {
 			return ActResult{}, err
 		}
@@ -242,7 +285,13 @@ func (n *Node) Withdraw(ctx context.Context, token negotiation.Address) (ActResu
 		if err != nil {
 			return ActResult{}, chainErr("withdraw", err)
 		}
-		return ActResult{Tx: txRef(r), Detail: map[string]string{"amount": owed.String(), "token": token.String()}}, nil
+		d := map[string]string{"amount": owed.String(), "token": token.String()}
+		if token != (negotiation.Address{}) {
+			if tv, err := n.tokens.lookup(ctx, n.client, token); err == nil {
+				d["amountInToken"] = tv.Format(owed)
+			}
+		}
+		return ActResult{Tx: txRef(r), Detail: d}, nil
 	})
 }
 

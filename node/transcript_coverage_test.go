@@ -72,6 +72,7 @@ var unreachableRefusals = map[node.Code]string{
 	node.CodeLedgerDamaged:   "an act resting on a damaged ledger entry: needs a data directory damaged on disk",
 	node.CodeNoCard:          "sealing or answering without an intent card: PXP acts are not transcript commands yet",
 	node.CodeViaWebRefused:   "an API caller claiming the principal's web page: PXP acts are not transcript commands yet",
+	node.CodeForeignDomain:   "an offer for another chain or registry: the transcripts' nodes share one chain (domain_test.go refuses one)",
 }
 
 // nodeCodes returns the codes node declares (constants of type Code in

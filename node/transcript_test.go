@@ -323,6 +323,10 @@ func (s *story) startNode(a args) []string {
 	withChain := a.get("chain", "yes") != "no"
 	if withChain {
 		nodetest.UseChain(&cfg, s.dev)
+	} else {
+		// Without a chain client, offers for the story's chain: a node
+		// signs for its own chain only (foreign_domain).
+		cfg.Chain.ChainID, cfg.Chain.Contracts.TaskRegistry = s.dev.ChainID.Uint64(), s.dev.Contracts.TaskRegistry
 	}
 	for _, other := range s.order {
 		if o := s.nodes[other]; o.up {

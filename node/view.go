@@ -32,6 +32,9 @@ type ThreadView struct {
 	Observer      bool                    `json:"observer,omitempty"`
 	Pending       int                     `json:"pendingFacts,omitempty"`
 	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
+	// Token is the ERC-20 token the amounts are in (its symbol and
+	// decimals where it has them); absent for ETH.
+	Token *TokenView `json:"token,omitempty"`
 	// Refused are this node's envelopes of the negotiation that their
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
@@ -88,6 +91,9 @@ func (n *Node) Thread(nid string) (ThreadView, error) {
 		v = n.viewLocked(t)
 		return nil
 	})
+	if err == nil {
+		n.withToken(&v)
+	}
 	return v, err
 }
 
@@ -96,6 +102,9 @@ func (n *Node) Thread(nid string) (ThreadView, error) {
 func (n *Node) Threads() []ThreadView {
 	out := make([]ThreadView, 0, n.eng.Len())
 	n.eng.Each(context.Background(), func(t *thread) { out = append(out, n.viewLocked(t)) })
+	for i := range out {
+		n.withToken(&out[i])
+	}
 	return out
 }
 
@@ -117,6 +126,13 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	}
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
+	}
+	if tok := termsToken(t); tok != (negotiation.Address{}) {
+		tv, ok := n.tokens.cached(tok)
+		if !ok {
+			tv = TokenView{Address: tok}
+		}
+		v.Token = &tv
 	}
 	if a := th.Agreement(); a != nil {
 		v.Agreement = &AgreementView{Offer: a.Offer, Digest: a.Digest, Amount: fmtAmount(a.Settlement.Amount)}

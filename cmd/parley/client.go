@@ -525,6 +525,22 @@ func fmtAmount(v *big.Int, token negotiation.Address) string {
 	return fmt.Sprintf("%s ETH (%s wei)", node.FormatETH(v), v)
 }
 
+// tokenLine says which ERC-20 token a task is in: its symbol and name,
+// its address and its decimals, where the token has them.
+func tokenLine(tv node.TokenView) string {
+	s := tv.Address.String()
+	switch {
+	case tv.Symbol != "" && tv.Name != "":
+		s = tv.Symbol + " (" + tv.Name + ") " + s
+	case tv.Symbol != "":
+		s = tv.Symbol + " " + s
+	}
+	if tv.Decimals != nil {
+		return fmt.Sprintf("%s, %d decimals", s, *tv.Decimals)
+	}
+	return s + ", amounts in its smallest unit"
+}
+
 // fmtAmountString formats a decimal wei string.
 func fmtAmountString(s string, token negotiation.Address) string {
 	v, ok := new(big.Int).SetString(s, 10)
@@ -565,7 +581,17 @@ func termsTotal(t negotiation.Terms) *big.Int {
 }
 
 // printTerms writes the terms' lines.
-func printTerms(t table, terms negotiation.Terms) {
+func printTerms(t table, terms negotiation.Terms) { printTermsIn(t, terms, nil) }
+
+// printTermsIn writes the terms' lines, with the amounts in the token tv
+// (its symbol and decimals) when the node read it.
+func printTermsIn(t table, terms negotiation.Terms, tv *node.TokenView) {
+	amount := func(v *big.Int) string {
+		if tv != nil {
+			return tv.Format(v)
+		}
+		return fmtAmount(v, terms.Token)
+	}
 	t.row("title", terms.Title)
 	if terms.Category != "" {
 		t.row("category", terms.Category)
@@ -574,9 +600,9 @@ func printTerms(t table, terms negotiation.Terms) {
 		t.row("description", terms.Description)
 	}
 	for i, m := range terms.Milestones {
-		t.row(fmt.Sprintf("milestone %d", i), fmtAmount(m.Amount.Big(), terms.Token)+"  "+m.Description)
+		t.row(fmt.Sprintf("milestone %d", i), amount(m.Amount.Big())+"  "+m.Description)
 	}
-	t.row("total", fmtAmount(termsTotal(terms), terms.Token))
+	t.row("total", amount(termsTotal(terms)))
 	t.row("deadline", fmtUnix(terms.Deadline))
 }
 
@@ -628,14 +654,21 @@ func threadRows(t table, v node.ThreadView) {
 	}
 	if c := v.Current; c != nil {
 		t.row("offer", fmt.Sprintf("revision %d by %s (%s)", c.Revision, c.By, c.Hash))
-		printTerms(t, c.Terms)
+		if tv := v.Token; tv != nil {
+			t.row("token", tokenLine(*tv))
+		}
+		printTermsIn(t, c.Terms, v.Token)
 	}
 	if a := v.Agreement; a != nil {
 		tok := negotiation.Address{}
 		if v.Current != nil {
 			tok = v.Current.Terms.Token
 		}
-		t.row("agreement", fmt.Sprintf("%s, digest %s", fmtAmountString(a.Amount, tok), a.Digest))
+		amount := fmtAmountString(a.Amount, tok)
+		if x, ok := new(big.Int).SetString(a.Amount, 10); ok && v.Token != nil {
+			amount = v.Token.Format(x)
+		}
+		t.row("agreement", fmt.Sprintf("%s, digest %s", amount, a.Digest))
 	}
 	if v.TaskID != "" {
 		t.row("task", v.TaskID)

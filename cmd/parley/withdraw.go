@@ -35,7 +35,9 @@ func newWithdrawCmd() *cobra.Command {
 				return s.fail(err)
 			}
 			return s.show(func(w io.Writer) {
-				if amt, ok := r.Detail["amount"]; ok {
+				if in, ok := r.Detail["amountInToken"]; ok {
+					fmt.Fprintf(w, "withdrew %s\n", in)
+				} else if amt, ok := r.Detail["amount"]; ok {
 					fmt.Fprintf(w, "withdrew %s\n", fmtAmountString(amt, tok))
 				}
 				printAct(w, node.ActResult{Tx: r.Tx, Thread: r.Thread})

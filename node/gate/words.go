@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,6 +134,7 @@ var lineLabels = []struct{ key, label string }{
 func plainLines(act Act, title string, req approval.IntentRequest, args map[string]any) []PlainLine {
 	var out []PlainLine
 	native := str(args["token"]) == "" || str(args["token"]) == NativeToken
+	unit := tokenUnit{symbol: str(args["tokenSymbol"]), name: str(args["tokenName"]), decimals: str(args["tokenDecimals"])}
 	if title != "" {
 		out = append(out, PlainLine{"Task", title})
 	}
@@ -149,18 +151,20 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 		var s string
 		switch l.key {
 		case "amount", "bond", "refund", "topUp", "escrow":
-			s = money(str(v), native)
+			s = unit.money(str(v), native)
 		case "token":
 			if native {
 				s = "ETH (native)"
 			} else {
-				s = str(v) + " (amounts in its smallest unit)"
+				s = unit.token(str(v))
+				// The token's metadata is in this line, not repeated below.
+				shown["tokenSymbol"], shown["tokenName"], shown["tokenDecimals"] = true, true, true
 			}
 		case "milestoneAmounts":
 			var parts []string
 			if l, ok := v.([]any); ok {
 				for _, a := range l {
-					parts = append(parts, money(str(a), native))
+					parts = append(parts, unit.money(str(a), native))
 				}
 			}
 			s = strings.Join(parts, "; ")
@@ -232,17 +236,49 @@ func str(v any) string {
 	return string(b)
 }
 
+// tokenUnit is what an ERC-20 token says of itself, as the act's
+// arguments carry it (tokenSymbol, tokenName, tokenDecimals; each may be
+// absent: the metadata is optional in ERC-20).
+type tokenUnit struct{ symbol, name, decimals string }
+
+// token writes the token's line: its symbol and name, its address and
+// its decimals, or that amounts are in its smallest unit.
+func (u tokenUnit) token(addr string) string {
+	var s string
+	switch {
+	case u.symbol != "" && u.name != "":
+		s = u.symbol + " (" + u.name + "), token " + addr
+	case u.symbol != "":
+		s = u.symbol + ", token " + addr
+	default:
+		s = "token " + addr
+	}
+	if u.decimals != "" {
+		return s + ", " + u.decimals + " decimals"
+	}
+	return s + " (amounts in its smallest unit)"
+}
+
 // money writes a decimal amount: in ETH and wei for native ETH, else in
-// the token's smallest unit.
-func money(wei string, native bool) string {
+// the token's terms ("1.5 PTT (1500000000000000000 units)") when it has
+// decimals, in its smallest unit when not.
+func (u tokenUnit) money(wei string, native bool) string {
 	x, ok := new(big.Int).SetString(wei, 10)
 	if !ok {
 		return wei
 	}
-	if !native {
+	if native {
+		return FormatETH(x) + " ETH (" + x.String() + " wei)"
+	}
+	d, err := strconv.ParseUint(u.decimals, 10, 8)
+	if err != nil {
 		return x.String() + " units"
 	}
-	return FormatETH(x) + " ETH (" + x.String() + " wei)"
+	sym := u.symbol
+	if sym == "" {
+		sym = "tokens"
+	}
+	return FormatUnits(x, int(d)) + " " + sym + " (" + x.String() + " units)"
 }
 
 // FormatETH writes wei as ETH with up to 18 decimals, trailing zeros
@@ -251,13 +287,23 @@ func FormatETH(wei *big.Int) string {
 	if wei == nil {
 		return "0"
 	}
-	neg := wei.Sign() < 0
-	x := new(big.Int).Abs(wei)
-	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-	q, r := new(big.Int).QuoRem(x, unit, new(big.Int))
+	return FormatUnits(wei, 18)
+}
+
+// FormatUnits writes x smallest units of a token with decimals decimals
+// as a decimal number, trailing zeros dropped: 1500000 with 6 decimals is
+// "1.5".
+func FormatUnits(x *big.Int, decimals int) string {
+	if x == nil {
+		return "0"
+	}
+	neg := x.Sign() < 0
+	a := new(big.Int).Abs(x)
+	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
+	q, r := new(big.Int).QuoRem(a, unit, new(big.Int))
 	s := q.String()
 	if r.Sign() != 0 {
-		frac := fmt.Sprintf("%018s", r.String())
+		frac := fmt.Sprintf("%0*s", decimals, r.String())
 		s += "." + strings.TrimRight(frac, "0")
 	}
 	if neg {
