@@ -146,11 +146,13 @@ type Thread struct {
 	milestones []Milestone
 	delivered  map[int]Hash // milestone -> DeliveryNotice hash (pending review)
 	released   map[int]bool
+	refunded   map[int]bool // milestones reclaimed by the poster after the deadline
 	disputeID  *Uint256
 	nominees   map[Address]Address
 	cosigns    map[MessageType]map[Address]coSign
 	ready      map[MessageType]*CoSigned
 	ruling     *uint64
+	timedOut   bool // the dispute was resolved by its timeout
 }
 
 // NewThread returns an empty thread for p. When p.Announcement is set, the
@@ -169,6 +171,7 @@ func NewThread(p Params) (*Thread, error) {
 		accepts:     map[Address]*acceptance{},
 		delivered:   map[int]Hash{},
 		released:    map[int]bool{},
+		refunded:    map[int]bool{},
 		nominees:    map[Address]Address{},
 		cosigns:     map[MessageType]map[Address]coSign{},
 		ready:       map[MessageType]*CoSigned{},

@@ -450,6 +450,10 @@ func (tr *transcript) fact(name string, o map[string]string) []string {
 		f = WorkerReplaced{NewWorker: tr.parties[o["new"]].addr}
 	case "amended":
 		f = MilestonesAmended{Milestones: tr.ms(o["ms"])}
+	case "reclaimed":
+		f = EscrowReclaimed{Amount: U64(uint64(num("amount", 0)))}
+	case "timedout":
+		f = DisputeTimedOut{DisputeID: U64(uint64(num("id", 1))), WorkerBps: uint64(num("bps", 5000))}
 	default:
 		tr.t.Fatalf("unknown fact %q", name)
 	}
