@@ -173,6 +173,9 @@ type Status struct {
 	// LedgerCheck is how far the full verification of the ledger has come
 	// since the start, and the damage found.
 	LedgerCheck LedgerCheck `json:"ledgerCheck"`
+	// Timeouts are the timeout exits due on chain in this node's threads,
+	// as the last scan found them (timeouts.go).
+	Timeouts []TimeoutExit `json:"timeouts,omitempty"`
 }
 
 // Status returns the node's status.
@@ -186,6 +189,7 @@ func (n *Node) Status() (Status, error) {
 		Threads: n.eng.Len(), Ledger: n.led.Head(), Chain: n.client != nil,
 		Approvals: len(n.gt.PendingApprovals()), Outbox: n.host.OutboxLen(),
 		LedgerCheck: n.check.view(),
+		Timeouts:    n.tw.list(),
 	}
 	for _, a := range n.host.Addrs() {
 		s.Addrs = append(s.Addrs, a.String())
