@@ -190,7 +190,7 @@ func TestTimeoutExitsOfATask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if re.Tx == nil || re.Thread.State != negotiation.StateCancelled || re.Detail["amount"] != eth(200).String() {
+	if re.Tx == nil || re.Thread.State != negotiation.StateCancelled || re.Detail["amount"] != eth(200).String() || !slices.Equal(re.Thread.Refunded, []int{1}) {
 		t.Fatalf("ReclaimExpired = %+v", re)
 	}
 	worker.waitState(nid, negotiation.StateCancelled)
@@ -259,7 +259,7 @@ func TestResolveTimedOutByPolicy(t *testing.T) {
 	waitTimeout(t, events, nid, negotiation.ActResolveTimedOut)
 	for _, n := range []*tnode{worker, poster, arb} {
 		v := n.waitState(nid, negotiation.StateResolved)
-		if v.Ruling == nil || *v.Ruling != 5001 {
+		if v.Ruling == nil || *v.Ruling != 5001 || !v.TimedOut {
 			t.Fatalf("%s's ruling: %v", n.name, v.Ruling)
 		}
 	}

@@ -13,25 +13,30 @@ import (
 // agreement, the task and dispute, the deliveries and every envelope's
 // record.
 type ThreadView struct {
-	NegotiationID string                  `json:"negotiationId"`
-	State         negotiation.State       `json:"state"`
-	A2A           negotiation.A2AState    `json:"a2a"`
-	Role          negotiation.Role        `json:"role"`
-	Poster        *negotiation.Address    `json:"poster,omitempty"`
-	Worker        *negotiation.Address    `json:"worker,omitempty"`
-	Arbitrator    *negotiation.Address    `json:"arbitrator,omitempty"`
-	Announcement  *negotiation.Hash       `json:"announcement,omitempty"`
-	Current       *OfferView              `json:"current,omitempty"`
-	Agreement     *AgreementView          `json:"agreement,omitempty"`
-	TaskID        string                  `json:"taskId,omitempty"`
-	DisputeID     string                  `json:"disputeId,omitempty"`
-	Ruling        *uint64                 `json:"ruling,omitempty"`
-	Deliveries    []DeliveryView          `json:"deliveries,omitempty"`
-	Log           []RecordView            `json:"log"`
-	Limits        map[string]int          `json:"limits"`
-	Observer      bool                    `json:"observer,omitempty"`
-	Pending       int                     `json:"pendingFacts,omitempty"`
-	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
+	NegotiationID string               `json:"negotiationId"`
+	State         negotiation.State    `json:"state"`
+	A2A           negotiation.A2AState `json:"a2a"`
+	Role          negotiation.Role     `json:"role"`
+	Poster        *negotiation.Address `json:"poster,omitempty"`
+	Worker        *negotiation.Address `json:"worker,omitempty"`
+	Arbitrator    *negotiation.Address `json:"arbitrator,omitempty"`
+	Announcement  *negotiation.Hash    `json:"announcement,omitempty"`
+	Current       *OfferView           `json:"current,omitempty"`
+	Agreement     *AgreementView       `json:"agreement,omitempty"`
+	TaskID        string               `json:"taskId,omitempty"`
+	DisputeID     string               `json:"disputeId,omitempty"`
+	Ruling        *uint64              `json:"ruling,omitempty"`
+	// TimedOut is set when the dispute was resolved by its timeout
+	// (Ruling is then the even split's 5001), Refunded are the
+	// milestones the poster reclaimed after the deadline.
+	TimedOut   bool                    `json:"timedOut,omitempty"`
+	Refunded   []int                   `json:"refunded,omitempty"`
+	Deliveries []DeliveryView          `json:"deliveries,omitempty"`
+	Log        []RecordView            `json:"log"`
+	Limits     map[string]int          `json:"limits"`
+	Observer   bool                    `json:"observer,omitempty"`
+	Pending    int                     `json:"pendingFacts,omitempty"`
+	Milestones []negotiation.Milestone `json:"milestones,omitempty"`
 	// Refused are this node's envelopes of the negotiation that their
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
@@ -127,6 +132,12 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	v.DisputeID = disputeIDOf(t)
 	if r, ok := th.Ruling(); ok {
 		v.Ruling = &r
+	}
+	v.TimedOut = th.TimedOut()
+	for m := range th.Milestones() {
+		if th.Refunded(m) {
+			v.Refunded = append(v.Refunded, m)
+		}
 	}
 	v.Refused = n.out.ofThread(t, n.self)
 	maxRev, ttl, maxAcc := th.Limits()

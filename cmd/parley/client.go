@@ -356,6 +356,11 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 		return fmt.Sprintf("refused by %s: %s (envelope %s not delivered)", ev.Detail, ev.Code, ev.CID)
 	case node.EventConsent:
 		return fmt.Sprintf("consent: %s is %s", ev.Detail, ev.Code)
+	case node.EventTimeout:
+		if ev.Detail != "" {
+			return fmt.Sprintf("timeout exit due: %s of milestone %s (parley timeout --help)", ev.Fact, ev.Detail)
+		}
+		return fmt.Sprintf("timeout exit due: %s (parley timeout --help)", ev.Fact)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ev.Kind, ev.Code, ev.Detail))
 }
