@@ -225,7 +225,8 @@ func DefaultConfig() Config {
 		Consent: ConsentConfig{
 			PerCounterparty: DefaultConsentPerCounterparty, Total: DefaultConsentTotal, Window: DefaultConsentWindow,
 		},
-		Board:    BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
+		Board: BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
+		// The timeout exits are read every minute; none is taken by itself.
 		Timeouts: TimeoutsConfig{Scan: DefaultTimeoutScan},
 	}
 }

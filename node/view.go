@@ -13,34 +13,35 @@ import (
 // agreement, the task and dispute, the deliveries and every envelope's
 // record.
 type ThreadView struct {
-	NegotiationID string               `json:"negotiationId"`
-	State         negotiation.State    `json:"state"`
-	A2A           negotiation.A2AState `json:"a2a"`
-	Role          negotiation.Role     `json:"role"`
-	Poster        *negotiation.Address `json:"poster,omitempty"`
-	Worker        *negotiation.Address `json:"worker,omitempty"`
-	Arbitrator    *negotiation.Address `json:"arbitrator,omitempty"`
-	Announcement  *negotiation.Hash    `json:"announcement,omitempty"`
-	Current       *OfferView           `json:"current,omitempty"`
-	Agreement     *AgreementView       `json:"agreement,omitempty"`
-	TaskID        string               `json:"taskId,omitempty"`
-	DisputeID     string               `json:"disputeId,omitempty"`
-	Ruling        *uint64              `json:"ruling,omitempty"`
-	// TimedOut is set when the dispute was resolved by its timeout
-	// (Ruling is then the even split's 5001), Refunded are the
-	// milestones the poster reclaimed after the deadline.
-	TimedOut   bool                    `json:"timedOut,omitempty"`
-	Refunded   []int                   `json:"refunded,omitempty"`
-	Deliveries []DeliveryView          `json:"deliveries,omitempty"`
-	Log        []RecordView            `json:"log"`
-	Limits     map[string]int          `json:"limits"`
-	Observer   bool                    `json:"observer,omitempty"`
-	Pending    int                     `json:"pendingFacts,omitempty"`
-	Milestones []negotiation.Milestone `json:"milestones,omitempty"`
+	NegotiationID string                  `json:"negotiationId"`
+	State         negotiation.State       `json:"state"`
+	A2A           negotiation.A2AState    `json:"a2a"`
+	Role          negotiation.Role        `json:"role"`
+	Poster        *negotiation.Address    `json:"poster,omitempty"`
+	Worker        *negotiation.Address    `json:"worker,omitempty"`
+	Arbitrator    *negotiation.Address    `json:"arbitrator,omitempty"`
+	Announcement  *negotiation.Hash       `json:"announcement,omitempty"`
+	Current       *OfferView              `json:"current,omitempty"`
+	Agreement     *AgreementView          `json:"agreement,omitempty"`
+	TaskID        string                  `json:"taskId,omitempty"`
+	DisputeID     string                  `json:"disputeId,omitempty"`
+	Ruling        *uint64                 `json:"ruling,omitempty"`
+	Deliveries    []DeliveryView          `json:"deliveries,omitempty"`
+	Log           []RecordView            `json:"log"`
+	Limits        map[string]int          `json:"limits"`
+	Observer      bool                    `json:"observer,omitempty"`
+	Pending       int                     `json:"pendingFacts,omitempty"`
+	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
 	// Refused are this node's envelopes of the negotiation that their
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
 	Refused []RefusalView `json:"refused,omitempty"`
+	// TimedOut is set when the dispute was resolved by its timeout
+	// (Ruling is then the even split's 5001).
+	TimedOut bool `json:"timedOut,omitempty"`
+	// Refunded are the milestones the poster reclaimed after the
+	// deadline.
+	Refunded []int `json:"refunded,omitempty"`
 }
 
 // OfferView is one revision of the terms.
