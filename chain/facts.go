@@ -30,16 +30,18 @@ type FactRef struct {
 // FactOf returns the chain fact that a contract event reports to its task's
 // negotiation thread, and what it is about; ok is false for an event that
 // moves no thread (TaskUpdated, MetaEvidence, DisputeSettled, Credited,
-// Withdrawn, an EscrowRefunded that is not a cancel, the arbitration
-// module's DisputeOpened, ArbitratorProposed, ArbitrationRefused,
-// DisputeResolved, Dispute and Evidence, a Ruling outside uint64, and the
-// IdentityLink, TaskScopeRegistry and LedgerAnchor events).
+// Withdrawn, the arbitration module's DisputeOpened, ArbitratorProposed,
+// ArbitrationRefused, a DisputeResolved of a ruling, Dispute and
+// Evidence, a Ruling outside uint64, and the IdentityLink,
+// TaskScopeRegistry and LedgerAnchor events).
 //
 // The mapping: TaskCreated is TaskFunded, ProofSubmitted and
 // MilestoneReleased name their milestone, the registry's DisputeOpened is
 // DisputeOpened by the opener with the task id as dispute id,
 // ArbitratorAssigned and Ruling are ArbitratorAssigned and Ruled of the
-// dispute, a cancelling EscrowRefunded is TaskCancelled, WorkerReplaced is
+// dispute, a cancelling EscrowRefunded is TaskCancelled and any other
+// (reclaimExpired's) EscrowReclaimed, a timed-out DisputeResolved is
+// DisputeTimedOut of the dispute (a ruling's is its Ruling), WorkerReplaced is
 // WorkerReplaced (ref names the old worker and the hand-over),
 // RevisionRequested and PartReleased name their milestone (PartReleased
 // with the part and the milestone's running total). A TaskAmended event
@@ -73,6 +75,15 @@ func FactOf(ev Event) (f negotiation.Fact, ref FactRef, ok bool) {
 		if v.Cancelled {
 			return negotiation.TaskCancelled{}, FactRef{TaskID: v.TaskId}, true
 		}
+		return negotiation.EscrowReclaimed{Amount: negotiation.NewUint256(bigOrZero(v.Amount))}, FactRef{TaskID: v.TaskId}, true
+	case *bindings.ArbitrationModuleDisputeResolved:
+		// A ruling's DisputeResolved comes with its Ruling event, which is
+		// the fact; only the timeout's is one of its own.
+		if !v.TimedOut || v.WorkerBps == nil || !v.WorkerBps.IsUint64() {
+			return nil, FactRef{}, false
+		}
+		id := taskOfDispute(v.DisputeId)
+		return negotiation.DisputeTimedOut{DisputeID: u(id), WorkerBps: v.WorkerBps.Uint64()}, FactRef{TaskID: id}, true
 	case *bindings.TaskRegistryWorkerReplaced:
 		return negotiation.WorkerReplaced{NewWorker: negotiation.Address(v.NewWorker)},
 			FactRef{TaskID: v.TaskId, OldWorker: negotiation.Address(v.OldWorker), Handoff: v.HandoffHash}, true

@@ -73,7 +73,14 @@ func TestFactOf(t *testing.T) {
 		{"LedgerAnchor.Anchored", &bindings.LedgerAnchorAnchored{Node: a1, Head: h, Count: 9}, nil, none},
 
 		// Values that move no thread although the event could.
-		{"TaskRegistry.EscrowRefunded", &bindings.TaskRegistryEscrowRefunded{TaskId: task, Amount: eths(1)}, nil, none}, // a refund after the deadline
+		{"ArbitrationModule.DisputeResolved", &bindings.ArbitrationModuleDisputeResolved{DisputeId: dispute, WorkerBps: new(big.Int).Lsh(big.NewInt(1), 64), TimedOut: true}, nil, none},
+
+		// The timeout exits (issue 14): a refund after the deadline, a
+		// stalled dispute resolved by its timeout.
+		{"TaskRegistry.EscrowRefunded", &bindings.TaskRegistryEscrowRefunded{TaskId: task, Amount: eths(1)},
+			negotiation.EscrowReclaimed{Amount: negotiation.NewUint256(eths(1))}, FactRef{TaskID: task}},
+		{"ArbitrationModule.DisputeResolved", &bindings.ArbitrationModuleDisputeResolved{DisputeId: dispute, WorkerBps: big.NewInt(5000), TimedOut: true},
+			negotiation.DisputeTimedOut{DisputeID: u, WorkerBps: 5000}, FactRef{TaskID: task}},
 		{"ArbitrationModule.Ruling", &bindings.ArbitrationModuleRuling{DisputeID: dispute, Ruling: new(big.Int).Lsh(big.NewInt(1), 64)}, nil, none},
 		{"ArbitrationModule.Ruling", &bindings.ArbitrationModuleRuling{DisputeID: dispute}, nil, none},
 	}

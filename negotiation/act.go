@@ -41,6 +41,9 @@ const (
 	ActSealCard          Act = "seal_card"          // an intent card sealed for this thread only (PXP)
 	ActAnswerEscalation  Act = "answer_escalation"  // the principal's answer to the thread's pending question (PXP)
 	ActBrief             Act = "brief"              // the decision brief of the thread (PXP)
+	ActClaimUnanswered   Act = "claim_unanswered"   // claimUnanswered: a delivery the poster left unanswered for the review period
+	ActReclaimExpired    Act = "reclaim_expired"    // reclaimExpired: after the deadline, the milestones never delivered back to the poster
+	ActResolveTimedOut   Act = "resolve_timed_out"  // resolveTimedOut: a stalled dispute split evenly
 )
 
 // Act codes. A local act the table refuses carries one of these, or
@@ -283,6 +286,15 @@ var actTable = []tableRow{
 	{ActRow{Act: ActBrief, Does: "make the decision brief of the negotiation",
 		Roles: anyone, States: afterOpen,
 		Checks: "in proposed or countered only once the current offer expired (state_forbidden): the brief is made once the negotiation is agreed or over"}, checkBrief},
+	{ActRow{Act: ActClaimUnanswered, Does: "claim a delivered milestone the poster left unanswered for the review period",
+		Roles: []Role{RoleWorker}, States: []State{StateDelivered},
+		Checks: "the milestone exists (bad_argument), is not released and has a delivery pending review (milestone_invalid); the node checks on chain that the review period is over; its fact is accept_delivery's (milestone_released, unanswered)"}, checkRevision},
+	{ActRow{Act: ActReclaimExpired, Does: "take back, after the deadline, every milestone the worker never delivered",
+		Roles: []Role{RolePoster}, States: postFundingStates, Expects: EscrowReclaimed{}.fact(),
+		Checks: "a milestone without a delivery is left in escrow (milestone_invalid); the node checks on chain that the deadline passed"}, checkReclaim},
+	{ActRow{Act: ActResolveTimedOut, Does: "resolve a stalled dispute by its timeout: the escrow split evenly",
+		Roles: anyone, States: []State{StateDisputed, StateArbitrated}, Expects: DisputeTimedOut{}.fact(),
+		Checks: "the node checks on chain that the dispute's stage timed out"}, nil},
 }
 
 // ActRows returns a copy of the act table, in its order.
@@ -497,6 +509,13 @@ func checkRevision(t *Thread, by Address, a ActArgs) *Error {
 	}
 	if _, ok := t.delivered[a.Milestone]; !ok {
 		return reject(CodeMilestoneInvalid, "", "milestone %d has no delivery to revise", a.Milestone)
+	}
+	return nil
+}
+
+func checkReclaim(t *Thread, _ Address, _ ActArgs) *Error {
+	if len(t.openMilestones()) == 0 {
+		return reject(CodeMilestoneInvalid, "", "every milestone is released, reclaimed or has a delivery pending review")
 	}
 	return nil
 }

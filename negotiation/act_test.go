@@ -114,6 +114,9 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActSealCard:          {"none poster worker supervisor", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
 	ActAnswerEscalation:  {"anyone", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
 	ActBrief:             {"anyone", "proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
+	ActClaimUnanswered:   {"worker", "delivered"},
+	ActReclaimExpired:    {"poster", "funded delivered"},
+	ActResolveTimedOut:   {"anyone", "disputed arbitrated"},
 }
 
 // mayExceptions are, by hand, the refusals the checks of the act table
@@ -578,7 +581,7 @@ func TestActTableComplete(t *testing.T) {
 		}
 	}
 	for _, f := range []Fact{TaskFunded{}, ProofSubmitted{}, MilestoneReleased{}, DisputeOpened{}, ArbitratorAssigned{},
-		Ruled{}, TaskCancelled{}, WorkerReplaced{}, MilestonesAmended{}, PaidOut{}} {
+		Ruled{}, TaskCancelled{}, WorkerReplaced{}, MilestonesAmended{}, PaidOut{}, EscrowReclaimed{}, DisputeTimedOut{}} {
 		n := 0
 		for _, r := range rows {
 			if r.Expects == FactName(f) {

@@ -55,6 +55,20 @@ type MilestonesAmended struct {
 	Deadline   uint64
 }
 
+// EscrowReclaimed: after the deadline the poster took back every
+// milestone the worker never submitted a proof for (reclaimExpired, an
+// EscrowRefunded that is not a cancel); Amount is what was refunded.
+// Milestones pending review stay, to be released or claimed.
+type EscrowReclaimed struct{ Amount Uint256 }
+
+// DisputeTimedOut: a stalled dispute was resolved by its timeout
+// (resolveTimedOut, a DisputeResolved with timedOut): the worker gets
+// WorkerBps basis points of the escrow, as a ruling of WorkerBps+1 would.
+type DisputeTimedOut struct {
+	DisputeID Uint256
+	WorkerBps uint64
+}
+
 // PaidOut: funds owed to an address were withdrawn.
 type PaidOut struct {
 	To     Address
@@ -88,6 +102,8 @@ func (MilestonesAmended) input()  {}
 func (PaidOut) input()            {}
 func (RevisionRequested) input()  {}
 func (PartReleased) input()       {}
+func (EscrowReclaimed) input()    {}
+func (DisputeTimedOut) input()    {}
 
 func (TaskFunded) fact() string         { return "task_funded" }
 func (ProofSubmitted) fact() string     { return "proof_submitted" }
@@ -101,6 +117,8 @@ func (MilestonesAmended) fact() string  { return "milestones_amended" }
 func (PaidOut) fact() string            { return "paid_out" }
 func (RevisionRequested) fact() string  { return "revision_requested" }
 func (PartReleased) fact() string       { return "part_released" }
+func (EscrowReclaimed) fact() string    { return "escrow_reclaimed" }
+func (DisputeTimedOut) fact() string    { return "dispute_timed_out" }
 
 // FactName returns the stable name of a chain fact.
 func FactName(f Fact) string { return f.fact() }
@@ -193,6 +211,26 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		delete(t.ready, TypeMilestoneDefinition)
 		delete(t.cosigns, TypeMilestoneDefinition)
 		t.settleDeliveredState()
+	case EscrowReclaimed:
+		open := t.openMilestones()
+		if len(open) == 0 {
+			return factErr(CodeMilestoneInvalid, "no milestone left to reclaim")
+		}
+		for _, m := range open {
+			t.refunded[m] = true
+		}
+		t.settleDeliveredState()
+	case DisputeTimedOut:
+		if t.disputeID.Cmp(&v.DisputeID.Int) != 0 {
+			return factErr(CodeTaskMismatch, "not this task's dispute")
+		}
+		r := v.WorkerBps + 1
+		if v.WorkerBps >= MaxRuling || !ValidRuling(r) {
+			return factErr(CodeStateForbidden, "worker share %d basis points out of range", v.WorkerBps)
+		}
+		t.ruling = &r
+		t.timedOut = true
+		t.state = StateResolved
 	case PaidOut:
 		// A withdrawal changes no thread state; it is recorded by the caller.
 	case RevisionRequested:
@@ -263,6 +301,10 @@ func (t *Thread) alreadyApplied(f Fact) bool {
 		// The thread holds this total, a later one, or the whole release.
 		p, ok := t.parts[v.Milestone]
 		return t.released[v.Milestone] || (ok && p.Cmp(&v.Released.Int) >= 0)
+	case EscrowReclaimed:
+		return len(t.refunded) > 0 && len(t.openMilestones()) == 0
+	case DisputeTimedOut:
+		return t.timedOut
 	}
 	return false
 }
@@ -282,6 +324,26 @@ func (t *Thread) Released(m int) *big.Int {
 	}
 	return new(big.Int)
 }
+
+// openMilestones returns the milestones still in escrow without a
+// delivery pending review: those reclaimExpired refunds.
+func (t *Thread) openMilestones() []int {
+	var out []int
+	for i := range t.milestones {
+		if _, pending := t.delivered[i]; !pending && !t.released[i] && !t.refunded[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Refunded reports whether milestone m went back to the poster on chain
+// (reclaimed after the deadline).
+func (t *Thread) Refunded(m int) bool { return t.refunded[m] }
+
+// TimedOut reports whether the dispute was resolved by its timeout rather
+// than by the arbitrator's ruling (Ruling then reports WorkerBps+1).
+func (t *Thread) TimedOut() bool { return t.timedOut }
 
 // Ruling returns the arbitrator's ruling, if any.
 func (t *Thread) Ruling() (uint64, bool) {

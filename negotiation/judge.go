@@ -378,6 +378,9 @@ func (t *Thread) milestoneIndex(m int) *Error {
 	if t.released[m] {
 		return reject(CodeMilestoneInvalid, "/payload/milestone", "milestone %d is already released", m)
 	}
+	if t.refunded[m] {
+		return reject(CodeMilestoneInvalid, "/payload/milestone", "milestone %d went back to the poster", m)
+	}
 	return nil
 }
 
@@ -408,6 +411,10 @@ func (t *Thread) settleDeliveredState() {
 	switch {
 	case len(t.released) == len(t.milestones):
 		t.state = StateCompleted
+	case len(t.refunded) > 0 && len(t.released)+len(t.refunded) == len(t.milestones):
+		// Nothing is left in escrow and the poster took part of it back
+		// (reclaimExpired): the task closed without being completed.
+		t.state = StateCancelled
 	case len(t.delivered) > 0:
 		t.state = StateDelivered
 	default:

@@ -32,6 +32,7 @@ func (t *Thread) clone() *Thread {
 	c.delivered = maps.Clone(t.delivered)
 	c.released = maps.Clone(t.released)
 	c.parts = maps.Clone(t.parts)
+	c.refunded = maps.Clone(t.refunded)
 	c.nominees = maps.Clone(t.nominees)
 	c.refused = slices.Clip(t.refused)
 	c.cosigns = make(map[MessageType]map[Address]coSign, len(t.cosigns))

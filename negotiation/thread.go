@@ -149,11 +149,13 @@ type Thread struct {
 	delivered  map[int]Hash // milestone -> DeliveryNotice hash (pending review)
 	released   map[int]bool
 	parts      map[int]*big.Int // milestone -> released in parts so far (never changed in place)
+	refunded   map[int]bool     // milestones reclaimed by the poster after the deadline
 	disputeID  *Uint256
 	nominees   map[Address]Address
 	cosigns    map[MessageType]map[Address]coSign
 	ready      map[MessageType]*CoSigned
 	ruling     *uint64
+	timedOut   bool // the dispute was resolved by its timeout
 }
 
 // NewThread returns an empty thread for p. When p.Announcement is set, the
@@ -173,6 +175,7 @@ func NewThread(p Params) (*Thread, error) {
 		delivered:   map[int]Hash{},
 		released:    map[int]bool{},
 		parts:       map[int]*big.Int{},
+		refunded:    map[int]bool{},
 		nominees:    map[Address]Address{},
 		cosigns:     map[MessageType]map[Address]coSign{},
 		ready:       map[MessageType]*CoSigned{},

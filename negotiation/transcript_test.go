@@ -454,6 +454,10 @@ func (tr *transcript) fact(name string, o map[string]string) []string {
 		f = RevisionRequested{Milestone: num("m", 0)}
 	case "part_released":
 		f = PartReleased{Milestone: num("m", 0), Amount: U64(uint64(num("amount", 1))), Released: U64(uint64(num("released", 1)))}
+	case "reclaimed":
+		f = EscrowReclaimed{Amount: U64(uint64(num("amount", 0)))}
+	case "timedout":
+		f = DisputeTimedOut{DisputeID: U64(uint64(num("id", 1))), WorkerBps: uint64(num("bps", 5000))}
 	default:
 		tr.t.Fatalf("unknown fact %q", name)
 	}

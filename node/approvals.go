@@ -36,6 +36,9 @@ const (
 	ActOpenDispute       = gate.ActOpenDispute
 	ActProposeArbitrator = gate.ActProposeArbitrator
 	ActRule              = gate.ActRule
+	ActClaimUnanswered   = gate.ActClaimUnanswered
+	ActReclaimExpired    = gate.ActReclaimExpired
+	ActResolveTimedOut   = gate.ActResolveTimedOut
 	ActRegisterPasskey   = gate.ActRegisterPasskey
 	ActRevokePasskey     = gate.ActRevokePasskey
 )

@@ -3,6 +3,7 @@ package node
 import (
 	"math/big"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -56,7 +58,27 @@ type Config struct {
 	// Board bounds the task board: announcements per poster, in total and
 	// by age.
 	Board BoardConfig
+	// Timeouts says how the node watches the contracts' timeout exits and
+	// which it takes by itself (timeouts.*).
+	Timeouts TimeoutsConfig
 }
+
+// TimeoutsConfig configures the watch over the timeout exits
+// (timeouts.go): how often the node reads them on chain, and which the
+// principal's policy takes once due (still through the approval gate).
+type TimeoutsConfig struct {
+	// Auto are the exits taken once due (timeouts.auto): any of
+	// claim_unanswered, reclaim_expired, resolve_timed_out; empty: none,
+	// the principal is only told.
+	Auto []string
+	// Scan is how often the exits are read on chain (timeouts.scan; 0:
+	// DefaultTimeoutScan).
+	Scan time.Duration
+}
+
+// DefaultTimeoutScan is how often the node reads its threads' timeout
+// exits on chain by default.
+const DefaultTimeoutScan = time.Minute
 
 // ConsentConfig bounds the open negotiations of counterparties whose
 // consent state is unknown. A negotiation counts as open from the moment
@@ -204,6 +226,8 @@ func DefaultConfig() Config {
 			PerCounterparty: DefaultConsentPerCounterparty, Total: DefaultConsentTotal, Window: DefaultConsentWindow,
 		},
 		Board: BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
+		// The timeout exits are read every minute; none is taken by itself.
+		Timeouts: TimeoutsConfig{Scan: DefaultTimeoutScan},
 	}
 }
 
@@ -298,6 +322,14 @@ func (c Config) Validate() error {
 	}
 	if c.Board.MaxAge < time.Minute {
 		return bad("board.max_age", "%v is under a minute", c.Board.MaxAge)
+	}
+	for _, a := range c.Timeouts.Auto {
+		if !slices.Contains(TimeoutActs, negotiation.Act(a)) {
+			return bad("timeouts.auto", "%q is not claim_unanswered, reclaim_expired or resolve_timed_out", a)
+		}
+	}
+	if c.Timeouts.Scan < 0 || (c.Timeouts.Scan > 0 && c.Timeouts.Scan < 10*time.Millisecond) {
+		return bad("timeouts.scan", "%v is under 10ms", c.Timeouts.Scan)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {

@@ -46,7 +46,11 @@
 // owns the lock that makes a thread's look-up and claim one step, and
 // Node.HandleEnvelope is a thin call into it). Both get the engine and the
 // services they use in New, and the address, the keys or the ledger, the
-// logger and the outbox at Start, never the Node. What reads no more than
+// logger and the outbox at Start, never the Node. The watch over the
+// contracts' timeout exits (timeoutWatch, timeouts.go) holds the exits
+// due at the last scan and those its policy took; the scan and the three
+// exits are the Node's (they read the engine and the chain, and run the
+// acts through the runner). What reads no more than
 // these services and the node's address, clock or configuration is a
 // plain function of what it reads, not a method of the Node (the
 // auto-gate start check, an offer's terms, a gated act's task title, the

@@ -38,6 +38,7 @@ const (
 	CodeDeliveryMissing    Code = "delivery_unavailable" // a delivered file has not been fetched and checked
 	CodeProofMismatch      Code = "proof_mismatch"       // the proof CID on chain differs from the delivery's
 	CodeNothingOwed        Code = "nothing_owed"         // a withdrawal with nothing owed
+	CodeTimeoutNotDue      Code = "timeout_not_due"      // a timeout exit whose clock on chain has not run out
 	CodeStoreFailed        Code = "store_failed"         // the ledger refused or failed a write
 	CodeBadBundle          Code = "bad_bundle"           // a proof bundle failed verification
 	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
@@ -79,6 +80,7 @@ var classes = map[Code]string{
 	CodeDeliveryMissing:    classConflict,
 	CodeProofMismatch:      classConflict,
 	CodeNothingOwed:        classConflict,
+	CodeTimeoutNotDue:      classConflict,
 	CodeStoreFailed:        classInternal,
 	CodeBadBundle:          classUnprocessable,
 	CodeMissingLink:        classUnprocessable,

@@ -37,6 +37,10 @@ const (
 	// EventConsent: the principal changed a counterparty's consent state
 	// (Detail the address, Code the new state).
 	EventConsent EventKind = "consent"
+	// EventTimeout: a timeout exit became due on chain (Fact the act,
+	// Detail claim_unanswered's milestone, Code "due"): the principal may
+	// take it (timeouts.go).
+	EventTimeout EventKind = "timeout"
 )
 
 // Event is one thing that happened to the node's threads, for the API's

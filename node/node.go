@@ -81,6 +81,7 @@ type Node struct {
 	hand   *handover     // hand-overs and late joins (handover.go)
 	stores storeOpener   // opens the stores at Start (stores.go)
 	tokens tokenBook     // the metadata of the ERC-20 tokens tasks name (token.go)
+	tw     *timeoutWatch // the timeout exits due and taken (timeouts.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)
@@ -160,6 +161,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.check = newLedgerCheck(m)
+	n.tw = newTimeoutWatch(cfg.Timeouts)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
@@ -279,6 +281,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	}
 	n.state = stateStarted
 	n.spawn(func(ctx context.Context) { n.check.run(ctx, n.led) })
+	if n.client != nil {
+		n.spawn(n.watchTimeouts)
+	}
 	n.resume()
 	n.px.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", n.eng.Len(), "ledger_head", n.led.Head().Seq)

@@ -45,6 +45,9 @@ func transcriptActs() map[string]transcriptAct {
 		"amend":              {node.ActSignAmendment, []string{"Amend"}},
 		"replace":            {node.ActSignReplacement, []string{"Replace"}},
 		"withdraw":           {"", []string{"Withdraw"}},
+		"claim":              {node.ActClaimUnanswered, []string{"ClaimUnanswered"}},
+		"reclaim":            {node.ActReclaimExpired, []string{"ReclaimExpired"}},
+		"resolve-timeout":    {node.ActResolveTimedOut, []string{"ResolveTimedOut"}},
 		"consent":            {"", []string{"ConsentBook"}},
 	}
 }

@@ -66,6 +66,10 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	amend NODE T [ms=...] [deadline=+96h] [reason=S]   no ms: co-sign the pending amendment
 //	replace NODE T [to=NODE] [summary=S]      no to: co-sign the pending replacement
 //	withdraw NODE
+//	claim NODE T [m=0]                        claim a delivery the poster left unanswered (claimUnanswered)
+//	reclaim NODE T                            take back, after the deadline, what was never delivered
+//	resolve-timeout NODE T                    resolve a stalled dispute by its timeout
+//	later DURATION                            move the chain's clock on (such as 169h)
 //	consent NODE of=NODE state=allowed|unknown|denied
 //	stabilize [held=NODE:N,...]               wait until every node processed everything in flight
 //	                                          (but N envelopes NODE's outbox holds for a later act)
@@ -271,6 +275,18 @@ func (s *story) run(line string) (out []string) {
 		return s.showTask(s.nid(a, 0))
 	case "events":
 		return s.showEvents(s.actor(a, 0), a)
+	case "later":
+		if len(a.pos) != 1 {
+			badScript("later DURATION")
+		}
+		d, err := time.ParseDuration(a.pos[0])
+		if err != nil {
+			badScript("later %q: %v", a.pos[0], err)
+		}
+		if err := s.dev.AdjustTime(d); err != nil {
+			s.t.Fatal(err)
+		}
+		return []string{"ok"}
 	}
 	if _, ok := transcriptActs()[cmd]; ok {
 		return s.act(cmd, s.actor(a, 0), a)
@@ -584,6 +600,13 @@ func (s *story) act(name string, n *actor, a args) []string {
 		res, err = n.n.Replace(ctx, s.nid(a, 1), spec)
 	case "withdraw":
 		res, err = n.n.Withdraw(ctx, negotiation.Address{})
+	case "claim":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		res, err = n.n.ClaimUnanswered(ctx, s.nid(a, 1), m)
+	case "reclaim":
+		res, err = n.n.ReclaimExpired(ctx, s.nid(a, 1))
+	case "resolve-timeout":
+		res, err = n.n.ResolveTimedOut(ctx, s.nid(a, 1))
 	case "consent":
 		var v node.ConsentView
 		v, err = n.n.ConsentBook().Set(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)

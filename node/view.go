@@ -39,6 +39,12 @@ type ThreadView struct {
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
 	Refused []RefusalView `json:"refused,omitempty"`
+	// TimedOut is set when the dispute was resolved by its timeout
+	// (Ruling is then the even split's 5001).
+	TimedOut bool `json:"timedOut,omitempty"`
+	// Refunded are the milestones the poster reclaimed after the
+	// deadline.
+	Refunded []int `json:"refunded,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -144,6 +150,12 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	if r, ok := th.Ruling(); ok {
 		v.Ruling = &r
 	}
+	v.TimedOut = th.TimedOut()
+	for m := range th.Milestones() {
+		if th.Refunded(m) {
+			v.Refunded = append(v.Refunded, m)
+		}
+	}
 	v.Refused = n.out.ofThread(t, n.self)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
@@ -189,6 +201,9 @@ type Status struct {
 	// LedgerCheck is how far the full verification of the ledger has come
 	// since the start, and the damage found.
 	LedgerCheck LedgerCheck `json:"ledgerCheck"`
+	// Timeouts are the timeout exits due on chain in this node's threads,
+	// as the last scan found them (timeouts.go).
+	Timeouts []TimeoutExit `json:"timeouts,omitempty"`
 }
 
 // Status returns the node's status.
@@ -202,6 +217,7 @@ func (n *Node) Status() (Status, error) {
 		Threads: n.eng.Len(), Ledger: n.led.Head(), Chain: n.client != nil,
 		Approvals: len(n.gt.PendingApprovals()), Outbox: n.host.OutboxLen(),
 		LedgerCheck: n.check.view(),
+		Timeouts:    n.tw.list(),
 	}
 	for _, a := range n.host.Addrs() {
 		s.Addrs = append(s.Addrs, a.String())

@@ -356,6 +356,11 @@ func (s *session) progressLine(ctx context.Context, fc *api.Client, ev node.Even
 		return fmt.Sprintf("refused by %s: %s (envelope %s not delivered)", ev.Detail, ev.Code, ev.CID)
 	case node.EventConsent:
 		return fmt.Sprintf("consent: %s is %s", ev.Detail, ev.Code)
+	case node.EventTimeout:
+		if ev.Detail != "" {
+			return fmt.Sprintf("timeout exit due: %s of milestone %s (parley timeout --help)", ev.Fact, ev.Detail)
+		}
+		return fmt.Sprintf("timeout exit due: %s (parley timeout --help)", ev.Fact)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ev.Kind, ev.Code, ev.Detail))
 }
@@ -743,7 +748,7 @@ var commandGroups = []struct {
 	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "contracts", "demo", "bench"}},
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
-		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance", "card", "escalations", "brief"}},
+		"cancel", "amend", "replace", "dispute", "timeout", "approvals", "withdraw", "balance", "card", "escalations", "brief"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }
 

@@ -406,6 +406,8 @@ var settingsTable = []setting{
 	{key: "board.max_per_poster", help: "announcements of one poster the task board keeps", set: intv(func(s *settings) *int { return &s.Node.Board.MaxPerPoster })},
 	{key: "board.max_total", help: "announcements of other nodes the task board keeps", set: intv(func(s *settings) *int { return &s.Node.Board.MaxTotal })},
 	{key: "board.max_age", help: "how long an announcement stays on the board at most (one past its deadline leaves at once)", set: duration(func(s *settings) *time.Duration { return &s.Node.Board.MaxAge })},
+	{key: "timeouts.auto", list: true, help: "timeout exits the node takes once due, through the approval gate: claim_unanswered, reclaim_expired, resolve_timed_out (empty: it only tells)", set: list(func(s *settings) *[]string { return &s.Node.Timeouts.Auto })},
+	{key: "timeouts.scan", help: "how often the threads' timeout exits are read on chain", set: duration(func(s *settings) *time.Duration { return &s.Node.Timeouts.Scan })},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
 	{key: "rejection_window", help: "how long rejected input is gathered per peer before one input.rejected entry per peer is written", set: duration(func(s *settings) *time.Duration { return &s.Node.RejectionWindow })},
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},

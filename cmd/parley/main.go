@@ -41,7 +41,7 @@ func newRootCmd() *cobra.Command {
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
-		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
+		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newBenchCmd(),
 	)

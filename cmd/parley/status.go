@@ -67,6 +67,9 @@ func newStatusCmd() *cobra.Command {
 					chain += ", last error: " + st.ChainError
 				}
 				t.row("chain", chain)
+				for _, x := range st.Timeouts {
+					t.row("TIMEOUT DUE", fmt.Sprintf("%s %s: %s wei (parley timeout --help)", x.NegotiationID, exitName(x), x.Amount))
+				}
 				t.flush()
 			})
 		},

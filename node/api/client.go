@@ -623,6 +623,30 @@ func (c *Client) Rule(ctx context.Context, id string, ruling uint64) (node.ActRe
 	return c.act(ctx, RouteRule, id, RuleRequest{Ruling: ruling})
 }
 
+// ClaimUnanswered claims, as the worker, milestone m of negotiation id
+// that the poster left unanswered for the review period.
+func (c *Client) ClaimUnanswered(ctx context.Context, id string, m int) (node.ActResult, error) {
+	return c.act(ctx, RouteClaimUnanswered, id, MilestoneRequest{Milestone: m})
+}
+
+// ReclaimExpired takes back, as the poster after the deadline, the
+// milestones of negotiation id never delivered.
+func (c *Client) ReclaimExpired(ctx context.Context, id string) (node.ActResult, error) {
+	return c.act(ctx, RouteReclaimExpired, id, nil)
+}
+
+// ResolveTimedOut resolves negotiation id's stalled dispute by its timeout.
+func (c *Client) ResolveTimedOut(ctx context.Context, id string) (node.ActResult, error) {
+	return c.act(ctx, RouteResolveTimedOut, id, nil)
+}
+
+// Timeouts returns the timeout exits the node's threads offer it, read on
+// chain now.
+func (c *Client) Timeouts(ctx context.Context) ([]node.TimeoutExit, error) {
+	var out []node.TimeoutExit
+	return out, c.call(ctx, RouteTimeouts, nil, nil, nil, &out)
+}
+
 // File writes the stored file with CID cid to w.
 func (c *Client) File(ctx context.Context, cid string, w io.Writer) error {
 	if w == nil {

@@ -50,7 +50,7 @@ type contractServer struct {
 
 // listRoutes answer a JSON array.
 var listRoutes = map[string]bool{api.RoutePeers: true, api.RouteTasks: true, api.RouteNegotiations: true, api.RouteApprovals: true,
-	api.RoutePasskeys: true, api.RouteAudit: true, api.RouteEscalations: true, api.RouteConsents: true}
+	api.RoutePasskeys: true, api.RouteAudit: true, api.RouteEscalations: true, api.RouteConsents: true, api.RouteTimeouts: true}
 
 var allRoutes = []string{
 	api.RouteDiscovery, api.RouteLink, api.RouteOpenAPI, api.RouteStatus, api.RoutePeers, api.RouteEvents,
@@ -63,6 +63,7 @@ var allRoutes = []string{
 	api.RouteCard, api.RouteSealCard, api.RouteNegotiationCard, api.RouteSealNegCard, api.RouteEscalations,
 	api.RouteAnswer, api.RouteRoom, api.RouteBrief,
 	api.RouteConsents, api.RouteConsent, api.RouteSetConsent,
+	api.RouteClaimUnanswered, api.RouteReclaimExpired, api.RouteResolveTimedOut, api.RouteTimeouts,
 }
 
 // deniedReceipt is a receipt's JSON as the API answers it.
@@ -226,6 +227,10 @@ func TestClientRoutes(t *testing.T) {
 		{api.RouteArbitrator, "/v1/negotiations/" + nid + "/arbitrator", "", `{"arbitrator":"` + addr + `"}`,
 			func() error { _, err := c.ProposeArbitrator(ctx, nid, a); return err }},
 		{api.RouteRule, "/v1/negotiations/" + nid + "/rule", "", `{"ruling":7001}`, func() error { _, err := c.Rule(ctx, nid, 7001); return err }},
+		{api.RouteClaimUnanswered, "/v1/negotiations/" + nid + "/claim-unanswered", "", `{"milestone":1}`, func() error { _, err := c.ClaimUnanswered(ctx, nid, 1); return err }},
+		{api.RouteReclaimExpired, "/v1/negotiations/" + nid + "/reclaim-expired", "", `{}`, func() error { _, err := c.ReclaimExpired(ctx, nid); return err }},
+		{api.RouteResolveTimedOut, "/v1/negotiations/" + nid + "/resolve-timed-out", "", `{}`, func() error { _, err := c.ResolveTimedOut(ctx, nid); return err }},
+		{api.RouteTimeouts, "/v1/timeouts", "", "", func() error { _, err := c.Timeouts(ctx); return err }},
 		{api.RouteFile, "/v1/files/" + cidS, "", "", func() error { return c.File(ctx, cidS, &file) }},
 		{api.RouteWithdraw, "/v1/withdraw", "", `{"token":"` + addr + `"}`, func() error { _, err := c.Withdraw(ctx, a); return err }},
 		{api.RouteBalance, "/v1/balance", "token=" + addr, "", func() error { _, err := c.Balance(ctx, a); return err }},

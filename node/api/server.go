@@ -251,6 +251,10 @@ func (s *Server) register() {
 	post(RouteEvidence, s.evidence)
 	post(RouteArbitrator, s.arbitrator)
 	post(RouteRule, s.rule)
+	post(RouteClaimUnanswered, s.claimUnanswered)
+	post(RouteReclaimExpired, s.reclaimExpired)
+	post(RouteResolveTimedOut, s.resolveTimedOut)
+	get(RouteTimeouts, s.timeouts)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)
@@ -920,6 +924,36 @@ func (s *Server) rule(r *http.Request, body []byte) answer {
 	return withNID([]string{"ruling"}, func(r *http.Request, nid string, req RuleRequest) (node.ActResult, error) {
 		return s.n.Rule(r.Context(), nid, req.Ruling)
 	})(r, body)
+}
+
+func (s *Server) claimUnanswered(r *http.Request, body []byte) answer {
+	return withNID([]string{"milestone"}, func(r *http.Request, nid string, req MilestoneRequest) (node.ActResult, error) {
+		return s.n.ClaimUnanswered(r.Context(), nid, req.Milestone)
+	})(r, body)
+}
+
+func (s *Server) reclaimExpired(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
+		return s.n.ReclaimExpired(r.Context(), nid)
+	})(r, body)
+}
+
+func (s *Server) resolveTimedOut(r *http.Request, body []byte) answer {
+	return withNID(nil, func(r *http.Request, nid string, _ Empty) (node.ActResult, error) {
+		return s.n.ResolveTimedOut(r.Context(), nid)
+	})(r, body)
+}
+
+func (s *Server) timeouts(w http.ResponseWriter, r *http.Request) {
+	out, err := s.n.Timeouts(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if out == nil {
+		out = []node.TimeoutExit{}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) cancel(r *http.Request, body []byte) answer {

@@ -58,6 +58,11 @@ const (
 	RouteEvidence       = "POST /v1/negotiations/{id}/evidence"        // node.EvidenceSpec
 	RouteArbitrator     = "POST /v1/negotiations/{id}/arbitrator"      // ArbitratorRequest
 	RouteRule           = "POST /v1/negotiations/{id}/rule"            // RuleRequest
+	// The timeout exits (node/timeouts.go).
+	RouteClaimUnanswered = "POST /v1/negotiations/{id}/claim-unanswered"  // MilestoneRequest
+	RouteReclaimExpired  = "POST /v1/negotiations/{id}/reclaim-expired"   // Empty
+	RouteResolveTimedOut = "POST /v1/negotiations/{id}/resolve-timed-out" // Empty
+	RouteTimeouts        = "GET /v1/timeouts"                             // []node.TimeoutExit, read on chain now
 
 	// PXP: the principal's intent cards, the questions paused
 	// negotiations wait on, the answers, the rooms and the briefs.

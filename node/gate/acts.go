@@ -21,6 +21,16 @@ const (
 	ActOpenDispute       Act = "open_dispute"       // open a dispute (posts a bond)
 	ActProposeArbitrator Act = "propose_arbitrator" // name the arbitrator one accepts
 	ActRule              Act = "rule"               // an arbitrator's ruling
+	ActClaimUnanswered   Act = "claim_unanswered"   // claim a delivery the poster left unanswered
+	ActReclaimExpired    Act = "reclaim_expired"    // take back, after the deadline, what was never delivered
+	ActResolveTimedOut   Act = "resolve_timed_out"  // resolve a stalled dispute by its timeout
+)
+
+// The Human Intent Protocol tools of the timeout exits.
+const (
+	ToolMilestoneClaim = "parley.milestone.claim" // claim an unanswered milestone (claimUnanswered)
+	ToolEscrowReclaim  = "parley.escrow.reclaim"  // reclaim the undelivered escrow (reclaimExpired)
+	ToolDisputeTimeout = "parley.dispute.timeout" // resolve a stalled dispute (resolveTimedOut)
 )
 
 // The confirmations of the principal's own words: an intent card or an
@@ -54,6 +64,7 @@ const (
 var GatedActs = []Act{
 	ActSignSettlement, ActFundEscrow, ActReleaseMilestone, ActSignCancel, ActSignAmendment,
 	ActSignReplacement, ActOpenDispute, ActProposeArbitrator, ActRule,
+	ActClaimUnanswered, ActReclaimExpired, ActResolveTimedOut,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -73,6 +84,9 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},
 	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
+	ActClaimUnanswered:   {ToolMilestoneClaim, "claim"},
+	ActReclaimExpired:    {ToolEscrowReclaim, "reclaim"},
+	ActResolveTimedOut:   {ToolDisputeTimeout, "resolve"},
 }
 
 // ActAction returns the action a request for act names: the act's tool

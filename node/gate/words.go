@@ -87,6 +87,12 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Name the arbitrator of the dispute about " + task
 	case ActRule:
 		return "Rule on the dispute about " + task
+	case ActClaimUnanswered:
+		return fmt.Sprintf("Claim milestone %s of %s, left unanswered for the review period", str(args["milestone"]), task)
+	case ActReclaimExpired:
+		return "Take back the undelivered escrow of " + task + " after its deadline"
+	case ActResolveTimedOut:
+		return "Resolve the stalled dispute about " + task + " by its timeout"
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:

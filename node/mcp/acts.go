@@ -42,6 +42,12 @@ type Acts interface {
 	// TaskActs are the other acts on a funded task and its dispute
 	// (tasktools.go).
 	TaskActs
+	// ClaimUnanswered, ReclaimExpired and ResolveTimedOut take the
+	// contracts' timeout exits (gated acts; refused with timeout_not_due
+	// before they are due).
+	ClaimUnanswered(ctx context.Context, nid string, milestone int) (node.ActResult, error)
+	ReclaimExpired(ctx context.Context, nid string) (node.ActResult, error)
+	ResolveTimedOut(ctx context.Context, nid string) (node.ActResult, error)
 }
 
 var _ Acts = (*node.Node)(nil)
@@ -54,6 +60,10 @@ const (
 	ToolAccept      = "accept"
 	ToolDeliver     = "deliver"
 	ToolOpenDispute = "open_dispute"
+	// The timeout exits (node/timeouts.go).
+	ToolClaimUnanswered = "claim_unanswered"
+	ToolReclaimExpired  = "reclaim_expired"
+	ToolResolveTimedOut = "resolve_timed_out"
 )
 
 // maxFile bounds a delivered file's decoded size.
@@ -188,6 +198,47 @@ func (s *Server) registerActs() {
 		Annotations: &sdk.ToolAnnotations{Title: "Open a dispute", DestructiveHint: yes, OpenWorldHint: yes},
 	}, s.openDispute)
 	s.registerTaskActs()
+
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolClaimUnanswered, Title: "Claim an unanswered delivery",
+		Description: "As the worker, claim a delivered milestone the poster left unanswered for the review period: it becomes owed to your principal. Refused (timeout_not_due) while the review period runs on chain; waits for your principal's approval on the node.",
+		InputSchema: schemaFor[milestoneArgs](func(sc *jsonschema.Schema) {
+			sc.Properties["milestone"].Minimum = ptr(0.0)
+			sc.Properties["milestone"].Maximum = ptr(float64(maxMilestones - 1))
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Claim an unanswered delivery", DestructiveHint: no, OpenWorldHint: yes},
+	}, s.claimUnanswered)
+
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolReclaimExpired, Title: "Reclaim the undelivered escrow",
+		Description: "As the poster, after the task's deadline, take back every milestone the worker never delivered. Refused (timeout_not_due) until the deadline passed on chain; waits for your principal's approval on the node.",
+		InputSchema: schemaFor[linkArgs](nil),
+		Annotations: &sdk.ToolAnnotations{Title: "Reclaim the undelivered escrow", DestructiveHint: no, OpenWorldHint: yes},
+	}, s.reclaimExpired)
+
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolResolveTimedOut, Title: "Resolve a stalled dispute",
+		Description: "Resolve a dispute whose stage timed out (no arbitrator agreed, or no ruling, in time): the escrow is split evenly and the bond returns to the opener. Refused (timeout_not_due) before; waits for your principal's approval on the node.",
+		InputSchema: schemaFor[linkArgs](nil),
+		Annotations: &sdk.ToolAnnotations{Title: "Resolve a stalled dispute", DestructiveHint: yes, OpenWorldHint: yes},
+	}, s.resolveTimedOut)
+}
+
+type milestoneArgs struct {
+	Link      string `json:"link"`
+	Milestone int    `json:"milestone" jsonschema:"the milestone's index, from 0"`
+}
+
+func (s *Server) claimUnanswered(ctx context.Context, _ *sdk.CallToolRequest, a milestoneArgs) (*sdk.CallToolResult, actOut, error) {
+	return s.onRoom(a.Link, func(nid string) (node.ActResult, error) { return s.acts.ClaimUnanswered(ctx, nid, a.Milestone) })
+}
+
+func (s *Server) reclaimExpired(ctx context.Context, _ *sdk.CallToolRequest, a linkArgs) (*sdk.CallToolResult, actOut, error) {
+	return s.onRoom(a.Link, func(nid string) (node.ActResult, error) { return s.acts.ReclaimExpired(ctx, nid) })
+}
+
+func (s *Server) resolveTimedOut(ctx context.Context, _ *sdk.CallToolRequest, a linkArgs) (*sdk.CallToolResult, actOut, error) {
+	return s.onRoom(a.Link, func(nid string) (node.ActResult, error) { return s.acts.ResolveTimedOut(ctx, nid) })
 }
 
 func (s *Server) listTasks(ctx context.Context, req *sdk.CallToolRequest, _ listTasksArgs) (*sdk.CallToolResult, listTasksOut, error) {

@@ -255,4 +255,9 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	refused(t, b, ToolCounter, map[string]any{"link": opened.YourLink, "terms": []any{"category = design"}}, "keeps the category")
 	// A dispute needs a funded task on a chain; the node says why not.
 	refused(t, b, ToolOpenDispute, map[string]any{"link": opened.YourLink}, "no_chain")
+	// So do the timeout exits, through the same acts.
+	refused(t, b, ToolClaimUnanswered, map[string]any{"link": opened.YourLink, "milestone": 0}, "no_chain")
+	refused(t, b, ToolReclaimExpired, map[string]any{"link": opened.YourLink}, "no_chain")
+	refused(t, b, ToolResolveTimedOut, map[string]any{"link": opened.YourLink}, "no_chain")
+	refused(t, b, ToolClaimUnanswered, map[string]any{"link": opened.YourLink, "milestone": -1}, "validating")
 }
