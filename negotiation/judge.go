@@ -408,6 +408,8 @@ func (t *Thread) settleDeliveredState() {
 	switch {
 	case len(t.released) == len(t.milestones):
 		t.state = StateCompleted
+	case t.state == StateHalted:
+		// A vetoed task stays halted until it is settled (vetoedState).
 	case len(t.delivered) > 0:
 		t.state = StateDelivered
 	default:
@@ -633,5 +635,5 @@ func (t *Thread) judgeVeto(e *Envelope, p *SupervisorVeto) (commitFn, *Error) {
 	if err := t.checkTaskID(e); err != nil {
 		return nil, err
 	}
-	return func(*Outcome) { t.state = StateVetoed }, nil
+	return func(*Outcome) { t.state = t.vetoedState() }, nil
 }
