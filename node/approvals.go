@@ -36,6 +36,7 @@ const (
 	ActOpenDispute       = gate.ActOpenDispute
 	ActProposeArbitrator = gate.ActProposeArbitrator
 	ActRule              = gate.ActRule
+	ActVeto              = gate.ActVeto
 	ActRegisterPasskey   = gate.ActRegisterPasskey
 	ActRevokePasskey     = gate.ActRevokePasskey
 )

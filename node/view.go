@@ -36,6 +36,10 @@ type ThreadView struct {
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
 	Refused []RefusalView `json:"refused,omitempty"`
+	// Supervisors and Vetoes are the supervisors the parties named and
+	// the vetoes the thread took (veto.go).
+	Supervisors []SupervisorView `json:"supervisors,omitempty"`
+	Vetoes      []VetoView       `json:"vetoes,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -129,6 +133,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		v.Ruling = &r
 	}
 	v.Refused = n.out.ofThread(t, n.self)
+	v.Supervisors, v.Vetoes = supervisionViews(th)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	for _, e := range th.Deliveries() {

@@ -21,8 +21,9 @@ func (e *Engine) OtherParty(t *Thread) negotiation.Address {
 }
 
 // Recipients returns who a direct envelope of t goes to: the counterparty,
-// and the arbitrator once one is assigned, for evidence; an arbitrator
-// writes to both parties.
+// and the arbitrator once one is assigned, for evidence, and the
+// supervisors the parties named, which hold the thread; an arbitrator or a
+// supervisor writes to both parties.
 func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 	var to []negotiation.Address
 	add := func(a negotiation.Address) {
@@ -30,7 +31,7 @@ func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 			to = append(to, a)
 		}
 	}
-	if t.Th.RoleOf(e.self) == negotiation.RoleArbitrator {
+	if r := t.Th.RoleOf(e.self); r == negotiation.RoleArbitrator || r == negotiation.RoleSupervisor {
 		add(t.Th.Poster())
 		add(t.Th.Worker())
 		return to
@@ -38,6 +39,9 @@ func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 	add(e.OtherParty(t))
 	if evidence {
 		add(t.Th.Arbitrator())
+	}
+	for _, s := range t.Th.Supervisors() {
+		add(s) // the supervisors hold the thread (node/veto.go)
 	}
 	return to
 }

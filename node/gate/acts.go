@@ -21,6 +21,10 @@ const (
 	ActOpenDispute       Act = "open_dispute"       // open a dispute (posts a bond)
 	ActProposeArbitrator Act = "propose_arbitrator" // name the arbitrator one accepts
 	ActRule              Act = "rule"               // an arbitrator's ruling
+	// ActVeto is a supervisor's veto: it halts the commitment of the
+	// principal that named the supervisor (docs/protocol.md, "Supervisor
+	// veto").
+	ActVeto Act = "veto"
 )
 
 // The confirmations of the principal's own words: an intent card or an
@@ -54,6 +58,7 @@ const (
 var GatedActs = []Act{
 	ActSignSettlement, ActFundEscrow, ActReleaseMilestone, ActSignCancel, ActSignAmendment,
 	ActSignReplacement, ActOpenDispute, ActProposeArbitrator, ActRule,
+	ActVeto,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -69,6 +74,7 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActOpenDispute:       {approval.ToolDisputeOpen, "open"},
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
+	ActVeto:              {approval.ToolSupervisorVeto, "veto"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},

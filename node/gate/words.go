@@ -86,6 +86,8 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Name the arbitrator of the dispute about " + task
 	case ActRule:
 		return "Rule on the dispute about " + task
+	case ActVeto:
+		return fmt.Sprintf("Veto %s for %s, as the supervisor it named", task, str(args["party"]))
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:
