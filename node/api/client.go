@@ -612,6 +612,12 @@ func (c *Client) Rule(ctx context.Context, id string, ruling uint64) (node.ActRe
 	return c.act(ctx, RouteRule, id, RuleRequest{Ruling: ruling})
 }
 
+// Veto vetoes negotiation id's task for party, as the supervisor party
+// named, with why.
+func (c *Client) Veto(ctx context.Context, id string, party negotiation.Address, reason string) (node.ActResult, error) {
+	return c.act(ctx, RouteVeto, id, VetoRequest{Party: party, Reason: reason})
+}
+
 // File writes the stored file with CID cid to w.
 func (c *Client) File(ctx context.Context, cid string, w io.Writer) error {
 	if w == nil {

@@ -73,6 +73,7 @@ var routeDocs = []routeDoc{
 	{pattern: RouteEvidence, id: "evidence", summary: "Submit evidence to the dispute", req: node.EvidenceSpec{}, resp: node.ActResult{}},
 	{pattern: RouteArbitrator, id: "proposeArbitrator", summary: "Name the arbitrator this side accepts (gated: propose_arbitrator)", req: ArbitratorRequest{}, resp: node.ActResult{}},
 	{pattern: RouteRule, id: "rule", summary: "Rule as the arbitrator (gated: rule)", req: RuleRequest{}, resp: node.ActResult{}},
+	{pattern: RouteVeto, id: "veto", summary: "Veto the task for the party that named this node its supervisor (gated: veto): vetoed before funding; after funding halted, the escrow staying in the contract until the parties cancel or dispute", req: VetoRequest{}, resp: node.ActResult{}},
 	{pattern: RouteCard, id: "card", summary: "The principal's default intent card (404 no_card without one)", resp: node.CardInfo{}},
 	{pattern: RouteSealCard, id: "sealCard", summary: "Seal the principal's default intent card once the principal's passkey confirms it (via api or mcp; the call waits for confirm_card; via web is refused: 403 via_web_refused): negotiations opened from then on act under it", req: CardRequest{}, resp: node.CardInfo{}, status: 201},
 	{pattern: RouteNegotiationCard, id: "negotiationCard", summary: "The intent card a negotiation acts under, with every amendment (404 no_card without one)", resp: node.CardInfo{}},

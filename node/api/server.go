@@ -251,6 +251,7 @@ func (s *Server) register() {
 	post(RouteEvidence, s.evidence)
 	post(RouteArbitrator, s.arbitrator)
 	post(RouteRule, s.rule)
+	post(RouteVeto, s.veto)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)
@@ -548,6 +549,7 @@ var states = []negotiation.State{
 	negotiation.StateFunded, negotiation.StateDelivered, negotiation.StateCompleted, negotiation.StateDisputed,
 	negotiation.StateArbitrated, negotiation.StateResolved, negotiation.StateCancelled, negotiation.StateVetoed,
 	negotiation.StateExpired,
+	negotiation.StateHalted,
 }
 
 func (s *Server) negotiations(w http.ResponseWriter, r *http.Request) {
@@ -919,6 +921,12 @@ func (s *Server) arbitrator(r *http.Request, body []byte) answer {
 func (s *Server) rule(r *http.Request, body []byte) answer {
 	return withNID([]string{"ruling"}, func(r *http.Request, nid string, req RuleRequest) (node.ActResult, error) {
 		return s.n.Rule(r.Context(), nid, req.Ruling)
+	})(r, body)
+}
+
+func (s *Server) veto(r *http.Request, body []byte) answer {
+	return withNID([]string{"party", "reason"}, func(r *http.Request, nid string, req VetoRequest) (node.ActResult, error) {
+		return s.n.Veto(r.Context(), nid, req.Party, req.Reason)
 	})(r, body)
 }
 

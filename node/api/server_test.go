@@ -113,6 +113,7 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteEvidence, path: neg + "/evidence", body: `{"name":"e.txt","data":` + fileData + `,"description":"the log"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/evidence")},
 		{pattern: RouteArbitrator, path: neg + "/arbitrator", body: `{"arbitrator":"` + worker + `"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/arbitrator")},
 		{pattern: RouteRule, path: neg + "/rule", body: rulingBody, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/rule")},
+		{pattern: RouteVeto, path: neg + "/veto", body: `{"party":"` + worker + `","reason":"over budget"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/veto")},
 
 		{pattern: RouteFile, path: "/v1/files/" + cidS, want: 404, code: CodeNotFound, badPaths: []string{"/v1/files/notacid", "/v1/files/" + cidV0, "/v1/files/" + strings.ToUpper(cidS)}},
 		{pattern: RouteWithdraw, path: "/v1/withdraw", body: `{}`, want: 409, code: string(node.CodeNothingOwed)},

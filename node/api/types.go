@@ -58,6 +58,7 @@ const (
 	RouteEvidence       = "POST /v1/negotiations/{id}/evidence"        // node.EvidenceSpec
 	RouteArbitrator     = "POST /v1/negotiations/{id}/arbitrator"      // ArbitratorRequest
 	RouteRule           = "POST /v1/negotiations/{id}/rule"            // RuleRequest
+	RouteVeto           = "POST /v1/negotiations/{id}/veto"            // VetoRequest
 
 	// PXP: the principal's intent cards, the questions paused
 	// negotiations wait on, the answers, the rooms and the briefs.
@@ -179,6 +180,13 @@ type ArbitratorRequest struct {
 // 1..10001 gives the worker r-1 basis points of the escrow.
 type RuleRequest struct {
 	Ruling uint64 `json:"ruling"`
+}
+
+// VetoRequest is a supervisor's veto for the party that named it, with
+// why.
+type VetoRequest struct {
+	Party  negotiation.Address `json:"party"`
+	Reason string              `json:"reason"`
 }
 
 // WithdrawRequest withdraws what is owed in a token (omitted: ETH).
