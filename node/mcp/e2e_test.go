@@ -255,4 +255,10 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	refused(t, b, ToolCounter, map[string]any{"link": opened.YourLink, "terms": []any{"category = design"}}, "keeps the category")
 	// A dispute needs a funded task on a chain; the node says why not.
 	refused(t, b, ToolOpenDispute, map[string]any{"link": opened.YourLink}, "no_chain")
+	// Only the supervisor a party named vetoes; the worker is not_party,
+	// and the tool needs the agent key.
+	veto := map[string]any{"negotiation": opened.RoomID, "party": task.Poster, "reason": "over budget"}
+	refused(t, b, ToolVeto, veto, "not_party")
+	refused(t, seat, ToolVeto, veto, SignInRequired)
+	refused(t, b, ToolVeto, map[string]any{"negotiation": opened.RoomID, "party": "0x1", "reason": "over budget"}, "party")
 }
