@@ -1,6 +1,8 @@
 package node_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 
 	"github.com/parleynet/parley/chain"
@@ -218,5 +220,110 @@ func TestVetoAfterFunding(t *testing.T) {
 	withdraw(t, poster, eth(600))
 	if owed, _ := worker.Owed(t.Context(), negotiation.Address{}); owed.Sign() != 0 {
 		t.Fatalf("the worker is owed %s", owed)
+	}
+}
+
+// heldGate approves every request, but holds those of act until release
+// is closed; asked is closed when the first of them arrives.
+type heldGate struct {
+	act            node.Act
+	asked, release chan struct{}
+	once           sync.Once
+}
+
+func (g *heldGate) Decide(ctx context.Context, r node.ApprovalRequest) (node.Decision, error) {
+	if r.Act == g.act {
+		g.once.Do(func() { close(g.asked) })
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return node.Decision{}, ctx.Err()
+		}
+	}
+	return node.Decision{Approved: true, Method: "auto", By: "test"}, nil
+}
+
+// TestVetoWhileFundingIsApproved: a veto that arrives while the poster's
+// funding waits for its approval halts the commitment: once approved, the
+// act asks the act table again and puts nothing on chain.
+func TestVetoWhileFundingIsApproved(t *testing.T) {
+	w := newWorld(t, true)
+	g := &heldGate{act: node.ActFundEscrow, asked: make(chan struct{}), release: make(chan struct{})}
+	poster := w.add("poster", withGate(g))
+	worker := w.add("worker", withBootstrap(poster))
+	sup := w.add("supervisor", withBootstrap(poster, worker))
+	connect(t, poster, worker)
+	connect(t, poster, sup)
+	connect(t, worker, sup)
+	s := spec("Build a glossary", eth(300))
+	sa := sup.Address()
+	s.Supervisor = &sa
+	res, err := poster.ProposeTask(t.Context(), worker.Address(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nid := res.Thread.NegotiationID
+	worker.waitState(nid, negotiation.StateProposed)
+	if _, err := worker.Accept(t.Context(), nid); err != nil {
+		t.Fatal(err)
+	}
+	poster.waitLog(nid, 2)
+	if _, err := poster.Accept(t.Context(), nid); err != nil {
+		t.Fatal(err)
+	}
+	sv := sup.waitState(nid, negotiation.StateAgreed)
+	funded := make(chan error, 1)
+	go func() {
+		_, err := poster.Fund(t.Context(), nid)
+		funded <- err
+	}()
+	<-g.asked
+	if _, err := sup.Veto(t.Context(), nid, poster.Address(), "not now"); err != nil {
+		t.Fatal(err)
+	}
+	poster.waitState(nid, negotiation.StateVetoed)
+	close(g.release)
+	if err := <-funded; node.CodeOf(err) != node.CodeStateForbidden {
+		t.Fatalf("the funding approved after the veto: %v", err)
+	}
+	if registryHolds(t, w, sv.Agreement.Digest) {
+		t.Fatal("the registry holds the task vetoed while its funding was approved")
+	}
+}
+
+// TestSupervisorIsAThirdParty: a party names neither itself nor the
+// counterparty its supervisor (bad_argument), and nothing is sent.
+func TestSupervisorIsAThirdParty(t *testing.T) {
+	w := newWorld(t, false)
+	poster := w.add("poster")
+	worker := w.add("worker", withBootstrap(poster))
+	connect(t, poster, worker)
+	for _, a := range []negotiation.Address{poster.Address(), worker.Address()} {
+		s := spec("Build a glossary", eth(300))
+		s.Supervisor = &a
+		if _, err := poster.ProposeTask(t.Context(), worker.Address(), s); node.CodeOf(err) != node.CodeBadArgument {
+			t.Fatalf("a proposal naming %s its supervisor: %v", a, err)
+		}
+	}
+	if n := len(poster.Threads()); n != 0 {
+		t.Fatalf("the refused proposals left %d threads", n)
+	}
+	res, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Build a glossary", eth(300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nid := res.Thread.NegotiationID
+	worker.waitState(nid, negotiation.StateProposed)
+	self := worker.Address()
+	cs := node.CounterSpec{Reason: "more", Milestones: []node.MilestoneSpec{{Amount: eth(400), Description: "all"}}, Supervisor: &self}
+	if _, err := worker.Counter(t.Context(), nid, cs); node.CodeOf(err) != node.CodeBadArgument {
+		t.Fatalf("a counter naming the worker its own supervisor: %v", err)
+	}
+	p := poster.Address()
+	if _, err := worker.AcceptWith(t.Context(), nid, node.AcceptSpec{Supervisor: &p}); node.CodeOf(err) != node.CodeBadArgument {
+		t.Fatalf("an acceptance naming the poster the worker's supervisor: %v", err)
+	}
+	if v, _ := worker.Thread(nid); len(v.Log) != 1 {
+		t.Fatalf("the refused acts sent %d envelopes", len(v.Log)-1)
 	}
 }
