@@ -50,7 +50,7 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	node NAME [chain=no] [eth=N] [rate=slow]  start a node (funded with N ETH, default 100)
 //	gate NODE [deny=ACT,...] [expire=ACT,...]  what NODE's gate decides (no args: approve all)
 //	stop NODE                                 close NODE (stabilize leaves it out)
-//	post NODE [title=S] ms=300,200            announce a task on the board (names A<n>)
+//	post NODE [title=S] ms=300,200 [supervisor=NODE]  announce a task on the board (names A<n>)
 //	announce NODE ann=A                       publish an announcement again
 //	propose NODE to=NODE [title=S] ms=... [supervisor=NODE]  propose a task directly (names T<n>)
 //	counter NODE T|ann=A [ms=...] [title=S] [reason=S] [supervisor=NODE]
@@ -482,7 +482,9 @@ func (s *story) act(name string, n *actor, a args) []string {
 	switch name {
 	case "post":
 		var ann node.Announcement
-		ann, err = n.n.PostTask(ctx, taskSpec(a))
+		spec := taskSpec(a)
+		spec.Supervisor = s.supervisorOf(a)
+		ann, err = n.n.PostTask(ctx, spec)
 		if err == nil {
 			if !n.slow {
 				// A slow node cannot publish it again: stabilize does
