@@ -139,7 +139,8 @@ func TestVetoBeforeFunding(t *testing.T) {
 }
 
 // TestVetoAfterFunding: the worker names a supervisor in its counter-offer;
-// after funding the supervisor vetoes for the worker: every thread is
+// after funding (and a restart of the supervisor's node) the supervisor
+// vetoes for the worker: every thread is
 // halted and the escrow stays in the contract (the worker's delivery is
 // refused), but the parties still cancel by mutual consent: the poster's
 // node submits the co-signed Cancel, the chain returns the escrow to the
@@ -173,6 +174,14 @@ func TestVetoAfterFunding(t *testing.T) {
 	}
 	for _, n := range []*tnode{worker, sup} {
 		n.waitState(nid, negotiation.StateFunded)
+	}
+	// The supervisor's node holds the thread across a restart, as an
+	// observer in the role supervisor.
+	sup.restart()
+	connect(t, sup, poster)
+	connect(t, sup, worker)
+	if v := sup.waitState(nid, negotiation.StateFunded); !v.Observer || v.Role != negotiation.RoleSupervisor {
+		t.Fatalf("the supervisor's thread after a restart: role %s, observer %v", v.Role, v.Observer)
 	}
 
 	const reason = "the worker's principal withdrew its consent"
