@@ -225,14 +225,23 @@ func (h *handover) joinSupervised(ctx context.Context, d p2p.Delivery, f negotia
 	if err != nil {
 		return failWrap(CodeBadBundle, err, "replaying the bundle")
 	}
-	party := d.Envelope.Sender.EVMAddress
+	if err := supervisedBy(th, d.Envelope.Sender.EVMAddress, h.self); err != nil {
+		return err
+	}
+	return h.importBundle(ctx, params, rep, bc, raw, negotiation.RoleSupervisor)
+}
+
+// supervisedBy refuses (not_party) a thread handed over by party to self
+// unless party is the poster or the worker of th and named self its
+// supervisor: a node holds no thread it was not named to supervise.
+func supervisedBy(th *negotiation.Thread, party, self negotiation.Address) error {
 	if r := th.RoleOf(party); r != negotiation.RolePoster && r != negotiation.RoleWorker {
 		return fail(CodeNotParty, "the sender %s is no party of the bundle's thread", party)
 	}
-	if s, ok := th.SupervisorOf(party); !ok || s != h.self {
-		return fail(CodeNotParty, "the bundle's thread names no supervisor %s for %s", h.self, party)
+	if s, ok := th.SupervisorOf(party); !ok || s != self {
+		return fail(CodeNotParty, "the bundle's thread names no supervisor %s for %s", self, party)
 	}
-	return h.importBundle(ctx, params, rep, bc, raw, negotiation.RoleSupervisor)
+	return nil
 }
 
 // Veto vetoes the task for party, as the supervisor party named, once the
