@@ -15,6 +15,9 @@ const (
 	ToolDisputeOpen       = "parley.dispute.open"       // open a dispute (posts a bond)
 	ToolArbitratorPropose = "parley.arbitrator.propose" // name the arbitrator one accepts
 	ToolDisputeRule       = "parley.dispute.rule"       // an arbitrator's ruling
+	// ToolSupervisorVeto is a supervisor's veto of the task for the party
+	// that named it.
+	ToolSupervisorVeto = "parley.supervisor.veto"
 	// ToolPasskeyRegister is the act of registering a further credential
 	// of the principal; an existing credential must approve it.
 	ToolPasskeyRegister = "parley.passkey.register"

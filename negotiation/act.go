@@ -192,7 +192,7 @@ var (
 	postFundingStates = []State{StateFunded, StateDelivered}
 	// liveStates are the states no envelope has ended (every stored state
 	// but the terminal ones).
-	liveStates = []State{StateOpen, StateProposed, StateCountered, StateAgreed, StateFunded, StateDelivered, StateDisputed, StateArbitrated}
+	liveStates = []State{StateOpen, StateProposed, StateCountered, StateAgreed, StateFunded, StateDelivered, StateDisputed, StateArbitrated, StateHalted}
 	// anyone is every role, RoleNone included.
 	anyone = []Role{RoleNone, RolePoster, RoleWorker, RoleArbitrator, RoleSupervisor}
 	// arbitratedStates are the states of a thread whose dispute has an
@@ -205,6 +205,10 @@ var (
 	everyState = states(liveStates, []State{StateCompleted, StateResolved, StateCancelled, StateVetoed})
 	// afterOpen is every stored state but open: an offer was made.
 	afterOpen = everyState[1:]
+	// heldStates are the states of a funded task neither settled nor in
+	// dispute, halted by a veto included: the escrow is in the contract,
+	// so the thread takes the chain's facts of a funded task in them.
+	heldStates = states(postFundingStates, []State{StateHalted})
 )
 
 func states(sets ...[]State) []State { return slices.Concat(sets...) }
@@ -230,10 +234,10 @@ var actTable = []tableRow{
 		Roles: parties, Joins: true, States: negotiatingStates, Sends: TypeTaskAcceptance,
 		Checks: "a worker has answered (not_party); the offer is still the current one (terms_changed); not accepted by this party already (state_forbidden)"}, checkAccept},
 	{ActRow{Act: ActFund, Does: "move the agreed escrow into the registry (createTask)",
-		Roles: []Role{RolePoster}, States: []State{StateAgreed}, Expects: TaskFunded{}.fact(),
-		Checks: "an agreement (state_forbidden)"}, checkFund},
+		Roles: []Role{RolePoster}, States: []State{StateAgreed}, Expects: TaskFunded{}.fact(), FactStates: []State{StateAgreed, StateVetoed},
+		Checks: "an agreement (state_forbidden); a task funded on chain after a veto halts the thread"}, checkFund},
 	{ActRow{Act: ActDeliver, Does: "deliver a milestone and submit its proof on chain",
-		Roles: []Role{RoleWorker}, States: postFundingStates, Sends: TypeDeliveryNotice, Expects: ProofSubmitted{}.fact(),
+		Roles: []Role{RoleWorker}, States: postFundingStates, Sends: TypeDeliveryNotice, Expects: ProofSubmitted{}.fact(), FactStates: heldStates,
 		Checks: "the milestone exists (bad_argument) and is not released (milestone_invalid)"}, checkMilestone},
 	{ActRow{Act: ActRequestPayment, Does: "ask for a milestone's payment",
 		Roles: []Role{RoleWorker}, States: postFundingStates, Sends: TypePaymentRequest,
@@ -244,25 +248,25 @@ var actTable = []tableRow{
 	{ActRow{Act: ActAcceptDelivery, Does: "accept a milestone's delivery and release it on chain",
 		Roles: []Role{RolePoster}, States: states(postFundingStates, []State{StateCompleted}),
 		Sends: TypeAcceptDelivery, SendStates: []State{StateDelivered},
-		Expects: MilestoneReleased{}.fact(), FactStates: postFundingStates,
+		Expects: MilestoneReleased{}.fact(), FactStates: heldStates,
 		Checks: "the thread holds a DeliveryNotice of the milestone (state_forbidden); it may start in funded and completed because, once its AcceptDelivery went out, the act only releases the milestone on chain (the retry of a failed transaction)"}, checkAcceptDelivery},
 	{ActRow{Act: ActCapability, Does: "show a capability (the node carries an escalation in it)",
 		Roles: []Role{RoleWorker}, States: liveStates, Sends: TypeCapabilityProof}, nil},
 	{ActRow{Act: ActCancel, Does: "cancel by mutual consent: the intent before funding, the signed Cancel after",
-		Roles: parties, States: states(negotiatingStates, []State{StateAgreed}, postFundingStates), Sends: TypeMutualCancel,
-		Expects: TaskCancelled{}.fact(), FactStates: states([]State{StateAgreed}, postFundingStates),
+		Roles: parties, States: states(negotiatingStates, []State{StateAgreed}, heldStates), Sends: TypeMutualCancel,
+		Expects: TaskCancelled{}.fact(), FactStates: states([]State{StateAgreed}, heldStates),
 		Checks: "before funding, once per party (state_forbidden); after funding, not again at a nonce this party signed while the pair is incomplete (state_forbidden)"}, checkCancel},
 	{ActRow{Act: ActAmend, Does: "sign an amendment of the remaining milestones and the deadline",
-		Roles: parties, States: postFundingStates, Sends: TypeMilestoneDefinition, Expects: MilestonesAmended{}.fact(),
+		Roles: parties, States: postFundingStates, Sends: TypeMilestoneDefinition, Expects: MilestonesAmended{}.fact(), FactStates: heldStates,
 		Checks: "to co-sign the other party's as it stands, it sent one at the nonce (bad_argument); not the digest this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkAmend},
 	{ActRow{Act: ActReplace, Does: "sign the hand-over of the task to a new worker",
-		Roles: parties, States: postFundingStates, Sends: TypeReplacementContext, Expects: WorkerReplaced{}.fact(),
+		Roles: parties, States: postFundingStates, Sends: TypeReplacementContext, Expects: WorkerReplaced{}.fact(), FactStates: heldStates,
 		Checks: "the new worker is a third party (bad_argument); to co-sign the other party's, it sent one at the nonce (bad_argument); not the replacement this party signed at the nonce while the pair is incomplete (state_forbidden)"}, checkReplace},
 	{ActRow{Act: ActSubmitCoSigned, Does: "submit a complete co-signed pair on chain (mutualCancel, amend, replaceWorker)",
-		Roles: parties, States: postFundingStates,
-		Checks: "a co-signed type (bad_argument); an amendment that raises the escrow only by the poster (not_party); both parties signed one digest (state_forbidden), at the task's nonce (state_forbidden); its fact is the co-signed act's"}, checkSubmit},
+		Roles: parties, States: heldStates,
+		Checks: "a co-signed type (bad_argument), in halted only the cancel (state_forbidden); an amendment that raises the escrow only by the poster (not_party); both parties signed one digest (state_forbidden), at the task's nonce (state_forbidden); its fact is the co-signed act's"}, checkSubmit},
 	{ActRow{Act: ActOpenDispute, Does: "open a dispute, posting the bond",
-		Roles: parties, States: postFundingStates, Expects: DisputeOpened{}.fact()}, nil},
+		Roles: parties, States: heldStates, Expects: DisputeOpened{}.fact()}, nil},
 	{ActRow{Act: ActProposeArbitrator, Does: "name the arbitrator this party accepts",
 		Roles: parties, States: []State{StateDisputed}, Sends: TypeArbitratorProposal, Expects: ArbitratorAssigned{}.fact(),
 		Checks: "the arbitrator is a third party (bad_argument)"}, checkArbitrator},
@@ -271,7 +275,7 @@ var actTable = []tableRow{
 	{ActRow{Act: ActRule, Does: "rule on the dispute",
 		Roles: []Role{RoleArbitrator}, States: []State{StateArbitrated}, Expects: Ruled{}.fact(),
 		Checks: fmt.Sprintf("0 refuses to rule, 1..%d gives the worker r-1 basis points (bad_argument otherwise)", MaxRuling)}, checkRuling},
-	{ActRow{Act: ActVeto, Does: "halt the thread for the party that named this supervisor",
+	{ActRow{Act: ActVeto, Does: "halt the thread for the party that named this supervisor (vetoed before funding; halted after, the escrow staying in the contract)",
 		Roles: []Role{RoleSupervisor}, States: liveStates, Sends: TypeSupervisorVeto,
 		Checks: "the party is a party (bad_argument) that named this supervisor (not_party)"}, checkVeto},
 	{ActRow{Act: ActJoinDispute, Does: "join the dispute late, from the proof bundle of the thread a party handed over",
@@ -287,10 +291,10 @@ var actTable = []tableRow{
 		Roles: anyone, States: afterOpen,
 		Checks: "in proposed or countered only once the current offer expired (state_forbidden): the brief is made once the negotiation is agreed or over"}, checkBrief},
 	{ActRow{Act: ActClaimUnanswered, Does: "claim a delivered milestone the poster left unanswered for the review period",
-		Roles: []Role{RoleWorker}, States: []State{StateDelivered},
-		Checks: "the milestone exists (bad_argument), is not released and has a delivery pending review (milestone_invalid); the node checks on chain that the review period is over; its fact is accept_delivery's (milestone_released, unanswered)"}, checkRevision},
+		Roles: []Role{RoleWorker}, States: []State{StateDelivered, StateHalted},
+		Checks: "the milestone exists (bad_argument), is not released and has a delivery pending review (milestone_invalid); the node checks on chain that the review period is over; its fact is accept_delivery's (milestone_released, unanswered); in halted too: a veto after funding leaves the contract's timeouts running"}, checkRevision},
 	{ActRow{Act: ActReclaimExpired, Does: "take back, after the deadline, every milestone the worker never delivered",
-		Roles: []Role{RolePoster}, States: postFundingStates, Expects: EscrowReclaimed{}.fact(),
+		Roles: []Role{RolePoster}, States: heldStates, Expects: EscrowReclaimed{}.fact(),
 		Checks: "a milestone without a delivery is left in escrow (milestone_invalid); the node checks on chain that the deadline passed"}, checkReclaim},
 	{ActRow{Act: ActResolveTimedOut, Does: "resolve a stalled dispute by its timeout: the escrow split evenly",
 		Roles: anyone, States: []State{StateDisputed, StateArbitrated}, Expects: DisputeTimedOut{}.fact(),
@@ -596,6 +600,9 @@ func checkReplace(t *Thread, by Address, a ActArgs) *Error {
 func checkSubmit(t *Thread, by Address, a ActArgs) *Error {
 	if !slices.Contains(CoSignedTypes, a.Kind) {
 		return reject(CodeBadArgument, "", "%q is not a co-signed act", a.Kind)
+	}
+	if err := t.checkHaltedSubmit(a.Kind); err != nil {
+		return err
 	}
 	if a.Kind == TypeMilestoneDefinition && a.TopUp && t.RoleOf(by) != RolePoster {
 		return reject(CodeNotParty, "", "the amendment raises the escrow: only the poster pays the rise")

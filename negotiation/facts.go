@@ -147,7 +147,7 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		}
 		id := NewUint256(&v.TaskID.Int)
 		t.taskID = &id
-		t.state = StateFunded
+		t.state = t.fundedState()
 	case ProofSubmitted:
 		if err := t.milestoneIndex(v.Milestone); err != nil {
 			return refuse(from, err)
@@ -155,7 +155,7 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		if _, ok := t.delivered[v.Milestone]; !ok {
 			t.delivered[v.Milestone] = Hash{}
 		}
-		t.state = StateDelivered
+		t.settleDeliveredState()
 	case MilestoneReleased:
 		if err := t.milestoneIndex(v.Milestone); err != nil {
 			return refuse(from, err)

@@ -415,6 +415,8 @@ func (t *Thread) settleDeliveredState() {
 		// Nothing is left in escrow and the poster took part of it back
 		// (reclaimExpired): the task closed without being completed.
 		t.state = StateCancelled
+	case t.state == StateHalted:
+		// A vetoed task stays halted until it is settled (vetoedState).
 	case len(t.delivered) > 0:
 		t.state = StateDelivered
 	default:
@@ -640,5 +642,5 @@ func (t *Thread) judgeVeto(e *Envelope, p *SupervisorVeto) (commitFn, *Error) {
 	if err := t.checkTaskID(e); err != nil {
 		return nil, err
 	}
-	return func(*Outcome) { t.state = StateVetoed }, nil
+	return func(*Outcome) { t.state = t.vetoedState() }, nil
 }

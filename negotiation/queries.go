@@ -44,9 +44,10 @@ func (t *Thread) clone() *Thread {
 }
 
 // PostFunding reports whether s is a funded task not yet settled and not
-// in dispute (funded or delivered): the states deliveries, amendments,
-// replacements, cancels after funding and disputes start in.
-func (s State) PostFunding() bool { return slices.Contains(postFundingStates, s) }
+// in dispute (funded or delivered, and halted by a veto): the states
+// cancels after funding and disputes start in, and deliveries, amendments
+// and replacements too but in halted (the act table).
+func (s State) PostFunding() bool { return slices.Contains(postFundingStates, s) || s == StateHalted }
 
 // The thread's queries: what it holds, so that callers need not scan Log.
 

@@ -7,7 +7,9 @@ type State string
 
 // Thread states. Proposed -> countered* -> agreed -> funded -> delivered ->
 // completed, with disputed -> arbitrated -> resolved, and cancelled, vetoed
-// and expired as exits.
+// and expired as exits. A veto after funding halts the task (halted): the
+// escrow stays in the contract until the parties cancel, a dispute rules or
+// the contract's timeouts run, so halted is not an exit.
 const (
 	StateOpen       State = "open" // no offer yet
 	StateProposed   State = "proposed"
@@ -23,6 +25,11 @@ const (
 	StateVetoed     State = "vetoed"
 	StateExpired    State = "expired"
 )
+
+// StateHalted is a funded task a supervisor vetoed: the parties may only
+// cancel it by mutual consent or open a dispute, and the thread takes every
+// chain fact of a funded task (docs/protocol.md, "Supervisor veto").
+const StateHalted State = "halted"
 
 // A2AState is a task state named as A2A (and VXP's projections) name them.
 type A2AState string
@@ -44,7 +51,7 @@ func (s State) A2A() A2AState {
 	switch s {
 	case StateOpen:
 		return A2ASubmitted
-	case StateProposed, StateCountered, StateDelivered:
+	case StateProposed, StateCountered, StateDelivered, StateHalted:
 		return A2AInputRequired
 	case StateAgreed:
 		return A2AAuthRequired

@@ -39,6 +39,7 @@ const (
 	ActClaimUnanswered   = gate.ActClaimUnanswered
 	ActReclaimExpired    = gate.ActReclaimExpired
 	ActResolveTimedOut   = gate.ActResolveTimedOut
+	ActVeto              = gate.ActVeto
 	ActRegisterPasskey   = gate.ActRegisterPasskey
 	ActRevokePasskey     = gate.ActRevokePasskey
 )

@@ -52,7 +52,8 @@ func bundleFile(p *negotiation.DisputeEvidence) *negotiation.FileRef {
 
 // Blob serves a file by CID over /parley/blob/1 (p2p.BlobProvider): a
 // public announcement to anyone; a file or envelope of a negotiation only
-// to its parties and its arbitrator (assigned, or agreed by both parties).
+// to its parties, its arbitrator (assigned, or agreed by both parties) and
+// the supervisors its parties named.
 func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([]byte, error) {
 	e, err := n.led.ByCID(ctx, c)
 	if err != nil {
@@ -76,7 +77,8 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 		// A nominee is served only once both parties named it: one party's
 		// proposal alone gives its nominee nothing.
 		agreed, both := t.Th.AgreedArbitrator()
-		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || (both && who == agreed))
+		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || (both && who == agreed) ||
+			t.Th.RoleOf(who) == negotiation.RoleSupervisor)
 		return nil
 	})
 	if err != nil || !party {

@@ -21,9 +21,10 @@
 // (refusals), the negotiations' files, stored and fetched (blobStore), the
 // metadata of the ERC-20 tokens tasks name, read once per token
 // (tokenBook), the
-// hand-over of a thread to an arbitrator or a replacement worker, the
-// late join from its proof bundle and the dispute's evidence topic
-// (handover; it also gets the address, the chain and the transport's
+// hand-over of a thread to an arbitrator, a replacement worker or a
+// supervisor, the late join from its proof bundle and the dispute's
+// evidence topic (handover; the supervisor's side, its supervision notice
+// and the veto, are in veto.go; it also gets the address, the chain and the transport's
 // links and topics at Start, and the node's send and fact paths as
 // functions), the event stream (broadcaster), the stores' opener
 // (storeOpener), the chain side of the acts (chainActs: the co-signed

@@ -44,6 +44,9 @@ type receiver struct {
 	// coSigned is the chain side's hook for a co-signed pair an envelope
 	// completes (chainActs.onCoSigned; t.mu held).
 	coSigned func(t *thread, cs *negotiation.CoSigned)
+	// tookIn runs after an envelope took effect in t
+	// (Node.keepSupervisor; t.mu held).
+	tookIn func(t *thread)
 
 	// Set at Start.
 	self negotiation.Address
@@ -74,6 +77,9 @@ func (r *receiver) handle(ctx context.Context, d p2p.Delivery) negotiation.Code 
 	}
 	if d.Topic != "" {
 		r.events.publish(Event{Kind: EventTopic, NegotiationID: env.NegotiationID, Type: env.Type, Hash: env.Hash().String(), Detail: d.Topic, At: r.now()})
+	}
+	if code, ok := r.hand.supervision(d); ok {
+		return code // a supervision notice is no envelope of the thread (veto.go)
 	}
 	for {
 		t, fresh, code := r.threadFor(ctx, d)
@@ -205,6 +211,11 @@ func (r *receiver) threadFor(ctx context.Context, d p2p.Delivery) (t *thread, fr
 		// A replacement worker joins from the hand-over package it names.
 		return nil, false, r.hand.replacementArrived(d, p)
 	default:
+		if len(env.Recipients) > 1 && env.Addressed(r.self) {
+			// Addressed to a third party beside the counterparty: a
+			// supervisor whose hand-over (veto.go) is on its way.
+			return nil, false, negotiation.CodeMissingReference
+		}
 		return nil, false, negotiation.CodeWrongNegotiation
 	}
 	if params.Announcement != nil {
@@ -262,6 +273,9 @@ func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outc
 	r.coSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
 		return
+	}
+	if r.tookIn != nil {
+		r.tookIn(t)
 	}
 	switch p := d.Envelope.Payload.(type) {
 	case *negotiation.DeliveryNotice:

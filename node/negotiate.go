@@ -18,6 +18,10 @@ type CounterSpec struct {
 	Deadline    time.Time       `json:"deadline,omitempty"`
 	// Reason says why (it travels in the counter-offer).
 	Reason string `json:"reason,omitempty"`
+	// Supervisor is the supervisor this party's principal names (a third
+	// party's address): its node gets the thread and may veto the task
+	// for this party (node/veto.go).
+	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
 	// PXPFields are the PXP members of the counter-offer (a message
 	// travels as its reason when Reason is empty).
 	PXPFields
@@ -26,12 +30,15 @@ type CounterSpec struct {
 // AcceptSpec are the PXP members of an acceptance (its message, which no
 // member of a TaskAcceptance carries, is kept in this node's ledger).
 type AcceptSpec struct {
+	// Supervisor is the supervisor this party's principal names (as
+	// CounterSpec's).
+	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
 	PXPFields
 }
 
 // counterOffer builds the counter-offer of spec.
 func counterOffer(inReplyTo negotiation.Hash, terms negotiation.Terms, spec CounterSpec) (*negotiation.TaskCounterOffer, string) {
-	p := &negotiation.TaskCounterOffer{InReplyTo: inReplyTo, Terms: terms, Reason: spec.Reason}
+	p := &negotiation.TaskCounterOffer{InReplyTo: inReplyTo, Terms: terms, Reason: spec.Reason, Supervisor: spec.Supervisor}
 	spec.apply(p)
 	msg := spec.Message
 	if p.Reason == "" {
@@ -82,6 +89,9 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 		if err != nil {
 			return err
 		}
+		if err := checkSupervisor(spec.Supervisor, n.self, n.eng.OtherParty(t)); err != nil {
+			return err
+		}
 		p, msg := counterOffer(inReplyTo, terms, spec)
 		env, _, err := n.snd.send(ctx, t, p, n.eng.Recipients(t, false), false)
 		if err != nil {
@@ -106,6 +116,9 @@ func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, sp
 	counter := func(t *thread) error {
 		terms, err := counterTerms(b.env.Payload.(*negotiation.TaskProposal).Terms, spec)
 		if err != nil {
+			return err
+		}
+		if err := checkSupervisor(spec.Supervisor, n.self, b.env.Sender.EVMAddress); err != nil {
 			return err
 		}
 		n.board.answer(b) // the board keeps it while this node negotiates on it
@@ -245,7 +258,13 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 	if err := checkDomain(o.d, own); err != nil {
 		return ActResult{}, err
 	}
-	if err := n.onThread(nid, fresh, func(t *thread) error { return n.px.precheckAccept(ctx, t, o, spec) }); err != nil {
+	precheck := func(t *thread) error {
+		if err := checkSupervisor(spec.Supervisor, n.self, n.eng.OtherParty(t)); err != nil {
+			return err
+		}
+		return n.px.precheckAccept(ctx, t, o, spec)
+	}
+	if err := n.onThread(nid, fresh, precheck); err != nil {
 		return ActResult{}, err
 	}
 	args := settlementArgs(o.s, o.d, o.digest)
@@ -271,7 +290,7 @@ func (n *Node) accept(ctx context.Context, nid string, fresh *thread, o offerToS
 		if err != nil {
 			return err
 		}
-		p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest, Signature: sig}
+		p := &negotiation.TaskAcceptance{AcceptedOfferHash: o.offer, SettlementDigest: o.digest, Signature: sig, Supervisor: spec.Supervisor}
 		if h, ok := t.Th.AcceptanceOf(n.eng.OtherParty(t), o.offer); ok {
 			p.InReplyTo = &h // the second signature answers the first
 		}

@@ -86,6 +86,8 @@ type Node struct {
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)
 	rcv     *receiver  // the path in: the transport's deliveries and events (handler.go)
+
+	supHanded supervisorsHanded // the threads handed to the supervisors this node named (veto.go)
 }
 
 // New returns a node for cfg. It validates cfg and the options and does no
@@ -153,6 +155,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.m = m
 	n.out = newRefusals(n.now, n.events)
 	n.snd = &sender{eng: n.eng, now: n.now, spawn: n.spawn, sent: m.sent, events: n.events, log: n.log}
+	n.snd.sentIn = n.keepSupervisor
 	n.px = newPXPService(pxpConfig{
 		eng: n.eng, now: n.now, log: n.log, events: n.events, out: n.out, write: n.snd.write,
 		send: n.snd.sendErr, authorize: n.authorize, spawn: n.spawn,
@@ -183,6 +186,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		eng: n.eng, now: n.now, events: n.events, received: m.received, rejected: m.rejected,
 		board: n.board, cs: n.cs, check: n.check, hand: n.hand, rej: n.rej, out: n.out, blobs: n.blobs,
 		announce: n.takeAnnouncement, coSigned: n.onchain.onCoSigned, log: n.log,
+		tookIn: n.keepSupervisor,
 	}
 	return n, nil
 }

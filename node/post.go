@@ -31,6 +31,10 @@ type TaskSpec struct {
 	Deadline    time.Time           `json:"deadline"`
 	Token       negotiation.Address `json:"token,omitempty"`
 	Limits      *negotiation.Limits `json:"limits,omitempty"`
+	// Supervisor is the supervisor the poster's principal names (a third
+	// party's address): its node gets the thread and may veto the task
+	// for the poster (node/veto.go).
+	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
 }
 
 // newTerms builds the offer's terms from spec: its deadline must be after
@@ -125,7 +129,10 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 			NegotiationID: annID, Sequence: 1, Timestamp: now.UTC().Truncate(time.Millisecond),
 			Sender: negotiation.Sender{EVMAddress: n.self, XMTPPublicKey: pk},
 		}
-		p := &negotiation.TaskProposal{Terms: terms}
+		if err := checkSupervisor(spec.Supervisor, n.self, negotiation.Address{}); err != nil {
+			return ActResult{}, err
+		}
+		p := &negotiation.TaskProposal{Terms: terms, Supervisor: spec.Supervisor}
 		if err := n.px.announcementCard(p, h.Timestamp); err != nil {
 			return ActResult{}, err
 		}
@@ -225,7 +232,11 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 		if err != nil {
 			return err
 		}
-		env, _, err := n.snd.send(ctx, t, &negotiation.TaskProposal{Terms: terms}, []negotiation.Address{worker}, true)
+		if err := checkSupervisor(spec.Supervisor, n.self, worker); err != nil {
+			return err
+		}
+		p := &negotiation.TaskProposal{Terms: terms, Supervisor: spec.Supervisor}
+		env, _, err := n.snd.send(ctx, t, p, []negotiation.Address{worker}, true)
 		if err != nil {
 			return err
 		}

@@ -179,6 +179,8 @@ type ProxyTerms struct {
 	Milestones  []MilestoneSpec      `json:"milestones,omitempty"`
 	Deadline    time.Time            `json:"deadline,omitzero"`
 	Token       *negotiation.Address `json:"token,omitempty"`
+	// Supervisor is the supervisor this side names (node/veto.go).
+	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
 }
 
 // CreateRoom opens a room with req.Counterpart for this node's principal:
@@ -471,7 +473,7 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		return err
 	}
 	if !opening {
-		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, PXPFields: fields}
+		spec := CounterSpec{Title: pt.Title, Description: pt.Description, Milestones: pt.Milestones, Deadline: pt.Deadline, Supervisor: pt.Supervisor, PXPFields: fields}
 		if pt.Category != "" || pt.Token != nil {
 			return fail(CodeBadArgument, "a counter-offer keeps the category and the token")
 		}
@@ -487,7 +489,10 @@ func (n *Node) sendProposal(ctx context.Context, nid string, pt ProxyTerms, fiel
 		if err != nil {
 			return err
 		}
-		p := &negotiation.TaskProposal{Terms: terms}
+		if err := checkSupervisor(pt.Supervisor, n.self, to); err != nil {
+			return err
+		}
+		p := &negotiation.TaskProposal{Terms: terms, Supervisor: pt.Supervisor}
 		fields.apply(p)
 		env, _, err := n.snd.send(ctx, t, p, []negotiation.Address{to}, false)
 		if err != nil {

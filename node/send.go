@@ -57,6 +57,9 @@ type sender struct {
 	spawn  func(func(ctx context.Context))
 	sent   *prometheus.CounterVec
 	events *broadcaster
+	// sentIn runs after this node's envelope in t was recorded and queued
+	// (Node.keepSupervisor; t.mu held).
+	sentIn func(t *thread)
 
 	// Set at Start (host by startHost).
 	self negotiation.Address
@@ -128,6 +131,9 @@ func (s *sender) send(ctx context.Context, t *thread, p negotiation.Payload, to 
 	s.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
 	if len(to) > 0 {
 		s.queue(ctx, env)
+	}
+	if s.sentIn != nil {
+		s.sentIn(t)
 	}
 	return env, out, nil
 }

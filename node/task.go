@@ -63,6 +63,11 @@ func (n *Node) Fund(ctx context.Context, nid string) (ActResult, error) {
 		if _, err := n.authorize(ctx, ActFundEscrow, nid, args, reason, "critical"); err != nil {
 			return ActResult{}, err
 		}
+		// A veto (or a cancel) while the approval was pending halts the
+		// commitment: nothing goes on chain.
+		if err := n.eng.With(nid, func(t *thread) error { return n.may(t, negotiation.ActFund, negotiation.ActArgs{}) }); err != nil {
+			return ActResult{}, err
+		}
 		if token != (negotiation.Address{}) {
 			if err := allowExactly(ctx, n.client, n.self, s.Token, s.Amount); err != nil {
 				return ActResult{}, err

@@ -41,6 +41,7 @@ func transcriptActs() map[string]transcriptAct {
 		"evidence":           {"", []string{"SubmitEvidence"}},
 		"propose-arbitrator": {node.ActProposeArbitrator, []string{"ProposeArbitrator", "ProposeArbitratorWith"}},
 		"rule":               {node.ActRule, []string{"Rule"}},
+		"veto":               {node.ActVeto, []string{"Veto"}},
 		"cancel":             {node.ActSignCancel, []string{"Cancel"}},
 		"amend":              {node.ActSignAmendment, []string{"Amend"}},
 		"replace":            {node.ActSignReplacement, []string{"Replace"}},

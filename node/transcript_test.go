@@ -50,10 +50,10 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	node NAME [chain=no] [eth=N] [rate=slow]  start a node (funded with N ETH, default 100)
 //	gate NODE [deny=ACT,...] [expire=ACT,...]  what NODE's gate decides (no args: approve all)
 //	stop NODE                                 close NODE (stabilize leaves it out)
-//	post NODE [title=S] ms=300,200            announce a task on the board (names A<n>)
+//	post NODE [title=S] ms=300,200 [supervisor=NODE]  announce a task on the board (names A<n>)
 //	announce NODE ann=A                       publish an announcement again
-//	propose NODE to=NODE [title=S] ms=...     propose a task directly (names T<n>)
-//	counter NODE T|ann=A [ms=...] [title=S] [reason=S]
+//	propose NODE to=NODE [title=S] ms=... [supervisor=NODE]  propose a task directly (names T<n>)
+//	counter NODE T|ann=A [ms=...] [title=S] [reason=S] [supervisor=NODE]
 //	accept NODE T|ann=A
 //	fund NODE T
 //	deliver NODE T [m=0] [file=S] [name=S]
@@ -62,6 +62,7 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	evidence NODE T [file=S] [name=S]
 //	propose-arbitrator NODE T arb=NODE
 //	rule NODE T ruling=N
+//	veto NODE T party=NODE [reason=S]         veto for party, as the supervisor it named
 //	cancel NODE T [reason=S]
 //	amend NODE T [ms=...] [deadline=+96h] [reason=S]   no ms: co-sign the pending amendment
 //	replace NODE T [to=NODE] [summary=S]      no to: co-sign the pending replacement
@@ -510,6 +511,17 @@ func taskSpec(a args) node.TaskSpec {
 	return spec
 }
 
+// supervisorOf returns the address of the node a's supervisor= names, or
+// nil.
+func (s *story) supervisorOf(a args) *negotiation.Address {
+	v, ok := a.kv["supervisor"]
+	if !ok {
+		return nil
+	}
+	addr := s.addrOf(v)
+	return &addr
+}
+
 func counterSpec(a args) node.CounterSpec {
 	c := node.CounterSpec{Title: a.get("title", ""), Reason: a.get("reason", "")}
 	if v, ok := a.kv["ms"]; ok {
@@ -528,7 +540,9 @@ func (s *story) act(name string, n *actor, a args) []string {
 	switch name {
 	case "post":
 		var ann node.Announcement
-		ann, err = n.n.PostTask(ctx, taskSpec(a))
+		spec := taskSpec(a)
+		spec.Supervisor = s.supervisorOf(a)
+		ann, err = n.n.PostTask(ctx, spec)
 		if err == nil {
 			if !n.slow {
 				// A slow node cannot publish it again: stabilize does
@@ -540,12 +554,16 @@ func (s *story) act(name string, n *actor, a args) []string {
 	case "announce":
 		err = n.n.Announce(ctx, s.ann(a))
 	case "propose":
-		res, err = n.n.ProposeTask(ctx, s.addrOf(a.get("to", "worker")), taskSpec(a))
+		spec := taskSpec(a)
+		spec.Supervisor = s.supervisorOf(a)
+		res, err = n.n.ProposeTask(ctx, s.addrOf(a.get("to", "worker")), spec)
 	case "counter":
+		spec := counterSpec(a)
+		spec.Supervisor = s.supervisorOf(a)
 		if _, ok := a.kv["ann"]; ok {
-			res, err = n.n.CounterAnnouncement(ctx, s.ann(a), counterSpec(a))
+			res, err = n.n.CounterAnnouncement(ctx, s.ann(a), spec)
 		} else {
-			res, err = n.n.Counter(ctx, s.nid(a, 1), counterSpec(a))
+			res, err = n.n.Counter(ctx, s.nid(a, 1), spec)
 		}
 	case "accept":
 		if _, ok := a.kv["ann"]; ok {
@@ -579,6 +597,8 @@ func (s *story) act(name string, n *actor, a args) []string {
 			badScript("ruling=%q", a.get("ruling", ""))
 		}
 		res, err = n.n.Rule(ctx, s.nid(a, 1), r)
+	case "veto":
+		res, err = n.n.Veto(ctx, s.nid(a, 1), s.addrOf(a.get("party", "poster")), a.get("reason", "over budget"))
 	case "cancel":
 		res, err = n.n.Cancel(ctx, s.nid(a, 1), a.get("reason", "the scope changed"))
 	case "amend":

@@ -45,6 +45,10 @@ type ThreadView struct {
 	// Refunded are the milestones the poster reclaimed after the
 	// deadline.
 	Refunded []int `json:"refunded,omitempty"`
+	// Supervisors and Vetoes are the supervisors the parties named and
+	// the vetoes the thread took (veto.go).
+	Supervisors []SupervisorView `json:"supervisors,omitempty"`
+	Vetoes      []VetoView       `json:"vetoes,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -157,6 +161,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		}
 	}
 	v.Refused = n.out.ofThread(t, n.self)
+	v.Supervisors, v.Vetoes = supervisionViews(th)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	for _, e := range th.Deliveries() {

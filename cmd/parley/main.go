@@ -42,6 +42,7 @@ func newRootCmd() *cobra.Command {
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
 		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
+		newVetoCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newBenchCmd(),
 	)

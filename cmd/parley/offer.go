@@ -29,6 +29,7 @@ func newOfferCounterCmd(f *clientFlags) *cobra.Command {
 	var (
 		milestones                           []string
 		deadline, reason, title, description string
+		supervisor                           string
 	)
 	cmd := &cobra.Command{
 		Use:   "counter NEGOTIATION|ANNOUNCEMENT [--milestone AMOUNT:DESCRIPTION...] [--deadline D] [--reason R]",
@@ -44,6 +45,9 @@ func newOfferCounterCmd(f *clientFlags) *cobra.Command {
 				return err
 			}
 			spec := node.CounterSpec{Title: title, Description: description, Reason: reason}
+			if spec.Supervisor, err = parseSupervisor(supervisor); err != nil {
+				return err
+			}
 			if len(milestones) > 0 {
 				if spec.Milestones, err = parseMilestones(milestones); err != nil {
 					return err
@@ -79,11 +83,13 @@ func newOfferCounterCmd(f *clientFlags) *cobra.Command {
 	fs.StringVar(&title, "title", "", "new title")
 	fs.StringVar(&description, "description", "", "new description")
 	fs.StringVar(&reason, "reason", "", "why (travels in the counter-offer)")
+	supervisorFlag(fs, &supervisor)
 	f.registerAct(fs)
 	return cmd
 }
 
 func newOfferAcceptCmd(f *clientFlags) *cobra.Command {
+	var supervisor string
 	cmd := &cobra.Command{
 		Use:   "accept NEGOTIATION|ANNOUNCEMENT",
 		Short: "Accept an offer: sign its settlement digest (needs approval)",
@@ -99,12 +105,21 @@ func newOfferAcceptCmd(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			sup, err := parseSupervisor(supervisor)
+			if err != nil {
+				return err
+			}
 			s, err := f.connect(cmd)
 			if err != nil {
 				return err
 			}
 			r, err := s.act(nid, func(ctx context.Context) (node.ActResult, error) {
-				if isAnn {
+				switch {
+				case sup != nil && isAnn:
+					return s.c.AcceptTaskWith(ctx, ann, node.AcceptSpec{Supervisor: sup})
+				case sup != nil:
+					return s.c.AcceptWith(ctx, nid, node.AcceptSpec{Supervisor: sup})
+				case isAnn:
 					return s.c.AcceptTask(ctx, ann)
 				}
 				return s.c.Accept(ctx, nid)
@@ -115,6 +130,7 @@ func newOfferAcceptCmd(f *clientFlags) *cobra.Command {
 			return s.show(func(w io.Writer) { printAct(w, r) })
 		},
 	}
+	supervisorFlag(cmd.Flags(), &supervisor)
 	f.registerAct(cmd.Flags())
 	return cmd
 }

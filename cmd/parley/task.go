@@ -17,6 +17,7 @@ import (
 type taskFlags struct {
 	title, description, category, deadline, token string
 	milestones                                    []string
+	supervisor                                    string
 }
 
 func (t *taskFlags) register(cmd *cobra.Command) {
@@ -27,6 +28,7 @@ func (t *taskFlags) register(cmd *cobra.Command) {
 	fs.StringArrayVar(&t.milestones, "milestone", nil, "a milestone AMOUNT:DESCRIPTION, amount in wei or with an eth or gwei suffix (repeat for each; at least one)")
 	fs.StringVar(&t.deadline, "deadline", "72h", "a duration from now (72h, 3d) or an RFC 3339 time")
 	fs.StringVar(&t.token, "token", "", "the ERC-20 token paid (default ETH)")
+	supervisorFlag(fs, &t.supervisor)
 }
 
 // spec builds the task's spec from the flags.
@@ -46,6 +48,9 @@ func (t *taskFlags) spec() (node.TaskSpec, error) {
 		return node.TaskSpec{}, err
 	}
 	spec := node.TaskSpec{Title: t.title, Description: t.description, Category: t.category, Milestones: ms, Deadline: dl}
+	if spec.Supervisor, err = parseSupervisor(t.supervisor); err != nil {
+		return node.TaskSpec{}, err
+	}
 	if t.token != "" {
 		if spec.Token, err = parseAddr("--token", t.token); err != nil {
 			return node.TaskSpec{}, err

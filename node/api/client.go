@@ -647,6 +647,12 @@ func (c *Client) Timeouts(ctx context.Context) ([]node.TimeoutExit, error) {
 	return out, c.call(ctx, RouteTimeouts, nil, nil, nil, &out)
 }
 
+// Veto vetoes negotiation id's task for party, as the supervisor party
+// named, with why.
+func (c *Client) Veto(ctx context.Context, id string, party negotiation.Address, reason string) (node.ActResult, error) {
+	return c.act(ctx, RouteVeto, id, VetoRequest{Party: party, Reason: reason})
+}
+
 // File writes the stored file with CID cid to w.
 func (c *Client) File(ctx context.Context, cid string, w io.Writer) error {
 	if w == nil {

@@ -255,6 +255,7 @@ func (s *Server) register() {
 	post(RouteReclaimExpired, s.reclaimExpired)
 	post(RouteResolveTimedOut, s.resolveTimedOut)
 	get(RouteTimeouts, s.timeouts)
+	post(RouteVeto, s.veto)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)
@@ -552,6 +553,7 @@ var states = []negotiation.State{
 	negotiation.StateFunded, negotiation.StateDelivered, negotiation.StateCompleted, negotiation.StateDisputed,
 	negotiation.StateArbitrated, negotiation.StateResolved, negotiation.StateCancelled, negotiation.StateVetoed,
 	negotiation.StateExpired,
+	negotiation.StateHalted,
 }
 
 func (s *Server) negotiations(w http.ResponseWriter, r *http.Request) {
@@ -954,6 +956,12 @@ func (s *Server) timeouts(w http.ResponseWriter, r *http.Request) {
 		out = []node.TimeoutExit{}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) veto(r *http.Request, body []byte) answer {
+	return withNID([]string{"party", "reason"}, func(r *http.Request, nid string, req VetoRequest) (node.ActResult, error) {
+		return s.n.Veto(r.Context(), nid, req.Party, req.Reason)
+	})(r, body)
 }
 
 func (s *Server) cancel(r *http.Request, body []byte) answer {

@@ -117,6 +117,7 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteReclaimExpired, path: neg + "/reclaim-expired", body: `{}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/reclaim-expired")},
 		{pattern: RouteResolveTimedOut, path: neg + "/resolve-timed-out", body: `{}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/resolve-timed-out")},
 		{pattern: RouteTimeouts, path: "/v1/timeouts", want: 200, schema: "[]TimeoutExit"},
+		{pattern: RouteVeto, path: neg + "/veto", body: `{"party":"` + worker + `","reason":"over budget"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/veto")},
 
 		{pattern: RouteFile, path: "/v1/files/" + cidS, want: 404, code: CodeNotFound, badPaths: []string{"/v1/files/notacid", "/v1/files/" + cidV0, "/v1/files/" + strings.ToUpper(cidS)}},
 		{pattern: RouteWithdraw, path: "/v1/withdraw", body: `{}`, want: 409, code: string(node.CodeNothingOwed)},

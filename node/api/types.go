@@ -63,6 +63,7 @@ const (
 	RouteReclaimExpired  = "POST /v1/negotiations/{id}/reclaim-expired"   // Empty
 	RouteResolveTimedOut = "POST /v1/negotiations/{id}/resolve-timed-out" // Empty
 	RouteTimeouts        = "GET /v1/timeouts"                             // []node.TimeoutExit, read on chain now
+	RouteVeto            = "POST /v1/negotiations/{id}/veto"              // VetoRequest
 
 	// PXP: the principal's intent cards, the questions paused
 	// negotiations wait on, the answers, the rooms and the briefs.
@@ -182,6 +183,13 @@ type ArbitratorRequest = node.ArbitratorSpec
 // 1..10001 gives the worker r-1 basis points of the escrow.
 type RuleRequest struct {
 	Ruling uint64 `json:"ruling"`
+}
+
+// VetoRequest is a supervisor's veto for the party that named it, with
+// why.
+type VetoRequest struct {
+	Party  negotiation.Address `json:"party"`
+	Reason string              `json:"reason"`
 }
 
 // WithdrawRequest withdraws what is owed in a token (omitted: ETH).

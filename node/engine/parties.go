@@ -25,8 +25,9 @@ func (e *Engine) OtherParty(t *Thread) negotiation.Address {
 // and for the dispute's envelopes (evidence, arbitrator proposals) the
 // arbitrator once one is assigned and every arbitrator that refused to
 // rule (they hold the thread still and may be named again, so they must
-// not miss an envelope: the next one would be a sequence gap); an
-// arbitrator writes to both parties.
+// not miss an envelope: the next one would be a sequence gap), and the
+// supervisors the parties named, which hold the thread; an arbitrator or
+// a supervisor writes to both parties.
 func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 	var to []negotiation.Address
 	add := func(a negotiation.Address) {
@@ -34,7 +35,7 @@ func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 			to = append(to, a)
 		}
 	}
-	if t.Th.RoleOf(e.self) == negotiation.RoleArbitrator {
+	if r := t.Th.RoleOf(e.self); r == negotiation.RoleArbitrator || r == negotiation.RoleSupervisor {
 		add(t.Th.Poster())
 		add(t.Th.Worker())
 		return to
@@ -47,6 +48,9 @@ func (e *Engine) Recipients(t *Thread, evidence bool) []negotiation.Address {
 				add(a)
 			}
 		}
+	}
+	for _, s := range t.Th.Supervisors() {
+		add(s) // the supervisors hold the thread (node/veto.go)
 	}
 	return to
 }

@@ -24,6 +24,10 @@ const (
 	ActClaimUnanswered   Act = "claim_unanswered"   // claim a delivery the poster left unanswered
 	ActReclaimExpired    Act = "reclaim_expired"    // take back, after the deadline, what was never delivered
 	ActResolveTimedOut   Act = "resolve_timed_out"  // resolve a stalled dispute by its timeout
+	// ActVeto is a supervisor's veto: it halts the commitment of the
+	// principal that named the supervisor (docs/protocol.md, "Supervisor
+	// veto").
+	ActVeto Act = "veto"
 )
 
 // The Human Intent Protocol tools of the timeout exits.
@@ -65,6 +69,7 @@ var GatedActs = []Act{
 	ActSignSettlement, ActFundEscrow, ActReleaseMilestone, ActSignCancel, ActSignAmendment,
 	ActSignReplacement, ActOpenDispute, ActProposeArbitrator, ActRule,
 	ActClaimUnanswered, ActReclaimExpired, ActResolveTimedOut,
+	ActVeto,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -80,6 +85,7 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActOpenDispute:       {approval.ToolDisputeOpen, "open"},
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
+	ActVeto:              {approval.ToolSupervisorVeto, "veto"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},

@@ -93,6 +93,8 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Take back the undelivered escrow of " + task + " after its deadline"
 	case ActResolveTimedOut:
 		return "Resolve the stalled dispute about " + task + " by its timeout"
+	case ActVeto:
+		return fmt.Sprintf("Veto %s for %s, as the supervisor it named", task, str(args["party"]))
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:

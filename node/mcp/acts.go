@@ -48,6 +48,9 @@ type Acts interface {
 	ClaimUnanswered(ctx context.Context, nid string, milestone int) (node.ActResult, error)
 	ReclaimExpired(ctx context.Context, nid string) (node.ActResult, error)
 	ResolveTimedOut(ctx context.Context, nid string) (node.ActResult, error)
+	// Veto vetoes negotiation nid's task for party, as the supervisor
+	// party named (a gated act).
+	Veto(ctx context.Context, nid string, party negotiation.Address, reason string) (node.ActResult, error)
 }
 
 var _ Acts = (*node.Node)(nil)
@@ -64,6 +67,7 @@ const (
 	ToolClaimUnanswered = "claim_unanswered"
 	ToolReclaimExpired  = "reclaim_expired"
 	ToolResolveTimedOut = "resolve_timed_out"
+	ToolVeto            = "veto"
 )
 
 // maxFile bounds a delivered file's decoded size.
@@ -90,6 +94,7 @@ type postTaskArgs struct {
 	Milestones  []milestoneObject `json:"milestones"`
 	Deadline    string            `json:"deadline" jsonschema:"RFC 3339 (2026-07-01T12:00:00Z) or a date (2026-07-01, midnight UTC)"`
 	Token       string            `json:"token,omitempty" jsonschema:"the payment token's address; absent: native ETH"`
+	Supervisor  string            `json:"supervisor,omitempty" jsonschema:"the address of the supervisor your principal names: its node gets the negotiation and may veto it for your side"`
 }
 
 type counterArgs struct {
@@ -109,6 +114,13 @@ type acceptArgs struct {
 	Claims       []claimArg  `json:"claims,omitempty"`
 	Reviews      []reviewArg `json:"reviews,omitempty"`
 	DependsOn    []string    `json:"depends_on,omitempty" jsonschema:"ids of the claims the agreement rests on; new1, new2 name this call's claims"`
+	Supervisor   string      `json:"supervisor,omitempty" jsonschema:"the address of the supervisor your principal names: its node gets the negotiation and may veto it for your side"`
+}
+
+type vetoArgs struct {
+	Negotiation string `json:"negotiation" jsonschema:"the negotiation's id (a UUID) this node holds as the supervisor a party named"`
+	Party       string `json:"party" jsonschema:"the address of the party (poster or worker) that named this node its supervisor"`
+	Reason      string `json:"reason" jsonschema:"why, for both parties"`
 }
 
 type deliverArgs struct {
@@ -200,6 +212,17 @@ func (s *Server) registerActs() {
 	s.registerTaskActs()
 
 	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolVeto, Title: "Veto a task",
+		Description: "As the supervisor a party named, veto the task for that party: before funding the negotiation ends; after funding the task is halted and the escrow stays in the contract until the parties cancel or dispute. Waits for your principal's approval on the node. Needs your principal's agent key (Authorization: Bearer header).",
+		InputSchema: schemaFor[vetoArgs](func(sc *jsonschema.Schema) {
+			bound(sc, "negotiation", 36, 36)
+			bound(sc, "party", 42, 42)
+			bound(sc, "reason", 1, maxReason)
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Veto a task", DestructiveHint: yes, OpenWorldHint: yes},
+	}, s.veto)
+
+	sdk.AddTool(s.srv, &sdk.Tool{
 		Name: ToolClaimUnanswered, Title: "Claim an unanswered delivery",
 		Description: "As the worker, claim a delivered milestone the poster left unanswered for the review period: it becomes owed to your principal. Refused (timeout_not_due) while the review period runs on chain; waits for your principal's approval on the node.",
 		InputSchema: schemaFor[milestoneArgs](func(sc *jsonschema.Schema) {
@@ -239,6 +262,26 @@ func (s *Server) reclaimExpired(ctx context.Context, _ *sdk.CallToolRequest, a l
 
 func (s *Server) resolveTimedOut(ctx context.Context, _ *sdk.CallToolRequest, a linkArgs) (*sdk.CallToolResult, actOut, error) {
 	return s.onRoom(a.Link, func(nid string) (node.ActResult, error) { return s.acts.ResolveTimedOut(ctx, nid) })
+
+}
+
+func (s *Server) veto(ctx context.Context, req *sdk.CallToolRequest, a vetoArgs) (*sdk.CallToolResult, actOut, error) {
+	var out actOut
+	if !s.signedIn(req) {
+		return nil, out, errSignIn
+	}
+	if _, err := negotiation.ParseNegotiationID(a.Negotiation); err != nil {
+		return nil, out, fmt.Errorf("negotiation %q is not a negotiation id (a lowercase UUID v4)", a.Negotiation)
+	}
+	party, err := parseAddress(a.Party)
+	if err != nil {
+		return nil, out, fmt.Errorf("party: %v", err)
+	}
+	r, err := s.acts.Veto(ctx, a.Negotiation, party, a.Reason)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	return s.acted(r, false, "")
 }
 
 func (s *Server) listTasks(ctx context.Context, req *sdk.CallToolRequest, _ listTasksArgs) (*sdk.CallToolResult, listTasksOut, error) {
@@ -268,7 +311,7 @@ func (s *Server) postTask(ctx context.Context, req *sdk.CallToolRequest, a postT
 	if t.Title == "" || len(t.Milestones) == 0 || t.Deadline.IsZero() {
 		return nil, out, errors.New("post_task needs a title, at least one milestone and a deadline")
 	}
-	spec := node.TaskSpec{Title: t.Title, Description: t.Description, Category: t.Category, Deadline: t.Deadline}
+	spec := node.TaskSpec{Title: t.Title, Description: t.Description, Category: t.Category, Deadline: t.Deadline, Supervisor: t.Supervisor}
 	if t.Token != nil {
 		spec.Token = *t.Token
 	}
@@ -340,7 +383,7 @@ func (s *Server) counter(ctx context.Context, req *sdk.CallToolRequest, a counte
 	if t.Category != "" || t.Token != nil {
 		return nil, out, errors.New("a counter-offer keeps the category and token of the offer it answers")
 	}
-	spec := node.CounterSpec{Title: t.Title, Description: t.Description, Deadline: t.Deadline, Reason: strings.TrimSpace(a.Reason), PXPFields: fields}
+	spec := node.CounterSpec{Title: t.Title, Description: t.Description, Deadline: t.Deadline, Reason: strings.TrimSpace(a.Reason), Supervisor: t.Supervisor, PXPFields: fields}
 	for _, m := range t.Milestones {
 		spec.Milestones = append(spec.Milestones, node.MilestoneSpec{Amount: m.Amount, Description: m.Description})
 	}
@@ -366,11 +409,19 @@ func (s *Server) accept(ctx context.Context, req *sdk.CallToolRequest, a acceptA
 	if err != nil {
 		return nil, out, err
 	}
+	spec := node.AcceptSpec{PXPFields: fields}
+	if a.Supervisor != "" {
+		sup, err := parseAddress(a.Supervisor)
+		if err != nil {
+			return nil, out, fmt.Errorf("supervisor: %v", err)
+		}
+		spec.Supervisor = &sup
+	}
 	var r node.ActResult
 	if nid != "" {
-		r, err = s.acts.AcceptWith(ctx, nid, node.AcceptSpec{PXPFields: fields})
+		r, err = s.acts.AcceptWith(ctx, nid, spec)
 	} else {
-		r, err = s.acts.AcceptAnnouncementWith(ctx, ann, node.AcceptSpec{PXPFields: fields})
+		r, err = s.acts.AcceptAnnouncementWith(ctx, ann, spec)
 	}
 	if err != nil {
 		return nil, out, toolError(err)

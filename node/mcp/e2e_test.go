@@ -260,4 +260,10 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	refused(t, b, ToolReclaimExpired, map[string]any{"link": opened.YourLink}, "no_chain")
 	refused(t, b, ToolResolveTimedOut, map[string]any{"link": opened.YourLink}, "no_chain")
 	refused(t, b, ToolClaimUnanswered, map[string]any{"link": opened.YourLink, "milestone": -1}, "validating")
+	// Only the supervisor a party named vetoes; the worker is not_party,
+	// and the tool needs the agent key.
+	veto := map[string]any{"negotiation": opened.RoomID, "party": task.Poster, "reason": "over budget"}
+	refused(t, b, ToolVeto, veto, "not_party")
+	refused(t, seat, ToolVeto, veto, SignInRequired)
+	refused(t, b, ToolVeto, map[string]any{"negotiation": opened.RoomID, "party": "0x1", "reason": "over budget"}, "party")
 }

@@ -33,6 +33,7 @@ type termsObject struct {
 	Milestones  []milestoneObject `json:"milestones,omitempty" jsonschema:"the paid steps, in order"`
 	Deadline    string            `json:"deadline,omitempty" jsonschema:"when the work is due: RFC 3339 (2026-07-01T12:00:00Z) or a date (2026-07-01, midnight UTC)"`
 	Token       string            `json:"token,omitempty" jsonschema:"the payment token's address; absent: native ETH"`
+	Supervisor  string            `json:"supervisor,omitempty" jsonschema:"the address of the supervisor your principal names: its node gets the negotiation and may veto it for your side"`
 }
 
 // milestoneObject is one milestone as an agent states it.
@@ -45,7 +46,7 @@ type milestoneObject struct {
 var termLineRE = regexp.MustCompile(`^\s*([A-Za-z_]+)\s*(?:=|:)\s*(.*?)\s*$`)
 
 // termLineForm is what a term line looks like, for error messages.
-const termLineForm = `a term line is "<key> = <value>" with key title, description, category, deadline, token or milestone (repeat it per milestone: "milestone = 0.5 ETH: the design"); or send terms as an object {title, description, category, milestones: [{amount, description}], deadline, token}`
+const termLineForm = `a term line is "<key> = <value>" with key title, description, category, deadline, token, supervisor or milestone (repeat it per milestone: "milestone = 0.5 ETH: the design"); or send terms as an object {title, description, category, milestones: [{amount, description}], deadline, token, supervisor}`
 
 // parseTerms reads an offer's terms in either form: the PXP reference's
 // list of strings (one "key = value" line each) or an object.
@@ -95,6 +96,8 @@ func parseTermLines(lines []string) (TermsSpec, error) {
 			o.Deadline = val
 		case "token":
 			o.Token = val
+		case "supervisor":
+			o.Supervisor = val
 		case "milestone":
 			amount, desc, _ := strings.Cut(val, ":")
 			o.Milestones = append(o.Milestones, milestoneObject{Amount: strings.TrimSpace(amount), Description: strings.TrimSpace(desc)})
@@ -139,7 +142,14 @@ func (o termsObject) spec(where string) (TermsSpec, error) {
 		}
 		t.Token = &a
 	}
-	if t.Title == "" && t.Description == "" && t.Category == "" && len(t.Milestones) == 0 && t.Deadline.IsZero() && t.Token == nil {
+	if o.Supervisor != "" {
+		a, err := parseAddress(o.Supervisor)
+		if err != nil {
+			return t, fmt.Errorf("%s: supervisor: %v", where, err)
+		}
+		t.Supervisor = &a
+	}
+	if t.Title == "" && t.Description == "" && t.Category == "" && len(t.Milestones) == 0 && t.Deadline.IsZero() && t.Token == nil && t.Supervisor == nil {
 		return t, fmt.Errorf("%s: no terms given; %s", where, termLineForm)
 	}
 	return t, nil
