@@ -27,7 +27,7 @@ const (
 	ActRequestPayment    Act = "request_payment"    // a PaymentRequest for a milestone
 	ActRequestRevision   Act = "request_revision"   // a RevisionRequest sending a delivered milestone back to work
 	ActAcceptDelivery    Act = "accept_delivery"    // an AcceptDelivery and the milestone's release on chain
-	ActCapability        Act = "capability"         // a CapabilityProof (the node carries an escalation in one)
+	ActCapability        Act = "capability"         // a CapabilityProof: a file by CID, an attestation (the node also carries an escalation in one)
 	ActCancel            Act = "cancel"             // a MutualCancel: the intent before funding, the signed Cancel after
 	ActAmend             Act = "amend"              // a MilestoneDefinition signing the Amendment
 	ActReplace           Act = "replace"            // a ReplacementContext signing the Replacement
@@ -243,7 +243,7 @@ var actTable = []tableRow{
 		Sends: TypeAcceptDelivery, SendStates: []State{StateDelivered},
 		Expects: MilestoneReleased{}.fact(), FactStates: postFundingStates,
 		Checks: "the thread holds a DeliveryNotice of the milestone (state_forbidden); it may start in funded and completed because, once its AcceptDelivery went out, the act only releases the milestone on chain (the retry of a failed transaction)"}, checkAcceptDelivery},
-	{ActRow{Act: ActCapability, Does: "show a capability (the node carries an escalation in it)",
+	{ActRow{Act: ActCapability, Does: "attach a capability proof: a file by CID the poster checks, an attestation another address signed (the node also carries an escalation in one)",
 		Roles: []Role{RoleWorker}, States: liveStates, Sends: TypeCapabilityProof}, nil},
 	{ActRow{Act: ActCancel, Does: "cancel by mutual consent: the intent before funding, the signed Cancel after",
 		Roles: parties, States: states(negotiatingStates, []State{StateAgreed}, postFundingStates), Sends: TypeMutualCancel,

@@ -257,7 +257,8 @@ func (r *receiver) recordEquivocation(ctx context.Context, nid string, eq *negot
 
 // afterReceived starts the work an envelope calls for (t.mu held): a
 // co-signed pair it completes is submitted; files of a delivery or of
-// evidence are fetched and checked against their CIDs.
+// evidence are fetched and checked against their CIDs, and a capability
+// proof is checked (capability.go).
 func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
 	r.coSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
@@ -271,6 +272,10 @@ func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outc
 	case *negotiation.DisputeEvidence:
 		if bundleFile(p) == nil {
 			r.blobs.fetchAll(t.ID, d.Sender.PeerID, evidenceFiles(p))
+		}
+	case *negotiation.CapabilityProof:
+		if t.Th.RoleOf(r.self) == negotiation.RolePoster && !p.IsEscalationCarrier() {
+			r.blobs.checkProof(t.ID, d.Sender.PeerID, d.Envelope)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type ThreadView struct {
 	Observer      bool                    `json:"observer,omitempty"`
 	Pending       int                     `json:"pendingFacts,omitempty"`
 	Milestones    []negotiation.Milestone `json:"milestones,omitempty"`
+	// Capabilities are the worker's capability proofs and their checks
+	// (capability.go).
+	Capabilities []CapabilityView `json:"capabilities,omitempty"`
 	// Refused are this node's envelopes of the negotiation that their
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
@@ -141,6 +144,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		}
 		v.Deliveries = append(v.Deliveries, d)
 	}
+	v.Capabilities = capabilityViews(context.Background(), n.led, t, n.self)
 	log := th.Log()
 	v.Log = make([]RecordView, len(log))
 	for i, r := range log {

@@ -41,6 +41,7 @@ func newRootCmd() *cobra.Command {
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
+		newCapabilityCmd(),
 		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newBenchCmd(),

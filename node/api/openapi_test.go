@@ -70,6 +70,7 @@ var routeDocs = []routeDoc{
 	{pattern: RouteAmend, id: "amend", summary: "Sign an amendment of the remaining milestones and the deadline (gated: sign_amendment)", req: node.AmendSpec{}, resp: node.ActResult{}},
 	{pattern: RouteReplace, id: "replace", summary: "Sign the hand-over to a replacement worker (gated: sign_replacement)", req: node.ReplaceSpec{}, resp: node.ActResult{}},
 	{pattern: RouteDispute, id: "dispute", summary: "Open a dispute (gated: open_dispute)", req: Empty{}, resp: node.ActResult{}},
+	{pattern: RouteCapability, id: "capability", summary: "Attach a capability proof: a file by CID the poster's node fetches and checks, an attestation another address signed (worker)", req: node.CapabilitySpec{}, resp: node.ActResult{}},
 	{pattern: RouteEvidence, id: "evidence", summary: "Submit evidence to the dispute", req: node.EvidenceSpec{}, resp: node.ActResult{}},
 	{pattern: RouteArbitrator, id: "proposeArbitrator", summary: "Name the arbitrator this side accepts (gated: propose_arbitrator)", req: ArbitratorRequest{}, resp: node.ActResult{}},
 	{pattern: RouteRule, id: "rule", summary: "Rule as the arbitrator (gated: rule)", req: RuleRequest{}, resp: node.ActResult{}},

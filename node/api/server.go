@@ -251,6 +251,7 @@ func (s *Server) register() {
 	post(RouteEvidence, s.evidence)
 	post(RouteArbitrator, s.arbitrator)
 	post(RouteRule, s.rule)
+	post(RouteCapability, s.capability)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)

@@ -59,6 +59,10 @@ const (
 	RouteArbitrator     = "POST /v1/negotiations/{id}/arbitrator"      // ArbitratorRequest
 	RouteRule           = "POST /v1/negotiations/{id}/rule"            // RuleRequest
 
+	// Issue 14: capability proofs, revision requests and partial
+	// releases (api/revision.go).
+	RouteCapability = "POST /v1/negotiations/{id}/capability" // node.CapabilitySpec
+
 	// PXP: the principal's intent cards, the questions paused
 	// negotiations wait on, the answers, the rooms and the briefs.
 	RouteCard            = "GET /v1/card"                      // node.CardInfo: the default card

@@ -39,6 +39,9 @@ type Acts interface {
 	Deliver(ctx context.Context, nid string, spec node.DeliverySpec) (node.ActResult, error)
 	// OpenDispute opens a dispute on a funded task (a gated act).
 	OpenDispute(ctx context.Context, nid string) (node.ActResult, error)
+	// Capability attaches a capability proof as the worker (revision.go
+	// has the tools of issue 14's acts).
+	Capability(ctx context.Context, nid string, spec node.CapabilitySpec) (node.ActResult, error)
 }
 
 var _ Acts = (*node.Node)(nil)
@@ -184,6 +187,7 @@ func (s *Server) registerActs() {
 		InputSchema: schemaFor[linkArgs](nil),
 		Annotations: &sdk.ToolAnnotations{Title: "Open a dispute", DestructiveHint: yes, OpenWorldHint: yes},
 	}, s.openDispute)
+	s.registerRevisionActs()
 }
 
 func (s *Server) listTasks(ctx context.Context, req *sdk.CallToolRequest, _ listTasksArgs) (*sdk.CallToolResult, listTasksOut, error) {

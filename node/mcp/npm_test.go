@@ -64,7 +64,8 @@ func TestNpmClient(t *testing.T) {
 		t.Fatalf("client output: %v: %s", err, stdout)
 	}
 	want := []string{ToolAccept, ToolAnswerEscalation, ToolCounter, ToolCreateRoom, ToolDeliver, ToolGetBrief, ToolGetRoom,
-		ToolJoinRoom, ToolListTasks, ToolOpenDispute, ToolPostTask, ToolSealIntentCard, ToolSendEnvelope, ToolWaitForTurn}
+		ToolJoinRoom, ToolListTasks, ToolOpenDispute, ToolPostTask, ToolSealIntentCard, ToolSendEnvelope, ToolWaitForTurn,
+		ToolCapability}
 	slices.Sort(want)
 	if !slices.Equal(out.Tools, want) {
 		t.Errorf("tools %v, want %v", out.Tools, want)
