@@ -161,6 +161,27 @@ func (c *Client) ReleaseMilestone(ctx context.Context, taskID [32]byte, task Tas
 	return c.taskTx(ctx, taskID, nil, data, err)
 }
 
+// RequestRevision sends, as the poster, a submitted milestone back to work
+// while its proof's review period runs: the review clock stops (the worker
+// can no longer claim that proof) and the milestone is Revising until the
+// worker submits a new proof (SubmitProof), which it may do until
+// ResubmitUntil. Refused after the review period (review_period_over) and
+// after MaxRevisions requests for the milestone (too_many_revisions).
+func (c *Client) RequestRevision(ctx context.Context, taskID [32]byte, task Task, milestone uint64) (*TaskResult, error) {
+	data, err := c.reg.TryPackRequestRevision(taskID, new(big.Int).SetUint64(milestone), task)
+	return c.taskTx(ctx, taskID, nil, data, err)
+}
+
+// ReleasePart releases, as the poster, amount of an open, submitted or
+// revising milestone to the worker; the milestone's running total
+// (Milestone.Released) never exceeds its amount (bad_part for zero or more
+// than remains), and the part that releases the rest releases the
+// milestone (a MilestoneReleased event follows the PartReleased one).
+func (c *Client) ReleasePart(ctx context.Context, taskID [32]byte, task Task, milestone uint64, amount *big.Int) (*TaskResult, error) {
+	data, err := c.reg.TryPackReleasePart(taskID, new(big.Int).SetUint64(milestone), amount, task)
+	return c.taskTx(ctx, taskID, nil, data, err)
+}
+
 // ClaimUnanswered claims, as the worker, a milestone whose proof the poster
 // left unanswered for the review period.
 func (c *Client) ClaimUnanswered(ctx context.Context, taskID [32]byte, task Task, milestone uint64) (*TaskResult, error) {

@@ -70,6 +70,8 @@ func newEventTable(a Addresses) eventTable {
 	add(r, "TaskRegistry", ra, "DisputeSettled", wrap(reg.UnpackDisputeSettledEvent))
 	add(r, "TaskRegistry", ra, "Credited", wrap(reg.UnpackCreditedEvent))
 	add(r, "TaskRegistry", ra, "Withdrawn", wrap(reg.UnpackWithdrawnEvent))
+	add(r, "TaskRegistry", ra, "RevisionRequested", wrap(reg.UnpackRevisionRequestedEvent))
+	add(r, "TaskRegistry", ra, "PartReleased", wrap(reg.UnpackPartReleasedEvent))
 
 	arb := bindings.NewArbitrationModule()
 	m, ma := a.ArbitrationModule, arb.GetABI()

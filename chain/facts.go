@@ -40,7 +40,9 @@ type FactRef struct {
 // DisputeOpened by the opener with the task id as dispute id,
 // ArbitratorAssigned and Ruling are ArbitratorAssigned and Ruled of the
 // dispute, a cancelling EscrowRefunded is TaskCancelled, WorkerReplaced is
-// WorkerReplaced (ref names the old worker and the hand-over). A TaskAmended event
+// WorkerReplaced (ref names the old worker and the hand-over),
+// RevisionRequested and PartReleased name their milestone (PartReleased
+// with the part and the milestone's running total). A TaskAmended event
 // carries only the amendment's termsHash and nonce (ref): its fact is a
 // MilestonesAmended without milestones, which the caller fills from the
 // co-signed MilestoneDefinition that ref names (the state machine refuses
@@ -76,6 +78,11 @@ func FactOf(ev Event) (f negotiation.Fact, ref FactRef, ok bool) {
 			FactRef{TaskID: v.TaskId, OldWorker: negotiation.Address(v.OldWorker), Handoff: v.HandoffHash}, true
 	case *bindings.TaskRegistryTaskAmended:
 		return negotiation.MilestonesAmended{}, FactRef{TaskID: v.TaskId, TermsHash: v.TermsHash, Nonce: v.Nonce}, true
+	case *bindings.TaskRegistryRevisionRequested:
+		return negotiation.RevisionRequested{Milestone: milestone(v.Milestone)}, FactRef{TaskID: v.TaskId}, true
+	case *bindings.TaskRegistryPartReleased:
+		return negotiation.PartReleased{Milestone: milestone(v.Milestone), Amount: uint256Of(v.Amount), Released: uint256Of(v.Released)},
+			FactRef{TaskID: v.TaskId}, true
 	}
 	return nil, FactRef{}, false
 }
@@ -88,6 +95,9 @@ func milestone(i *big.Int) int {
 	}
 	return int(i.Int64())
 }
+
+// uint256Of returns an event's uint256 as the state machine takes it.
+func uint256Of(x *big.Int) negotiation.Uint256 { return negotiation.NewUint256(bigOrZero(x)) }
 
 // taskOfDispute returns the task id of a dispute id (its uint256 form; 0
 // for one out of range).

@@ -48,6 +48,10 @@ func TestFactOf(t *testing.T) {
 			negotiation.WorkerReplaced{NewWorker: negotiation.Address(a2)}, FactRef{TaskID: task, OldWorker: negotiation.Address(a1), Handoff: h}},
 		{"TaskRegistry.TaskAmended", &bindings.TaskRegistryTaskAmended{TaskId: task, Nonce: 3, TermsHash: h},
 			negotiation.MilestonesAmended{}, FactRef{TaskID: task, TermsHash: h, Nonce: 3}},
+		{"TaskRegistry.RevisionRequested", &bindings.TaskRegistryRevisionRequested{TaskId: task, Milestone: big.NewInt(1), Revisions: 2, ResubmitUntil: 9},
+			negotiation.RevisionRequested{Milestone: 1}, FactRef{TaskID: task}},
+		{"TaskRegistry.PartReleased", &bindings.TaskRegistryPartReleased{TaskId: task, Milestone: big.NewInt(3), Amount: eths(1), Released: eths(2)},
+			negotiation.PartReleased{Milestone: 3, Amount: negotiation.NewUint256(eths(1)), Released: negotiation.NewUint256(eths(2))}, FactRef{TaskID: task}},
 
 		{"TaskRegistry.TaskUpdated", &bindings.TaskRegistryTaskUpdated{TaskId: task}, nil, none},
 		{"TaskRegistry.MetaEvidence", &bindings.TaskRegistryMetaEvidence{MetaEvidenceID: dispute, Evidence: "parley:terms:0x00"}, nil, none},

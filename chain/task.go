@@ -32,7 +32,14 @@ const (
 	MilestoneSubmitted uint8 = 1
 	MilestoneReleased  uint8 = 2
 	MilestoneRefunded  uint8 = 3
+	// MilestoneRevising: the poster sent the last proof back to work
+	// (requestRevision); its review clock is stopped until a new proof.
+	MilestoneRevising uint8 = 4
 )
+
+// MaxRevisions is the most revision requests a milestone takes from its
+// poster per worker (TaskRegistry.MAX_REVISIONS).
+const MaxRevisions = 3
 
 // Dispute stages (DisputeRecord.Status), as the ArbitrationModule numbers them.
 const (
@@ -61,16 +68,42 @@ func TaskHash(t Task) ([32]byte, error) {
 	return crypto.Keccak256Hash(enc), nil
 }
 
-// Escrow returns what t still holds: the sum of its open and submitted
-// milestones.
+// Escrow returns what t still holds: what remains, after partial
+// releases, of its open, submitted and revising milestones.
 func Escrow(t Task) *big.Int {
 	sum := new(big.Int)
 	for _, m := range t.Milestones {
-		if m.State == MilestoneOpen || m.State == MilestoneSubmitted {
-			sum.Add(sum, m.Amount)
+		if Live(m) {
+			sum.Add(sum, Remaining(m))
 		}
 	}
 	return sum
+}
+
+// Live reports whether m still holds escrow: open, submitted or revising.
+func Live(m Milestone) bool {
+	return m.State == MilestoneOpen || m.State == MilestoneSubmitted || m.State == MilestoneRevising
+}
+
+// Remaining returns what m holds beyond its partial releases (zero once
+// it is released).
+func Remaining(m Milestone) *big.Int {
+	r := new(big.Int)
+	if m.Amount != nil {
+		r.Set(m.Amount)
+	}
+	if m.Released != nil {
+		r.Sub(r, m.Released)
+	}
+	return r
+}
+
+// ResubmitUntil returns the end of a revising milestone's resubmission
+// window: the task's deadline, or reviewPeriod after the revision request
+// (the milestone's SubmittedAt while it is revising), whichever is later.
+// reclaimExpired refunds the milestone only after it.
+func ResubmitUntil(deadline, requestedAt, reviewPeriod uint64) uint64 {
+	return max(deadline, requestedAt+reviewPeriod)
 }
 
 // CopyTask returns a deep copy of t.
@@ -78,7 +111,7 @@ func CopyTask(t Task) Task {
 	out := t
 	out.Milestones = make([]Milestone, len(t.Milestones))
 	for i, m := range t.Milestones {
-		out.Milestones[i] = Milestone{Amount: new(big.Int).Set(m.Amount), SubmittedAt: m.SubmittedAt, State: m.State}
+		out.Milestones[i] = Milestone{Amount: bigOrZero(m.Amount), Released: bigOrZero(m.Released), SubmittedAt: m.SubmittedAt, Revisions: m.Revisions, State: m.State}
 	}
 	return out
 }

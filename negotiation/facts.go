@@ -61,6 +61,21 @@ type PaidOut struct {
 	Amount Uint256
 }
 
+// RevisionRequested: the poster sent a submitted milestone back to work on
+// chain (requestRevision): its review clock stopped, and the worker
+// delivers it again.
+type RevisionRequested struct{ Milestone int }
+
+// PartReleased: the poster released part of a milestone on chain
+// (releasePart): Amount now, Released the milestone's running total after
+// it (the chain's, which never exceeds the milestone). The part that
+// releases the rest releases the milestone.
+type PartReleased struct {
+	Milestone int
+	Amount    Uint256
+	Released  Uint256
+}
+
 func (TaskFunded) input()         {}
 func (ProofSubmitted) input()     {}
 func (MilestoneReleased) input()  {}
@@ -71,6 +86,8 @@ func (TaskCancelled) input()      {}
 func (WorkerReplaced) input()     {}
 func (MilestonesAmended) input()  {}
 func (PaidOut) input()            {}
+func (RevisionRequested) input()  {}
+func (PartReleased) input()       {}
 
 func (TaskFunded) fact() string         { return "task_funded" }
 func (ProofSubmitted) fact() string     { return "proof_submitted" }
@@ -82,6 +99,8 @@ func (TaskCancelled) fact() string      { return "task_cancelled" }
 func (WorkerReplaced) fact() string     { return "worker_replaced" }
 func (MilestonesAmended) fact() string  { return "milestones_amended" }
 func (PaidOut) fact() string            { return "paid_out" }
+func (RevisionRequested) fact() string  { return "revision_requested" }
+func (PartReleased) fact() string       { return "part_released" }
 
 // FactName returns the stable name of a chain fact.
 func FactName(f Fact) string { return f.fact() }
@@ -173,6 +192,37 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		t.settleDeliveredState()
 	case PaidOut:
 		// A withdrawal changes no thread state; it is recorded by the caller.
+	case RevisionRequested:
+		if !from.PostFunding() {
+			return factErr(CodeStateForbidden, "%s in state %s", f.fact(), from)
+		}
+		if err := t.milestoneIndex(v.Milestone); err != nil {
+			return refuse(from, err)
+		}
+		delete(t.delivered, v.Milestone)
+		t.settleDeliveredState()
+	case PartReleased:
+		if !from.PostFunding() {
+			return factErr(CodeStateForbidden, "%s in state %s", f.fact(), from)
+		}
+		if err := t.milestoneIndex(v.Milestone); err != nil {
+			return refuse(from, err)
+		}
+		amount := &t.milestones[v.Milestone].Amount.Int
+		switch {
+		case v.Amount.Sign() <= 0 || v.Amount.Cmp(&v.Released.Int) > 0:
+			return factErr(CodeMilestoneInvalid, "a part of %s in a total of %s", v.Amount.String(), v.Released.String())
+		case v.Released.Cmp(amount) > 0:
+			return factErr(CodeMilestoneInvalid, "%s released of milestone %d, which holds %s", v.Released.String(), v.Milestone, amount.String())
+		}
+		// The chain's running total is the thread's (a node that missed
+		// an earlier part takes the total as the chain reports it).
+		t.parts[v.Milestone] = new(big.Int).Set(&v.Released.Int)
+		if v.Released.Cmp(amount) == 0 {
+			delete(t.delivered, v.Milestone)
+			t.released[v.Milestone] = true
+			t.settleDeliveredState()
+		}
 	default:
 		return factErr(CodeSchemaInvalid, "unknown fact")
 	}
@@ -201,8 +251,32 @@ func (t *Thread) alreadyApplied(f Fact) bool {
 		return t.state == StateCancelled
 	case WorkerReplaced:
 		return t.worker == v.NewWorker
+	case RevisionRequested:
+		// The RevisionRequest envelope took the delivery off review already.
+		_, pending := t.delivered[v.Milestone]
+		return t.hasMilestone(v.Milestone) && !t.released[v.Milestone] && !pending
+	case PartReleased:
+		// The thread holds this total, a later one, or the whole release.
+		p, ok := t.parts[v.Milestone]
+		return t.released[v.Milestone] || (ok && p.Cmp(&v.Released.Int) >= 0)
 	}
 	return false
+}
+
+// Released returns what milestone m released to the worker so far: its
+// amount once it is released whole, otherwise the running total of its
+// partial releases (PartReleased; zero before any). It never exceeds the
+// milestone's amount.
+func (t *Thread) Released(m int) *big.Int {
+	switch {
+	case !t.hasMilestone(m):
+		return new(big.Int)
+	case t.released[m]:
+		return new(big.Int).Set(&t.milestones[m].Amount.Int)
+	case t.parts[m] != nil:
+		return new(big.Int).Set(t.parts[m])
+	}
+	return new(big.Int)
 }
 
 // Ruling returns the arbitrator's ruling, if any.

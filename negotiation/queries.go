@@ -31,6 +31,7 @@ func (t *Thread) clone() *Thread {
 	c.accepts = maps.Clone(t.accepts)
 	c.delivered = maps.Clone(t.delivered)
 	c.released = maps.Clone(t.released)
+	c.parts = maps.Clone(t.parts)
 	c.nominees = maps.Clone(t.nominees)
 	c.cosigns = make(map[MessageType]map[Address]coSign, len(t.cosigns))
 	for k, m := range t.cosigns {

@@ -146,6 +146,7 @@ type Thread struct {
 	milestones []Milestone
 	delivered  map[int]Hash // milestone -> DeliveryNotice hash (pending review)
 	released   map[int]bool
+	parts      map[int]*big.Int // milestone -> released in parts so far (never changed in place)
 	disputeID  *Uint256
 	nominees   map[Address]Address
 	cosigns    map[MessageType]map[Address]coSign
@@ -169,6 +170,7 @@ func NewThread(p Params) (*Thread, error) {
 		accepts:     map[Address]*acceptance{},
 		delivered:   map[int]Hash{},
 		released:    map[int]bool{},
+		parts:       map[int]*big.Int{},
 		nominees:    map[Address]Address{},
 		cosigns:     map[MessageType]map[Address]coSign{},
 		ready:       map[MessageType]*CoSigned{},

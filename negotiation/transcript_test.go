@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 //	thread [self=PARTY] [announcement=LABEL]
 //	announce ms=100,200 [ttl=S] [maxrev=N] [maxacc=N] as=LABEL
 //	send PARTY VERB [key=value ...] as=LABEL
-//	fact NAME [key=value ...]
+//	fact NAME [key=value ...]   (part_released prints the milestone's running total)
 //	resend LABEL
 //	clock +DURATION
 //
@@ -450,6 +450,10 @@ func (tr *transcript) fact(name string, o map[string]string) []string {
 		f = WorkerReplaced{NewWorker: tr.parties[o["new"]].addr}
 	case "amended":
 		f = MilestonesAmended{Milestones: tr.ms(o["ms"])}
+	case "revision_requested":
+		f = RevisionRequested{Milestone: num("m", 0)}
+	case "part_released":
+		f = PartReleased{Milestone: num("m", 0), Amount: U64(uint64(num("amount", 1))), Released: U64(uint64(num("released", 1)))}
 	default:
 		tr.t.Fatalf("unknown fact %q", name)
 	}
@@ -464,6 +468,9 @@ func (tr *transcript) fact(name string, o map[string]string) []string {
 	line := fmt.Sprintf("fact %s -> %s %s->%s %s", FactName(f), res, out.From, out.To, out.To.A2A())
 	if a, ok := tr.th.AgreedArbitrator(); ok && name == "assigned" {
 		line += " agreed=" + tr.names[a]
+	}
+	if name == "part_released" {
+		line += fmt.Sprintf(" released=%s", tr.th.Released(num("m", 0)))
 	}
 	return []string{line}
 }

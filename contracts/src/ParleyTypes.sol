@@ -36,7 +36,8 @@ enum MilestoneState {
     Open, // funded, no proof yet
     Submitted, // the worker submitted a proof; the poster may release it
     Released, // paid to the worker
-    Refunded // returned to the poster
+    Refunded, // returned to the poster
+    Revising // the poster sent the last proof back to work; the review clock is stopped
 }
 
 /// @notice Where a task stands.
@@ -49,8 +50,10 @@ enum TaskStatus {
 
 /// @notice One milestone of a task.
 struct Milestone {
-    uint256 amount;
-    uint64 submittedAt; // when the last proof was submitted, 0 if never
+    uint256 amount; // as agreed (or amended)
+    uint256 released; // paid to the worker so far (partial releases; the amount once Released)
+    uint64 submittedAt; // when the last proof was submitted (Revising: when the revision was asked), 0 if never
+    uint8 revisions; // revision requests since the milestone was funded or handed to a new worker
     MilestoneState state;
 }
 

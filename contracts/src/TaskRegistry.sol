@@ -26,6 +26,10 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     uint256 public constant MAX_MILESTONES = 64;
     /// @notice Basis points of a whole escrow.
     uint256 public constant BPS = 10_000;
+    /// @notice The most revision requests a milestone takes (per worker): after
+    /// them the poster answers a proof by releasing it, a dispute, or not at
+    /// all (the worker then claims it).
+    uint8 public constant MAX_REVISIONS = 3;
 
     /// @dev The state hash of a task closed by a dispute's outcome.
     bytes32 internal constant CLOSED = bytes32(uint256(1));
@@ -50,8 +54,15 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     event MetaEvidence(uint256 indexed _metaEvidenceID, string _evidence);
     /// @notice Emitted when the worker submits a proof for a milestone.
     event ProofSubmitted(bytes32 indexed taskId, uint256 indexed milestone, string proofCid);
-    /// @notice Emitted when a milestone is released to the worker.
+    /// @notice Emitted when a milestone is released to the worker; amount is
+    /// what this call credits (the milestone less its earlier partial releases).
     event MilestoneReleased(bytes32 indexed taskId, uint256 indexed milestone, uint256 amount, bool unanswered);
+    /// @notice Emitted when the poster sends a submitted milestone back to work:
+    /// its review clock stops; the worker may resubmit until resubmitUntil.
+    event RevisionRequested(bytes32 indexed taskId, uint256 indexed milestone, uint8 revisions, uint64 resubmitUntil);
+    /// @notice Emitted when the poster releases part of a milestone: amount now,
+    /// released in all so far (the milestone is Released once it is its amount).
+    event PartReleased(bytes32 indexed taskId, uint256 indexed milestone, uint256 amount, uint256 released);
     /// @notice Emitted when unreleased milestones are returned to the poster.
     event EscrowRefunded(bytes32 indexed taskId, uint256 amount, bool cancelled);
     /// @notice Emitted when a task's milestones, deadline and terms are amended.
@@ -109,6 +120,12 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     error NoSuchMilestone(uint256 milestone);
     /// @notice The poster still has time to answer this proof.
     error ReviewPending(uint64 until);
+    /// @notice The proof's review period ended at until: the worker may claim it.
+    error ReviewPeriodOver(uint64 until);
+    /// @notice The milestone took MAX_REVISIONS revision requests already.
+    error TooManyRevisions(uint256 milestone);
+    /// @notice A partial release of zero, or of more than the milestone still holds.
+    error BadPart(uint256 amount, uint256 remaining);
     /// @notice No milestone could be refunded.
     error NothingToRefund();
     /// @notice No escrow is left to dispute.
@@ -185,7 +202,10 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     // --------------------------------------------------------------- delivery
 
     /// @notice The worker submits (or resubmits) a proof for a milestone before
-    /// the deadline; the poster's review period starts now.
+    /// the deadline; the poster's review period starts now. A milestone sent
+    /// back to work (Revising) may be resubmitted until its resubmission window
+    /// ends, the deadline or reviewPeriod after the revision request, whichever
+    /// is later.
     function submitProof(bytes32 taskId, uint256 milestone, string calldata proofCid, Task calldata task)
         external
         nonReentrant
@@ -193,11 +213,10 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         Task memory t = _loadActive(taskId, task);
         if (msg.sender != t.worker) revert NotWorker(msg.sender);
         if (bytes(proofCid).length == 0) revert EmptyProof();
-        if (block.timestamp > t.deadline) revert DeadlinePassed(t.deadline);
         Milestone memory m = _milestone(t, milestone);
-        if (m.state != MilestoneState.Open && m.state != MilestoneState.Submitted) {
-            revert BadMilestone(milestone, m.state);
-        }
+        uint64 until = m.state == MilestoneState.Revising ? _resubmitUntil(t.deadline, m.submittedAt) : t.deadline;
+        if (block.timestamp > until) revert DeadlinePassed(until);
+        if (!_live(m.state)) revert BadMilestone(milestone, m.state);
         m.state = MilestoneState.Submitted;
         m.submittedAt = uint64(block.timestamp);
         emit ProofSubmitted(taskId, milestone, proofCid);
@@ -205,15 +224,59 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     }
 
     /// @notice The poster accepts a delivery, or releases a milestone before
-    /// one: the milestone's amount becomes owed to the worker.
+    /// one: what the milestone still holds becomes owed to the worker.
     function releaseMilestone(bytes32 taskId, uint256 milestone, Task calldata task) external nonReentrant {
         Task memory t = _loadActive(taskId, task);
         if (msg.sender != t.poster) revert NotPoster(msg.sender);
         Milestone memory m = _milestone(t, milestone);
-        if (m.state != MilestoneState.Open && m.state != MilestoneState.Submitted) {
-            revert BadMilestone(milestone, m.state);
-        }
+        if (!_live(m.state)) revert BadMilestone(milestone, m.state);
         _release(taskId, t, milestone, false);
+    }
+
+    /// @notice The poster releases part of a milestone (hours worked, a stream's
+    /// rate over time): amount becomes owed to the worker and is added to the
+    /// milestone's released total, which never exceeds the milestone. The part
+    /// that releases the last of it releases the milestone. The milestone's
+    /// state and review clock do not change otherwise.
+    function releasePart(bytes32 taskId, uint256 milestone, uint256 amount, Task calldata task)
+        external
+        nonReentrant
+    {
+        Task memory t = _loadActive(taskId, task);
+        if (msg.sender != t.poster) revert NotPoster(msg.sender);
+        Milestone memory m = _milestone(t, milestone);
+        if (!_live(m.state)) revert BadMilestone(milestone, m.state);
+        uint256 remaining = m.amount - m.released;
+        if (amount == 0 || amount > remaining) revert BadPart(amount, remaining);
+        if (amount == remaining) {
+            emit PartReleased(taskId, milestone, amount, m.amount);
+            _release(taskId, t, milestone, false);
+            return;
+        }
+        m.released += amount;
+        _credit(taskId, t.worker, t.token, amount);
+        emit PartReleased(taskId, milestone, amount, m.released);
+        _save(taskId, t);
+    }
+
+    /// @notice The poster sends a submitted milestone back to work while its
+    /// proof's review period runs: the review clock stops (the worker can no
+    /// longer claim that proof) and the worker resubmits with submitProof until
+    /// the deadline or reviewPeriod from now, whichever is later. At most
+    /// MAX_REVISIONS times per milestone and worker.
+    function requestRevision(bytes32 taskId, uint256 milestone, Task calldata task) external nonReentrant {
+        Task memory t = _loadActive(taskId, task);
+        if (msg.sender != t.poster) revert NotPoster(msg.sender);
+        Milestone memory m = _milestone(t, milestone);
+        if (m.state != MilestoneState.Submitted) revert BadMilestone(milestone, m.state);
+        uint64 until = m.submittedAt + reviewPeriod;
+        if (block.timestamp >= until) revert ReviewPeriodOver(until);
+        if (m.revisions >= MAX_REVISIONS) revert TooManyRevisions(milestone);
+        m.state = MilestoneState.Revising;
+        m.submittedAt = uint64(block.timestamp);
+        m.revisions++;
+        emit RevisionRequested(taskId, milestone, m.revisions, _resubmitUntil(t.deadline, m.submittedAt));
+        _save(taskId, t);
     }
 
     /// @notice The worker claims a milestone whose proof the poster left
@@ -228,8 +291,10 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         _release(taskId, t, milestone, true);
     }
 
-    /// @notice After the deadline, the poster takes back every milestone the
-    /// worker never submitted a proof for. Submitted ones stay to be answered.
+    /// @notice After the deadline, the poster takes back what remains of every
+    /// milestone the worker never submitted a proof for, and of every one sent
+    /// back to work whose resubmission window ended without a new proof.
+    /// Submitted ones stay to be answered.
     function reclaimExpired(bytes32 taskId, Task calldata task) external nonReentrant {
         Task memory t = _loadActive(taskId, task);
         if (msg.sender != t.poster) revert NotPoster(msg.sender);
@@ -237,9 +302,12 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         uint256 total;
         for (uint256 i; i < t.milestones.length; ++i) {
             Milestone memory m = t.milestones[i];
-            if (m.state == MilestoneState.Open) {
+            if (
+                m.state == MilestoneState.Open
+                    || (m.state == MilestoneState.Revising && block.timestamp > _resubmitUntil(t.deadline, m.submittedAt))
+            ) {
                 m.state = MilestoneState.Refunded;
-                total += m.amount;
+                total += m.amount - m.released;
             }
         }
         if (total == 0) revert NothingToRefund();
@@ -264,9 +332,9 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         uint256 total;
         for (uint256 i; i < t.milestones.length; ++i) {
             Milestone memory m = t.milestones[i];
-            if (m.state == MilestoneState.Open || m.state == MilestoneState.Submitted) {
+            if (_live(m.state)) {
                 m.state = MilestoneState.Refunded;
-                total += m.amount;
+                total += m.amount - m.released;
             }
         }
         if (total != 0) _credit(taskId, t.poster, t.token, total);
@@ -277,7 +345,7 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
 
     /// @notice Amends a funded task's milestones, deadline and terms with both
     /// parties' Amendment signatures. Paid or refunded milestones keep their
-    /// place and amount. If the new escrow is larger the poster pays the
+    /// place and amount; a partly released one stays, above what it released. If the new escrow is larger the poster pays the
     /// difference with this call; if smaller it becomes owed to the poster.
     function amend(
         bytes32 taskId,
@@ -316,7 +384,8 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
     /// signatures of the poster and the current worker, the two parties whose
     /// agreement it changes (the new worker takes on no obligation it could
     /// not simply ignore). Unreleased milestones pass to the new worker as
-    /// open: proofs the old worker submitted do not carry over.
+    /// open, with a fresh count of revisions: proofs the old worker submitted
+    /// do not carry over (what it was paid of a milestone stays paid).
     function replaceWorker(
         bytes32 taskId,
         Replacement calldata r,
@@ -334,10 +403,11 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         _checkSig(digest, workerSig, t.worker);
         for (uint256 i; i < t.milestones.length; ++i) {
             Milestone memory m = t.milestones[i];
-            if (m.state == MilestoneState.Submitted) {
+            if (m.state == MilestoneState.Submitted || m.state == MilestoneState.Revising) {
                 m.state = MilestoneState.Open;
                 m.submittedAt = 0;
             }
+            m.revisions = 0;
         }
         emit WorkerReplaced(taskId, t.worker, r.newWorker, r.handoffHash);
         t.worker = r.newWorker;
@@ -479,26 +549,40 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         return t.milestones[i];
     }
 
+    /// @dev Releases what milestone i still holds.
     function _release(bytes32 taskId, Task memory t, uint256 i, bool unanswered) internal {
         Milestone memory m = t.milestones[i];
+        uint256 amount = m.amount - m.released;
         m.state = MilestoneState.Released;
-        _credit(taskId, t.worker, t.token, m.amount);
-        emit MilestoneReleased(taskId, i, m.amount, unanswered);
+        m.released = m.amount;
+        _credit(taskId, t.worker, t.token, amount);
+        emit MilestoneReleased(taskId, i, amount, unanswered);
         _closeIfDone(t);
         _save(taskId, t);
     }
 
+    /// @dev A milestone that still holds escrow: Open, Submitted or Revising.
+    function _live(MilestoneState st) internal pure returns (bool) {
+        return st == MilestoneState.Open || st == MilestoneState.Submitted || st == MilestoneState.Revising;
+    }
+
+    /// @dev The end of a Revising milestone's resubmission window: the deadline,
+    /// or reviewPeriod after the revision request, whichever is later.
+    function _resubmitUntil(uint64 deadline, uint64 requestedAt) internal view returns (uint64) {
+        uint64 until = requestedAt + reviewPeriod;
+        return until > deadline ? until : deadline;
+    }
+
     function _escrow(Task memory t) internal pure returns (uint256 sum) {
         for (uint256 i; i < t.milestones.length; ++i) {
-            MilestoneState st = t.milestones[i].state;
-            if (st == MilestoneState.Open || st == MilestoneState.Submitted) sum += t.milestones[i].amount;
+            Milestone memory m = t.milestones[i];
+            if (_live(m.state)) sum += m.amount - m.released;
         }
     }
 
     function _closeIfDone(Task memory t) internal pure {
         for (uint256 i; i < t.milestones.length; ++i) {
-            MilestoneState st = t.milestones[i].state;
-            if (st == MilestoneState.Open || st == MilestoneState.Submitted) return;
+            if (_live(t.milestones[i].state)) return;
         }
         t.status = TaskStatus.Closed;
     }
@@ -513,6 +597,7 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         uint256 max = old.length > n ? old.length : n;
         for (uint256 i; i < max; ++i) {
             bool settled;
+            uint256 released;
             if (i < old.length) {
                 MilestoneState st = old[i].state;
                 settled = st == MilestoneState.Released || st == MilestoneState.Refunded;
@@ -521,13 +606,22 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
                     ms[i] = old[i];
                     continue;
                 }
-                oldEscrow += old[i].amount;
+                released = old[i].released;
+                // A partly released milestone stays, above what it released.
+                if (released != 0 && (i >= n || amounts[i] <= released)) revert BadAmendment(i);
+                oldEscrow += old[i].amount - released;
             }
             if (i >= n) continue;
             if (amounts[i] == 0) revert BadMilestones();
-            newEscrow += amounts[i];
+            newEscrow += amounts[i] - released;
             if (i < old.length) {
-                ms[i] = Milestone({amount: amounts[i], submittedAt: old[i].submittedAt, state: old[i].state});
+                ms[i] = Milestone({
+                    amount: amounts[i],
+                    released: released,
+                    submittedAt: old[i].submittedAt,
+                    revisions: old[i].revisions,
+                    state: old[i].state
+                });
             } else {
                 ms[i].amount = amounts[i];
             }
