@@ -98,6 +98,7 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActFund:              {"poster", "agreed"},
 	ActDeliver:           {"worker", "funded delivered"},
 	ActRequestPayment:    {"worker", "funded delivered"},
+	ActReleasePart:       {"poster", "funded delivered"},
 	ActRequestRevision:   {"poster", "delivered"},
 	ActAcceptDelivery:    {"poster", "funded delivered completed"},
 	ActCapability:        {"worker", "open proposed countered agreed funded delivered disputed arbitrated"},
@@ -126,6 +127,9 @@ var mayExceptions = map[string]Code{
 	"counter countered worker": CodeStateForbidden,
 	// No delivery of milestone 0 yet.
 	"accept_delivery funded poster": CodeStateForbidden,
+	// No payment request of milestone 0 is pending.
+	"release_part funded poster":    CodeStateForbidden,
+	"release_part delivered poster": CodeStateForbidden,
 	// No co-signed pair is complete.
 	"submit_cosigned funded poster":    CodeStateForbidden,
 	"submit_cosigned funded worker":    CodeStateForbidden,

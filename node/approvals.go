@@ -36,6 +36,8 @@ const (
 	ActOpenDispute       = gate.ActOpenDispute
 	ActProposeArbitrator = gate.ActProposeArbitrator
 	ActRule              = gate.ActRule
+	ActRequestRevision   = gate.ActRequestRevision
+	ActReleasePart       = gate.ActReleasePart
 	ActRegisterPasskey   = gate.ActRegisterPasskey
 	ActRevokePasskey     = gate.ActRevokePasskey
 )

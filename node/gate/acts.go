@@ -21,6 +21,10 @@ const (
 	ActOpenDispute       Act = "open_dispute"       // open a dispute (posts a bond)
 	ActProposeArbitrator Act = "propose_arbitrator" // name the arbitrator one accepts
 	ActRule              Act = "rule"               // an arbitrator's ruling
+	// Issue 14: a revision request stops the worker's claim on chain; a
+	// partial release pays the worker.
+	ActRequestRevision Act = "request_revision" // send a delivered milestone back to work (requestRevision)
+	ActReleasePart     Act = "release_part"     // release a payment request's part of a milestone (releasePart)
 )
 
 // The confirmations of the principal's own words: an intent card or an
@@ -54,6 +58,7 @@ const (
 var GatedActs = []Act{
 	ActSignSettlement, ActFundEscrow, ActReleaseMilestone, ActSignCancel, ActSignAmendment,
 	ActSignReplacement, ActOpenDispute, ActProposeArbitrator, ActRule,
+	ActRequestRevision, ActReleasePart,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -69,6 +74,8 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActOpenDispute:       {approval.ToolDisputeOpen, "open"},
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
+	ActRequestRevision:   {approval.ToolRevisionRequest, "request"},
+	ActReleasePart:       {approval.ToolPartRelease, "release"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},

@@ -86,6 +86,10 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Name the arbitrator of the dispute about " + task
 	case ActRule:
 		return "Rule on the dispute about " + task
+	case ActRequestRevision:
+		return fmt.Sprintf("Send milestone %s of %s back to work (the worker can no longer claim it)", str(args["milestone"]), task)
+	case ActReleasePart:
+		return fmt.Sprintf("Pay the worker part of milestone %s of %s", str(args["milestone"]), task)
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:
