@@ -386,12 +386,25 @@ func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error
 		return nil, err
 	}
 	return func(*Outcome) {
+		delete(t.revised, p.Milestone)
 		t.delivered[p.Milestone] = e.Hash()
 		t.state = StateDelivered
 	}, nil
 }
 
 func (t *Thread) judgeRevisionRequest(e *Envelope, p *RevisionRequest) (commitFn, *Error) {
+	if d, ok := t.revised[p.Milestone]; ok && (p.InReplyTo == nil || *p.InReplyTo == d) {
+		// The chain's RevisionRequested took this delivery off review
+		// before the envelope arrived: the envelope says why, and changes
+		// nothing more.
+		if err := t.requireSender(e); err != nil {
+			return nil, err
+		}
+		if err := t.requireTask(e); err != nil {
+			return nil, err
+		}
+		return func(*Outcome) { delete(t.revised, p.Milestone) }, nil
+	}
 	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ func (t *Thread) clone() *Thread {
 	c.delivered = maps.Clone(t.delivered)
 	c.released = maps.Clone(t.released)
 	c.parts = maps.Clone(t.parts)
+	c.revised = maps.Clone(t.revised)
 	c.nominees = maps.Clone(t.nominees)
 	c.cosigns = make(map[MessageType]map[Address]coSign, len(t.cosigns))
 	for k, m := range t.cosigns {

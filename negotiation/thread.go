@@ -147,6 +147,7 @@ type Thread struct {
 	delivered  map[int]Hash // milestone -> DeliveryNotice hash (pending review)
 	released   map[int]bool
 	parts      map[int]*big.Int // milestone -> released in parts so far (never changed in place)
+	revised    map[int]Hash     // milestone -> the delivery the chain's RevisionRequested took off review, until the poster's RevisionRequest or a new delivery
 	disputeID  *Uint256
 	nominees   map[Address]Address
 	cosigns    map[MessageType]map[Address]coSign
@@ -171,6 +172,7 @@ func NewThread(p Params) (*Thread, error) {
 		delivered:   map[int]Hash{},
 		released:    map[int]bool{},
 		parts:       map[int]*big.Int{},
+		revised:     map[int]Hash{},
 		nominees:    map[Address]Address{},
 		cosigns:     map[MessageType]map[Address]coSign{},
 		ready:       map[MessageType]*CoSigned{},

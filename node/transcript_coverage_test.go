@@ -45,6 +45,10 @@ func transcriptActs() map[string]transcriptAct {
 		"amend":              {node.ActSignAmendment, []string{"Amend"}},
 		"replace":            {node.ActSignReplacement, []string{"Replace"}},
 		"withdraw":           {"", []string{"Withdraw"}},
+		"capability":         {"", []string{"Capability"}},
+		"revise":             {node.ActRequestRevision, []string{"RequestRevision"}},
+		"request-payment":    {"", []string{"RequestPayment"}},
+		"release-part":       {node.ActReleasePart, []string{"ReleasePart"}},
 		"consent":            {"", []string{"ConsentBook"}},
 	}
 }

@@ -540,6 +540,24 @@ func (s *story) act(name string, n *actor, a args) []string {
 		res, err = n.n.Replace(ctx, s.nid(a, 1), spec)
 	case "withdraw":
 		res, err = n.n.Withdraw(ctx, negotiation.Address{})
+	case "capability":
+		res, err = n.n.Capability(ctx, s.nid(a, 1), node.CapabilitySpec{
+			Capability: a.get("cap", "translation:en-de"), Kind: a.get("kind", "portfolio"), Description: a.get("desc", "prior work"),
+			Ref: a.get("ref", ""), Name: "portfolio.md", MediaType: "text/markdown", Data: []byte(a.get("file", "")),
+			CID: negotiation.CID(a.get("cid", "")),
+		})
+	case "revise":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		res, err = n.n.RequestRevision(ctx, s.nid(a, 1), node.RevisionSpec{Milestone: m, Reason: a.get("reason", "use the glossary")})
+	case "request-payment":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		units, _ := strconv.ParseUint(a.get("units", "0"), 10, 64)
+		amount, _ := strconv.ParseInt(a.get("amount", "0"), 10, 64)
+		res, err = n.n.RequestPayment(ctx, s.nid(a, 1), node.PaymentSpec{Milestone: m, Basis: a.get("basis", negotiation.BasisHourly),
+			Amount: milliETH(amount), Units: units, Note: a.get("note", "")})
+	case "release-part":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		res, err = n.n.ReleasePart(ctx, s.nid(a, 1), node.ReleasePartSpec{Milestone: m})
 	case "consent":
 		var v node.ConsentView
 		v, err = n.n.ConsentBook().Set(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)

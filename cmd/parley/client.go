@@ -711,7 +711,7 @@ var commandGroups = []struct {
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
 		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance", "card", "escalations", "brief",
-		"capability"}},
+		"capability", "revision", "payment"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }
 

@@ -41,7 +41,7 @@ func newRootCmd() *cobra.Command {
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
-		newCapabilityCmd(),
+		newCapabilityCmd(), newRevisionCmd(), newPaymentCmd(),
 		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newBenchCmd(),

@@ -83,3 +83,127 @@ func newCapabilityCmd() *cobra.Command {
 		},
 	}, nil)
 }
+
+func newRevisionCmd() *cobra.Command {
+	var (
+		milestone int
+		reason    string
+	)
+	return negActCmd(negAct{
+		use:   "revision NEGOTIATION --milestone N --reason R",
+		short: "Send a delivered milestone back to work, as the poster (needs approval)",
+		long: "Asks the worker to revise milestone N's delivery once the operator approves: on chain\n" +
+			"(requestRevision) the milestone's review clock stops, so the worker can no longer claim the\n" +
+			"delivery unanswered, and a RevisionRequest tells the worker what to change. Both threads show\n" +
+			"the milestone back at work until the worker delivers again. Refused on chain once the delivery's\n" +
+			"review period is over, and after three revisions of a milestone.",
+		example: "  parley revision 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0 --reason \"use the glossary's terms\"",
+		flags: func(cmd *cobra.Command) {
+			cmd.Flags().IntVar(&milestone, "milestone", 0, "the delivered milestone (0-based)")
+			cmd.Flags().StringVar(&reason, "reason", "", "what to change (required)")
+		},
+		check: func([]string) error {
+			if milestone < 0 {
+				return flagErr("milestone", fmt.Sprint(milestone), fmt.Errorf("milestones count from 0"))
+			}
+			if reason == "" {
+				return usageErr(fmt.Errorf("--reason is required"))
+			}
+			return nil
+		},
+		do: func(ctx context.Context, c *api.Client, nid string) (node.ActResult, error) {
+			return c.RequestRevision(ctx, nid, node.RevisionSpec{Milestone: milestone, Reason: reason})
+		},
+	}, nil)
+}
+
+func newPaymentCmd() *cobra.Command {
+	var (
+		milestone        int
+		units            uint64
+		basis, amt       string
+		note             string
+		request          string
+		releaseMilestone int
+		spec             node.PaymentSpec
+		rel              node.ReleasePartSpec
+	)
+	cmd := &cobra.Command{
+		Use:   "payment",
+		Short: "Ask for, or release, part of a milestone (hours worked, a stream's units)",
+		Long: "A worker asks for part of a funded milestone (request); the poster's node shows the request,\n" +
+			"and the poster releases it on chain once the operator approves (release). Requests are paid in\n" +
+			"order; a milestone's released total and pending requests never exceed it.",
+		Example: "  parley payment request 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0 --basis hourly --units 3 --amount 0.12eth\n" +
+			"  parley payment release 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0",
+	}
+	f := &clientFlags{}
+	f.register(cmd.PersistentFlags())
+	cmd.AddCommand(negActCmd(negAct{
+		use:   "request NEGOTIATION --milestone N --basis hourly|stream|milestone --amount A [--units U] [--note N]",
+		short: "Ask for part of a milestone, as the worker",
+		long: "Sends the poster a PaymentRequest for amount A of milestone N: hourly (--units hours) or stream\n" +
+			"(--units stream units), or milestone (all that is left of it, no --units). Refused before it is\n" +
+			"sent (payment_exceeds_milestone) beyond what the milestone's released total and pending requests\n" +
+			"leave.",
+		example: "  parley payment request 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0 --basis hourly --units 3 --amount 0.12eth --note \"terminology\"\n" +
+			"  parley payment request 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0 --basis milestone --amount 0.08eth",
+		flags: func(cmd *cobra.Command) {
+			fs := cmd.Flags()
+			fs.IntVar(&milestone, "milestone", 0, "the milestone paid from (0-based)")
+			fs.StringVar(&basis, "basis", "", "hourly, stream or milestone (required)")
+			fs.StringVar(&amt, "amount", "", "the amount: 0.12eth, 120gwei or wei (required)")
+			fs.Uint64Var(&units, "units", 0, "the hours (hourly) or stream units (stream) the amount is for")
+			fs.StringVar(&note, "note", "", "a note to the poster")
+		},
+		check: func([]string) error {
+			if milestone < 0 {
+				return flagErr("milestone", fmt.Sprint(milestone), fmt.Errorf("milestones count from 0"))
+			}
+			switch basis {
+			case negotiation.BasisHourly, negotiation.BasisStream, negotiation.BasisMilestone:
+			default:
+				return flagErr("basis", basis, fmt.Errorf("want hourly, stream or milestone"))
+			}
+			a, err := parseAmount(amt)
+			if err != nil {
+				return flagErr("amount", amt, err)
+			}
+			spec = node.PaymentSpec{Milestone: milestone, Basis: basis, Amount: a, Units: units, Note: note}
+			return nil
+		},
+		do: func(ctx context.Context, c *api.Client, nid string) (node.ActResult, error) {
+			return c.RequestPayment(ctx, nid, spec)
+		},
+	}, f))
+	cmd.AddCommand(negActCmd(negAct{
+		use:   "release NEGOTIATION --milestone N [--request HASH]",
+		short: "Release a milestone's pending payment request, as the poster (needs approval)",
+		long: "Releases, once the operator approves, the amount of milestone N's payment request paid next (or\n" +
+			"the one --request names, which must be it: requests are paid in order) on chain (releasePart).\n" +
+			"The part that releases the rest of the milestone releases the milestone.",
+		example: "  parley payment release 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b --milestone 0",
+		flags: func(cmd *cobra.Command) {
+			cmd.Flags().IntVar(&releaseMilestone, "milestone", 0, "the milestone (0-based)")
+			cmd.Flags().StringVar(&request, "request", "", "the payment request's hash (default: the one paid next)")
+		},
+		check: func([]string) error {
+			if releaseMilestone < 0 {
+				return flagErr("milestone", fmt.Sprint(releaseMilestone), fmt.Errorf("milestones count from 0"))
+			}
+			rel = node.ReleasePartSpec{Milestone: releaseMilestone}
+			if request != "" {
+				var h negotiation.Hash
+				if err := h.UnmarshalText([]byte(request)); err != nil {
+					return flagErr("request", request, err)
+				}
+				rel.Request = &h
+			}
+			return nil
+		},
+		do: func(ctx context.Context, c *api.Client, nid string) (node.ActResult, error) {
+			return c.ReleasePart(ctx, nid, rel)
+		},
+	}, f))
+	return cmd
+}

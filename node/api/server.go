@@ -252,6 +252,9 @@ func (s *Server) register() {
 	post(RouteArbitrator, s.arbitrator)
 	post(RouteRule, s.rule)
 	post(RouteCapability, s.capability)
+	post(RouteRevision, s.revision)
+	post(RoutePaymentRequest, s.paymentRequest)
+	post(RouteReleasePart, s.releasePart)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)

@@ -42,6 +42,14 @@ type Acts interface {
 	// Capability attaches a capability proof as the worker (revision.go
 	// has the tools of issue 14's acts).
 	Capability(ctx context.Context, nid string, spec node.CapabilitySpec) (node.ActResult, error)
+	// RequestRevision sends a delivered milestone back to work as the
+	// poster (a gated act).
+	RequestRevision(ctx context.Context, nid string, spec node.RevisionSpec) (node.ActResult, error)
+	// RequestPayment asks for part of a milestone as the worker.
+	RequestPayment(ctx context.Context, nid string, spec node.PaymentSpec) (node.ActResult, error)
+	// ReleasePart releases a pending payment request as the poster (a
+	// gated act).
+	ReleasePart(ctx context.Context, nid string, spec node.ReleasePartSpec) (node.ActResult, error)
 }
 
 var _ Acts = (*node.Node)(nil)

@@ -65,7 +65,7 @@ func TestNpmClient(t *testing.T) {
 	}
 	want := []string{ToolAccept, ToolAnswerEscalation, ToolCounter, ToolCreateRoom, ToolDeliver, ToolGetBrief, ToolGetRoom,
 		ToolJoinRoom, ToolListTasks, ToolOpenDispute, ToolPostTask, ToolSealIntentCard, ToolSendEnvelope, ToolWaitForTurn,
-		ToolCapability}
+		ToolCapability, ToolRequestRevision, ToolRequestPayment, ToolReleasePart}
 	slices.Sort(want)
 	if !slices.Equal(out.Tools, want) {
 		t.Errorf("tools %v, want %v", out.Tools, want)

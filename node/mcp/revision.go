@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,8 +18,32 @@ import (
 // poster's revision requests, the worker's payment requests and the
 // poster's partial releases.
 const (
-	ToolCapability = "attach_capability_proof"
+	ToolCapability      = "attach_capability_proof"
+	ToolRequestRevision = "request_revision"
+	ToolRequestPayment  = "request_payment"
+	ToolReleasePart     = "release_part"
 )
+
+type revisionArgs struct {
+	Link      string `json:"link"`
+	Milestone int    `json:"milestone" jsonschema:"the delivered milestone's index, from 0"`
+	Reason    string `json:"reason" jsonschema:"what the worker should change"`
+}
+
+type paymentArgs struct {
+	Link      string `json:"link"`
+	Milestone int    `json:"milestone" jsonschema:"the milestone's index, from 0"`
+	Basis     string `json:"basis" jsonschema:"hourly (units: hours), stream (units: stream units) or milestone (all that is left of it)"`
+	Amount    string `json:"amount" jsonschema:"the amount in wei, a decimal string"`
+	Units     uint64 `json:"units,omitempty" jsonschema:"the hours or stream units the amount is for"`
+	Note      string `json:"note,omitempty"`
+}
+
+type releasePartArgs struct {
+	Link      string `json:"link"`
+	Milestone int    `json:"milestone" jsonschema:"the milestone's index, from 0"`
+	Request   string `json:"request,omitempty" jsonschema:"the payment request's hash; absent: the one paid next"`
+}
 
 type capabilityArgs struct {
 	Link        string `json:"link"`
@@ -54,6 +79,91 @@ func (s *Server) registerRevisionActs() {
 		}),
 		Annotations: &sdk.ToolAnnotations{Title: "Attach a capability proof", DestructiveHint: no, OpenWorldHint: yes},
 	}, s.capability)
+
+	milestone := func(sc *jsonschema.Schema) {
+		sc.Properties["milestone"].Minimum = ptr(0.0)
+		sc.Properties["milestone"].Maximum = ptr(float64(maxMilestones - 1))
+	}
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolRequestRevision, Title: "Request a revision",
+		Description: "As the poster of a funded task, send a delivered milestone back to work: on chain its review clock stops (the worker can no longer claim the delivery unanswered) and the worker is told what to change. Waits for your principal's approval on the node.",
+		InputSchema: schemaFor[revisionArgs](func(sc *jsonschema.Schema) {
+			milestone(sc)
+			bound(sc, "reason", 1, maxReason)
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Request a revision", DestructiveHint: no, OpenWorldHint: yes},
+	}, s.requestRevision)
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolRequestPayment, Title: "Request a payment",
+		Description: "As the worker of a funded task, ask for part of a milestone: hours worked (hourly), a stream's units (stream), or all that is left of it (milestone). Refused, before anything is sent, beyond what the milestone's released total and pending requests leave (payment_exceeds_milestone).",
+		InputSchema: schemaFor[paymentArgs](func(sc *jsonschema.Schema) {
+			milestone(sc)
+			sc.Properties["basis"].Enum = []any{"hourly", "stream", "milestone"}
+			bound(sc, "amount", 1, 78)
+			bound(sc, "note", 1, maxReason)
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Request a payment", DestructiveHint: no, OpenWorldHint: yes},
+	}, s.requestPayment)
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name: ToolReleasePart, Title: "Release a payment request",
+		Description: "As the poster, release on chain the amount of a milestone's pending payment request (requests are paid in order); the part that releases the rest releases the milestone. Waits for your principal's approval on the node.",
+		InputSchema: schemaFor[releasePartArgs](func(sc *jsonschema.Schema) {
+			milestone(sc)
+			bound(sc, "request", 66, 66)
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Release a payment request", DestructiveHint: yes, OpenWorldHint: yes},
+	}, s.releasePart)
+}
+
+func (s *Server) requestRevision(ctx context.Context, req *sdk.CallToolRequest, a revisionArgs) (*sdk.CallToolResult, actOut, error) {
+	var out actOut
+	nid, _, err := s.room(a.Link)
+	if err != nil {
+		return nil, out, err
+	}
+	r, err := s.acts.RequestRevision(ctx, nid, node.RevisionSpec{Milestone: a.Milestone, Reason: a.Reason})
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	return s.acted(r, false, "")
+}
+
+func (s *Server) requestPayment(ctx context.Context, req *sdk.CallToolRequest, a paymentArgs) (*sdk.CallToolResult, actOut, error) {
+	var out actOut
+	nid, _, err := s.room(a.Link)
+	if err != nil {
+		return nil, out, err
+	}
+	amount, ok := new(big.Int).SetString(a.Amount, 10)
+	if !ok || amount.Sign() <= 0 {
+		return nil, out, fmt.Errorf("amount %q is not a positive decimal number of wei", a.Amount)
+	}
+	r, err := s.acts.RequestPayment(ctx, nid, node.PaymentSpec{Milestone: a.Milestone, Basis: a.Basis, Amount: amount, Units: a.Units, Note: a.Note})
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	return s.acted(r, false, "")
+}
+
+func (s *Server) releasePart(ctx context.Context, req *sdk.CallToolRequest, a releasePartArgs) (*sdk.CallToolResult, actOut, error) {
+	var out actOut
+	nid, _, err := s.room(a.Link)
+	if err != nil {
+		return nil, out, err
+	}
+	spec := node.ReleasePartSpec{Milestone: a.Milestone}
+	if a.Request != "" {
+		h, err := negotiation.ParseHash(a.Request)
+		if err != nil {
+			return nil, out, fmt.Errorf("request: %v", err)
+		}
+		spec.Request = &h
+	}
+	r, err := s.acts.ReleasePart(ctx, nid, spec)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	return s.acted(r, false, "")
 }
 
 func (s *Server) capability(ctx context.Context, req *sdk.CallToolRequest, a capabilityArgs) (*sdk.CallToolResult, actOut, error) {
