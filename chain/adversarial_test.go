@@ -3,6 +3,7 @@ package chain
 import (
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -413,4 +414,109 @@ func TestOnlyTheRightPartyActs(t *testing.T) {
 	wantRevert(t, err, "not_party")
 	_, err = e.worker.c.ReclaimExpired(ctx, res.TaskID, res.Task)
 	wantRevert(t, err, "not_poster")
+}
+
+// TestRevisionRequestRefusals: only the poster sends a delivery back, only
+// a submitted one, only while its review period runs, and at most
+// MaxRevisions times: after them the review clock cannot be stopped again,
+// so a poster cannot keep a worker's delivery from ever being claimable.
+func TestRevisionRequestRefusals(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	must := musts(t)
+	res := e.fund(e.settlement(eths(1), eths(1)))
+	_, err := e.poster.c.RequestRevision(ctx, res.TaskID, res.Task, 0)
+	wantRevert(t, err, "bad_milestone") // nothing delivered
+	r := must(e.worker.c.SubmitProof(ctx, res.TaskID, res.Task, 0, "bafkreiproof"))
+	r = must(e.worker.c.SubmitProof(ctx, res.TaskID, r.Task, 1, "bafkreiproof1"))
+	for _, p := range []*party{e.worker, e.outsider, e.arbitrator} {
+		_, err = p.c.RequestRevision(ctx, res.TaskID, r.Task, 0)
+		wantRevert(t, err, "not_poster")
+	}
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 2)
+	wantRevert(t, err, "no_such_milestone")
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, res.Task, 0)
+	wantRevert(t, err, "stale_task")
+	_, err = e.poster.c.RequestRevision(ctx, rand32(), r.Task, 0)
+	wantRevert(t, err, "unknown_task")
+	for i := 1; i <= MaxRevisions; i++ {
+		r = must(e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 0))
+		if r.Task.Milestones[0].Revisions != uint8(i) {
+			t.Fatalf("revision %d counted as %d", i, r.Task.Milestones[0].Revisions)
+		}
+		_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 0)
+		wantRevert(t, err, "bad_milestone") // already back at work
+		r = must(e.worker.c.SubmitProof(ctx, res.TaskID, r.Task, 0, "bafkreirevised"))
+	}
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 0)
+	wantRevert(t, err, "too_many_revisions")
+	// Once a proof's review period ran out the worker may claim it: no
+	// revision then.
+	e.advance(7*24*time.Hour + time.Second)
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 1)
+	wantRevert(t, err, "review_period_over")
+	r = must(e.worker.c.ClaimUnanswered(ctx, res.TaskID, r.Task, 0))
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 0)
+	wantRevert(t, err, "bad_milestone") // released
+	// In a dispute nothing is sent back.
+	r = must(e.worker.c.OpenDispute(ctx, res.TaskID, r.Task))
+	_, err = e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 1)
+	wantRevert(t, err, "not_active")
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, r.Task, 1, big.NewInt(1))
+	wantRevert(t, err, "not_active")
+}
+
+// TestPartialReleaseRefusals: only the poster releases parts, of a
+// milestone that still holds escrow, never zero nor more than remains.
+func TestPartialReleaseRefusals(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	must := musts(t)
+	res := e.fund(e.settlement(big.NewInt(1000), big.NewInt(500)))
+	for _, p := range []*party{e.worker, e.outsider} {
+		_, err := p.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(1))
+		wantRevert(t, err, "not_poster")
+	}
+	_, err := e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 2, big.NewInt(1))
+	wantRevert(t, err, "no_such_milestone")
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(0))
+	wantRevert(t, err, "bad_part")
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(1001))
+	wantRevert(t, err, "bad_part")
+	r := must(e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(600)))
+	// With the state from before the part: stale, so the part is not paid twice.
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, res.Task, 0, big.NewInt(600))
+	wantRevert(t, err, "stale_task")
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, r.Task, 0, big.NewInt(401))
+	wantRevert(t, err, "bad_part")
+	// A forged running total is a stale state.
+	forged := CopyTask(r.Task)
+	forged.Milestones[0].Released = big.NewInt(0)
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, forged, 0, big.NewInt(1000))
+	wantRevert(t, err, "stale_task")
+	// A refunded milestone releases nothing more.
+	e.advance(2 * 24 * time.Hour)
+	r = must(e.poster.c.ReclaimExpired(ctx, res.TaskID, r.Task))
+	_, err = e.poster.c.ReleasePart(ctx, res.TaskID, r.Task, 1, big.NewInt(1))
+	wantRevert(t, err, "not_active")
+	if e.owed(ethToken, e.worker.addr).Int64() != 600 || e.owed(ethToken, e.poster.addr).Int64() != 900 {
+		t.Fatalf("owed worker %v poster %v", e.owed(ethToken, e.worker.addr), e.owed(ethToken, e.poster.addr))
+	}
+}
+
+// TestReplacementClearsRevisions: a new worker starts with open milestones
+// and a fresh count of revision requests.
+func TestReplacementClearsRevisions(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	must := musts(t)
+	res := e.fund(e.settlement(eths(1)))
+	r := must(e.worker.c.SubmitProof(ctx, res.TaskID, res.Task, 0, "bafkreiproof"))
+	r = must(e.poster.c.RequestRevision(ctx, res.TaskID, r.Task, 0))
+	rp := negotiation.Replacement{TaskID: res.TaskID, NewWorker: e.newWorker.addr, HandoffHash: rand32(), Nonce: big.NewInt(0)}
+	d, _ := rp.Digest(e.domain)
+	r = must(e.poster.c.ReplaceWorker(ctx, res.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.worker, d)))
+	if m := r.Task.Milestones[0]; m.State != MilestoneOpen || m.Revisions != 0 || m.SubmittedAt != 0 {
+		t.Fatalf("after the replacement: %+v", m)
+	}
 }

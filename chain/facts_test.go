@@ -235,4 +235,42 @@ func TestFactOfOnChain(t *testing.T) {
 			t.Fatalf("fact %d is about task %x, want %x", i, ref.TaskID, b.TaskID)
 		}
 	}
+
+	// A revision request, a resubmission and two parts of a third task.
+	facts, refs = nil, nil
+	must := musts(t)
+	c := e.fund(e.settlement(big.NewInt(1000)))
+	r = must(e.worker.c.SubmitProof(ctx, c.TaskID, c.Task, 0, "bafkreifirst"))
+	take(must(e.poster.c.RequestRevision(ctx, c.TaskID, r.Task, 0)))
+	r = must(e.worker.c.SubmitProof(ctx, c.TaskID, refsTask(e, t, c.TaskID), 0, "bafkreisecond"))
+	take(r)
+	r = must(e.poster.c.ReleasePart(ctx, c.TaskID, r.Task, 0, big.NewInt(400)))
+	take(r)
+	take(must(e.poster.c.ReleasePart(ctx, c.TaskID, r.Task, 0, big.NewInt(600))))
+	u := func(v int64) negotiation.Uint256 { return negotiation.NewUint256(big.NewInt(v)) }
+	want = []negotiation.Fact{
+		negotiation.RevisionRequested{Milestone: 0},
+		negotiation.ProofSubmitted{Milestone: 0, ProofCID: "bafkreisecond"},
+		negotiation.PartReleased{Milestone: 0, Amount: u(400), Released: u(400)},
+		negotiation.PartReleased{Milestone: 0, Amount: u(600), Released: u(1000)},
+		negotiation.MilestoneReleased{Milestone: 0},
+	}
+	if !reflect.DeepEqual(facts, want) {
+		t.Fatalf("facts of the revision and the parts:\n got %#v\nwant %#v", facts, want)
+	}
+	for i, ref := range refs {
+		if ref.TaskID != c.TaskID {
+			t.Fatalf("fact %d is about task %x, want %x", i, ref.TaskID, c.TaskID)
+		}
+	}
+}
+
+// refsTask returns the task's state as the chain's logs rebuild it.
+func refsTask(e *env, t *testing.T, id [32]byte) Task {
+	t.Helper()
+	st, err := e.outsider.c.TaskState(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -93,6 +93,21 @@ func TestGasReport(t *testing.T) {
 	lr = must(e.poster.c.ReclaimExpired(ctx, late.TaskID, lr.Task))
 	note("reclaimExpired", lr.Receipt)
 
+	// Revision requests and partial releases (the worker is owed already).
+	rv := e.fund(e.settlement(eths(1), eths(1)))
+	vr := must(e.worker.c.SubmitProof(ctx, rv.TaskID, rv.Task, 0, "bafkreigasproofcid0000000000000000000000000000000000000"))
+	vr = must(e.poster.c.RequestRevision(ctx, rv.TaskID, vr.Task, 0))
+	note("requestRevision", vr.Receipt)
+	vr = must(e.worker.c.SubmitProof(ctx, rv.TaskID, vr.Task, 0, "bafkreigasproofcid0000000000000000000000000000000000001"))
+	note("submitProof after a revision request", vr.Receipt)
+	vr = must(e.poster.c.ReleasePart(ctx, rv.TaskID, vr.Task, 0, big.NewInt(250_000_000_000_000_000)))
+	note("releasePart, a part", vr.Receipt)
+	vr = must(e.poster.c.ReleasePart(ctx, rv.TaskID, vr.Task, 0, big.NewInt(750_000_000_000_000_000)))
+	note("releasePart, the last part (releases the milestone)", vr.Receipt)
+	vr = must(e.poster.c.ReleasePart(ctx, rv.TaskID, vr.Task, 1, big.NewInt(250_000_000_000_000_000)))
+	vr = must(e.poster.c.ReleaseMilestone(ctx, rv.TaskID, vr.Task, 1))
+	note("releaseMilestone after a part", vr.Receipt)
+
 	// Disputes.
 	d := e.fund(e.settlement(eths(1)))
 	dr := must(e.poster.c.OpenDispute(ctx, d.TaskID, d.Task))

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -23,7 +24,9 @@ import (
 // and bond of open disputes, credited balances), that every account's
 // credit is what it was credited minus what it withdrew, and that no task
 // ever pays out more than it took in. PARLEY_CHAIN_PROPERTY_STEPS raises the
-// number of steps per seed (default 150).
+// number of steps per seed (default 150). Revision requests, partial
+// releases and amendments of partly released milestones are among the
+// calls.
 func TestPropertyEscrowInvariant(t *testing.T) {
 	steps := 150
 	if v, err := strconv.Atoi(os.Getenv("PARLEY_CHAIN_PROPERTY_STEPS")); err == nil && v > 0 {
@@ -112,6 +115,22 @@ func (p *propRun) milestone(pt *propTask) uint64 {
 	return uint64(p.r.IntN(len(pt.task.Milestones) + 1))
 }
 
+// pickMilestone returns, most of the time, a milestone of pt in one of
+// states, and otherwise (or when none is) any index, out of range now and
+// then.
+func (p *propRun) pickMilestone(pt *propTask, states ...uint8) uint64 {
+	var in []uint64
+	for j, m := range pt.task.Milestones {
+		if slices.Contains(states, m.State) {
+			in = append(in, uint64(j))
+		}
+	}
+	if len(in) == 0 || p.r.IntN(4) == 0 {
+		return p.milestone(pt)
+	}
+	return in[p.r.IntN(len(in))]
+}
+
 func add(m map[common.Address]*big.Int, a common.Address, v *big.Int) {
 	if m[a] == nil {
 		m[a] = new(big.Int)
@@ -171,7 +190,7 @@ func (p *propRun) step() string {
 	ctx := p.t.Context()
 	e := p.e
 	pt := p.someTask()
-	switch k := p.r.IntN(17); {
+	switch k := p.r.IntN(21); {
 	case k < 2 || pt == nil:
 		n := 1 + p.r.IntN(3)
 		var amounts []*big.Int
@@ -192,7 +211,7 @@ func (p *propRun) step() string {
 		p.tryTask(res, err)
 		return "create"
 	case k < 4:
-		p.tryTask(p.as(e.worker).c.SubmitProof(ctx, pt.id, pt.task, p.milestone(pt), "bafkreiproof"))
+		p.tryTask(p.as(e.worker).c.SubmitProof(ctx, pt.id, pt.task, p.pickMilestone(pt, MilestoneOpen, MilestoneRevising), "bafkreiproof"))
 		return "proof"
 	case k < 6:
 		p.tryTask(p.as(e.poster).c.ReleaseMilestone(ctx, pt.id, pt.task, p.milestone(pt)))
@@ -236,6 +255,36 @@ func (p *propRun) step() string {
 		amt.Div(amt, big.NewInt(10))
 		p.try(a.c.Withdraw(ctx, ethToken, amt))
 		return "withdraw"
+	case k < 17:
+		for _, o := range p.tasks { // a task with a delivery under review, most of the time
+			if o.task.Status == TaskActive && slices.ContainsFunc(o.task.Milestones, func(m Milestone) bool { return m.State == MilestoneSubmitted }) && p.r.IntN(4) != 0 {
+				pt = o
+			}
+		}
+		p.tryTask(p.as(e.poster).c.RequestRevision(ctx, pt.id, pt.task, p.pickMilestone(pt, MilestoneSubmitted)))
+		return "revise"
+	case k < 19:
+		i := p.milestone(pt)
+		rem := big.NewInt(1e15)
+		if int(i) < len(pt.task.Milestones) {
+			rem = Remaining(pt.task.Milestones[i])
+		}
+		var amt *big.Int
+		switch p.r.IntN(5) {
+		case 0:
+			amt = rem // the rest: releases the milestone
+		case 1:
+			amt = new(big.Int).Add(rem, big.NewInt(1)) // beyond it
+		case 2:
+			amt = new(big.Int)
+		default:
+			amt = new(big.Int).Div(new(big.Int).Mul(rem, big.NewInt(int64(1+p.r.IntN(9)))), big.NewInt(10))
+		}
+		p.tryTask(p.as(e.poster).c.ReleasePart(ctx, pt.id, pt.task, i, amt))
+		return "part"
+	case k < 20:
+		p.amend(pt)
+		return "amend"
 	default:
 		hours := 1 + p.r.IntN(48)
 		if p.r.IntN(4) == 0 {
@@ -244,6 +293,53 @@ func (p *propRun) step() string {
 		e.advance(time.Duration(hours) * time.Hour)
 		return "advance"
 	}
+}
+
+// amend submits a random amendment of pt signed by both parties: paid and
+// refunded milestones keep their amounts (now and then not), the others
+// take new ones (now and then no more than they released), one milestone
+// more or fewer now and then, with the top-up the escrow's rise needs (now
+// and then not).
+func (p *propRun) amend(pt *propTask) {
+	ctx := p.t.Context()
+	e := p.e
+	old := pt.task.Milestones
+	n := max(1, len(old)+p.r.IntN(3)-1)
+	var amounts []*big.Int
+	newEscrow := new(big.Int)
+	for i := range n {
+		fresh := big.NewInt(int64(1+p.r.IntN(5)) * 1e15)
+		if i >= len(old) {
+			amounts = append(amounts, fresh)
+			newEscrow.Add(newEscrow, fresh)
+			continue
+		}
+		m := old[i]
+		switch {
+		case !Live(m) && p.r.IntN(6) != 0:
+			amounts = append(amounts, new(big.Int).Set(m.Amount))
+			continue
+		case m.Released.Sign() > 0 && p.r.IntN(4) == 0:
+			fresh = new(big.Int).Set(m.Released) // refused: not above what it released
+		}
+		amounts = append(amounts, fresh)
+		newEscrow.Add(newEscrow, fresh).Sub(newEscrow, m.Released)
+	}
+	topUp := new(big.Int).Sub(newEscrow, Escrow(pt.task))
+	if topUp.Sign() < 0 || p.r.IntN(8) == 0 {
+		topUp = new(big.Int)
+	}
+	a := negotiation.Amendment{TaskID: pt.id, MilestoneAmounts: amounts, Deadline: pt.task.Deadline + uint64(p.r.IntN(3))*86400,
+		TermsHash: rand32(), Nonce: new(big.Int).SetUint64(pt.task.Nonce)}
+	d, err := a.Digest(e.domain)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	res, err := p.as(e.poster).c.Amend(ctx, pt.id, a, pt.task, e.sign(e.poster, d), e.sign(e.worker, d), topUp)
+	if err == nil {
+		pt.funded.Add(pt.funded, topUp)
+	}
+	p.tryTask(res, err)
 }
 
 // check verifies the invariants against the chain.
@@ -272,6 +368,13 @@ func (p *propRun) check() error {
 				return err
 			}
 			held.Add(held, Escrow(st))
+			// A milestone's running total never exceeds it, and is it
+			// once the milestone is released.
+			for i, m := range st.Milestones {
+				if m.Released.Cmp(m.Amount) > 0 || m.State == MilestoneReleased && m.Released.Cmp(m.Amount) != 0 {
+					return fmt.Errorf("task %x milestone %d released %v of %v (state %d)", pt.id[:4], i, m.Released, m.Amount, m.State)
+				}
+			}
 		}
 		// Nothing is paid twice: a task never credits more than it took in.
 		limit := new(big.Int).Add(pt.funded, pt.bond)

@@ -256,9 +256,10 @@ func (t *Thread) alreadyApplied(f Fact) bool {
 	case WorkerReplaced:
 		return t.worker == v.NewWorker
 	case RevisionRequested:
-		// The RevisionRequest envelope took the delivery off review already.
+		// The RevisionRequest envelope took the delivery off review
+		// already, or the milestone was released since.
 		_, pending := t.delivered[v.Milestone]
-		return t.hasMilestone(v.Milestone) && !t.released[v.Milestone] && !pending
+		return t.hasMilestone(v.Milestone) && t.taskID != nil && (t.released[v.Milestone] || !pending)
 	case PartReleased:
 		// The thread holds this total, a later one, or the whole release.
 		p, ok := t.parts[v.Milestone]

@@ -345,7 +345,8 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
 
     /// @notice Amends a funded task's milestones, deadline and terms with both
     /// parties' Amendment signatures. Paid or refunded milestones keep their
-    /// place and amount; a partly released one stays, above what it released. If the new escrow is larger the poster pays the
+    /// place and amount; a partly released one stays, above what it released.
+    /// If the new escrow (what remains) is larger the poster pays the
     /// difference with this call; if smaller it becomes owed to the poster.
     function amend(
         bytes32 taskId,
@@ -403,11 +404,11 @@ contract TaskRegistry is EIP712, ReentrancyGuardTransient, ITaskRegistrySettleme
         _checkSig(digest, workerSig, t.worker);
         for (uint256 i; i < t.milestones.length; ++i) {
             Milestone memory m = t.milestones[i];
-            if (m.state == MilestoneState.Submitted || m.state == MilestoneState.Revising) {
+            if (_live(m.state)) {
                 m.state = MilestoneState.Open;
                 m.submittedAt = 0;
+                m.revisions = 0;
             }
-            m.revisions = 0;
         }
         emit WorkerReplaced(taskId, t.worker, r.newWorker, r.handoffHash);
         t.worker = r.newWorker;
