@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/crypto"
 )
 
 // Capability proofs. A worker's CapabilityProof may name a file by CID
@@ -35,10 +35,11 @@ func AttestationText(subject Address, capability, description string) string {
 	return fmt.Sprintf("Parley capability attestation\nsubject: %s\ncapability: %s\nstatement: %s", subject, capability, description)
 }
 
-// AttestationDigest returns the EIP-191 digest of AttestationText: what
-// the attester's key signs.
+// AttestationDigest returns the EIP-191 (version 0x45, personal_sign)
+// digest of AttestationText: what the attester's key signs.
 func AttestationDigest(subject Address, capability, description string) [32]byte {
-	return [32]byte(accounts.TextHash([]byte(AttestationText(subject, capability, description))))
+	msg := AttestationText(subject, capability, description)
+	return [32]byte(crypto.Keccak256([]byte(fmt.Sprintf("\x19Ethereum Signed Message:\n%d%s", len(msg), msg))))
 }
 
 // HasAttestation reports whether p carries an attestation.

@@ -3,7 +3,19 @@ package negotiation
 import (
 	"errors"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts"
 )
+
+// TestAttestationDigestIsPersonalSign: the digest is EIP-191's
+// personal_sign hash of the text, as wallets compute it.
+func TestAttestationDigestIsPersonalSign(t *testing.T) {
+	w := newParty(t, "worker")
+	text := AttestationText(w.addr, "translation:en-de", "120 manuals, EN→DE")
+	if got, want := AttestationDigest(w.addr, "translation:en-de", "120 manuals, EN→DE"), [32]byte(accounts.TextHash([]byte(text))); got != want {
+		t.Fatalf("digest %x, personal_sign %x", got, want)
+	}
+}
 
 // TestVerifyAttestation: an attestation verifies only as the attester's
 // signature over the text naming this subject, capability and statement.

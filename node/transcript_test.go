@@ -67,6 +67,10 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	replace NODE T [to=NODE] [summary=S]      no to: co-sign the pending replacement
 //	withdraw NODE
 //	consent NODE of=NODE state=allowed|unknown|denied
+//	capability NODE T [file=S] [cid=C] [ref=S] [cap=S] [kind=S] [desc=S]   a capability proof
+//	revise NODE T [m=0] [reason=S]            send a delivery back to work
+//	request-payment NODE T [m=0] [basis=hourly] [units=N] amount=MILLI [note=S]
+//	release-part NODE T [m=0]                 release the milestone's pending payment request
 //	stabilize [held=NODE:N,...]               wait until every node processed everything in flight
 //	                                          (but N envelopes NODE's outbox holds for a later act)
 //	thread NODE T [order=sorted]              NODE's view of T (sorted: see showThread)
