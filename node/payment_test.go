@@ -179,3 +179,46 @@ func waitKind(events <-chan node.Event, kind node.EventKind) <-chan node.Event {
 	}()
 	return out
 }
+
+// TestReleasePartOnce: two releases of one payment request at once pay
+// it once: the act table asks again with the thread's lock held, and the
+// chain's running total, read under the same lock, decides whether the
+// request is still unpaid.
+func TestReleasePartOnce(t *testing.T) {
+	c, poster, worker := revPair(t, time.Hour)
+	nid := agree(t, poster, worker, eth(300))
+	r, err := worker.RequestPayment(t.Context(), nid, node.PaymentSpec{Milestone: 0, Basis: negotiation.BasisHourly, Amount: eth(100), Units: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poster.waitLog(nid, len(r.Thread.Log))
+	type out struct {
+		res node.ActResult
+		err error
+	}
+	done := make(chan out, 2)
+	for range 2 {
+		go func() {
+			res, err := poster.ReleasePart(t.Context(), nid, node.ReleasePartSpec{Milestone: 0})
+			done <- out{res, err}
+		}()
+	}
+	txs := 0
+	for range 2 {
+		o := <-done
+		switch {
+		case o.err == nil && o.res.Tx != nil:
+			txs++
+		case o.err == nil, node.CodeOf(o.err) == node.CodeStateForbidden:
+		default:
+			t.Fatalf("a release: %v", o.err)
+		}
+	}
+	v, _ := poster.Thread(nid)
+	if m := c.task(v).Milestones[0]; txs != 1 || m.Released.Cmp(eth(100)) != 0 {
+		t.Fatalf("%d transactions, %s released on chain", txs, m.Released)
+	}
+	if got := owed(t, worker); got.Cmp(eth(100)) != 0 {
+		t.Fatalf("the worker is owed %s, want %s", got, eth(100))
+	}
+}
