@@ -155,6 +155,15 @@ func TestCapabilityProofs(t *testing.T) {
 		t.Fatalf("the poster's capability proof: %v", err)
 	}
 
+	// The room, as an agent at the poster's seat reads it, says so too.
+	room, err := poster.Room(t.Context(), nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(room.Proofs) != 2 || !room.Proofs[0].Checked || room.Proofs[1].File != negotiation.ProofFailed {
+		t.Fatalf("the room's proofs: %+v", room.Proofs)
+	}
+
 	// The brief says which proofs were checked.
 	b, err := poster.Brief(t.Context(), nid)
 	if err != nil {
