@@ -667,6 +667,7 @@ func threadRows(t table, v node.ThreadView) {
 		}
 		t.row(fmt.Sprintf("delivery %d", d.Milestone), fmt.Sprintf("proof %s, %s", d.ProofCID, state))
 	}
+	printPayments(t, v)
 	if v.Pending > 0 {
 		t.row("pending facts", v.Pending)
 	}

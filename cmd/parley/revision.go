@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -206,4 +207,49 @@ func newPaymentCmd() *cobra.Command {
 		},
 	}, f))
 	return cmd
+}
+
+// printPayments writes a thread's partial payments (each milestone's
+// released total and requests) and its capability proofs with their
+// checks.
+func printPayments(t table, v node.ThreadView) {
+	var token negotiation.Address
+	if v.Current != nil {
+		token = v.Current.Terms.Token
+	}
+	for _, p := range v.Payments {
+		t.row(fmt.Sprintf("payments %d", p.Milestone), fmt.Sprintf("%s released of %s; %s requested and pending; %s left to request",
+			fmtAmountString(p.Released, token), fmtAmountString(p.Amount, token), fmtAmountString(p.Outstanding, token), fmtAmountString(p.Requestable, token)))
+		for _, r := range p.Requests {
+			state := "pending"
+			if r.Paid {
+				state = "paid"
+			}
+			line := fmt.Sprintf("%s %s", r.Basis, fmtAmountString(r.Amount, token))
+			if r.Units > 0 {
+				line += fmt.Sprintf(" for %d units", r.Units)
+			}
+			if r.Note != "" {
+				line += fmt.Sprintf(" (%q)", r.Note)
+			}
+			t.row("  request "+r.Hash.String(), line+", "+state)
+		}
+	}
+	for _, c := range v.Capabilities {
+		var checks []string
+		if c.CID != "" {
+			checks = append(checks, fmt.Sprintf("file %s %s", c.CID, c.File))
+		}
+		if c.Attester != nil {
+			checks = append(checks, fmt.Sprintf("attestation by %s %s", c.Attester, c.Attestation))
+		}
+		if c.Ref != "" {
+			checks = append(checks, "reference "+c.Ref+" (not checked)")
+		}
+		verdict := "NOT checked"
+		if c.Checked {
+			verdict = "checked"
+		}
+		t.row("capability "+c.Capability, fmt.Sprintf("%s: %s; %s", c.Kind, strings.Join(checks, ", "), verdict))
+	}
 }
