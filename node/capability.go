@@ -49,8 +49,11 @@ type CapabilitySpec struct {
 	Name      string `json:"name,omitempty"`
 	MediaType string `json:"mediaType,omitempty"`
 	Data      []byte `json:"data,omitempty"`
-	// CID names a file without Data: one this node holds already (the
-	// poster's node fetches it from this node).
+	// CID names a file without Data: one this node stored in this
+	// negotiation already (the poster's node fetches it from this node,
+	// which serves a negotiation's files to its parties only: a file of
+	// another negotiation, or one this node does not hold, is reported
+	// failed).
 	CID negotiation.CID `json:"cid,omitempty"`
 	// Attester and Signature are an attestation: Attester's EIP-191
 	// signature over negotiation.AttestationText of this node's address,

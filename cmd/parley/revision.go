@@ -43,7 +43,7 @@ func newCapabilityCmd() *cobra.Command {
 			fs.StringVar(&ref, "ref", "", "a further reference, shown but not checked")
 			fs.StringVar(&file, "file", "", "a file to attach: the poster's node fetches and checks it")
 			fs.StringVar(&media, "media-type", "", "the file's media type (default: from its name or its bytes)")
-			fs.StringVar(&c, "cid", "", "the CID of a file this node holds, instead of --file")
+			fs.StringVar(&c, "cid", "", "the CID of a file this node stored in this negotiation, instead of --file")
 			fs.StringVar(&attester, "attester", "", "the attester's EVM address")
 			fs.StringVar(&signature, "signature", "", "the attester's EIP-191 signature, 0x and 130 hex digits")
 		},
