@@ -27,6 +27,12 @@ const (
 	ToolPasskeyRevoke = "parley.passkey.revoke"
 )
 
+// The tools of issue 14's gated acts on a milestone.
+const (
+	ToolRevisionRequest = "parley.revision.request" // send a delivered milestone back to work, stopping its review clock
+	ToolPartRelease     = "parley.payment.release"  // release part of a milestone (a payment request) to the worker
+)
+
 // SettlementAction returns the action of signing a settlement digest in
 // negotiation negotiationID: the digest (0x and 64 hex digits), the total
 // amount in the token's smallest unit as a decimal string, the token

@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -25,9 +26,10 @@ const (
 	ActFund              Act = "fund"               // createTask: the agreed escrow into the registry
 	ActDeliver           Act = "deliver"            // a DeliveryNotice for a milestone and its proof on chain
 	ActRequestPayment    Act = "request_payment"    // a PaymentRequest for a milestone
+	ActReleasePart       Act = "release_part"       // releasePart on chain: the pending PaymentRequest's amount of its milestone
 	ActRequestRevision   Act = "request_revision"   // a RevisionRequest sending a delivered milestone back to work
 	ActAcceptDelivery    Act = "accept_delivery"    // an AcceptDelivery and the milestone's release on chain
-	ActCapability        Act = "capability"         // a CapabilityProof (the node carries an escalation in one)
+	ActCapability        Act = "capability"         // a CapabilityProof: a file by CID, an attestation (the node also carries an escalation in one)
 	ActCancel            Act = "cancel"             // a MutualCancel: the intent before funding, the signed Cancel after
 	ActAmend             Act = "amend"              // a MilestoneDefinition signing the Amendment
 	ActReplace           Act = "replace"            // a ReplacementContext signing the Replacement
@@ -87,7 +89,7 @@ var CoSignedTypes = []MessageType{TypeMutualCancel, TypeMilestoneDefinition, Typ
 // known only later (a nonce read from the chain) asks May again then.
 type ActArgs struct {
 	// Milestone is the milestone of deliver, request_payment,
-	// request_revision and accept_delivery.
+	// release_part, request_revision and accept_delivery.
 	Milestone int
 	// Ruling is the ruling of rule.
 	Ruling uint64
@@ -128,6 +130,14 @@ type ActArgs struct {
 	// At is the time brief is asked at: a negotiation whose current offer
 	// expired by then is over.
 	At time.Time
+	// Amount, Basis and Units are request_payment's (nil Amount skips
+	// their checks).
+	Amount *big.Int
+	Basis  string
+	Units  uint64
+	// Request is the PaymentRequest release_part pays (zero: the pending
+	// one, whichever it is).
+	Request Hash
 }
 
 // ActRow is one row of the act table.
@@ -239,18 +249,22 @@ var actTable = []tableRow{
 	{ActRow{Act: ActDeliver, Does: "deliver a milestone and submit its proof on chain",
 		Roles: []Role{RoleWorker}, States: postFundingStates, Sends: TypeDeliveryNotice, Expects: ProofSubmitted{}.fact(), FactStates: heldStates,
 		Checks: "the milestone exists (bad_argument) and is not released (milestone_invalid)"}, checkMilestone},
-	{ActRow{Act: ActRequestPayment, Does: "ask for a milestone's payment",
+	{ActRow{Act: ActRequestPayment, Does: "ask for the release of part of a milestone (hours worked, a stream's units, or the rest of it)",
 		Roles: []Role{RoleWorker}, States: postFundingStates, Sends: TypePaymentRequest,
-		Checks: "the milestone exists (bad_argument) and is not released (milestone_invalid)"}, checkMilestone},
-	{ActRow{Act: ActRequestRevision, Does: "send a delivered milestone back to work",
+		Checks: "the milestone exists (bad_argument) and is not released (milestone_invalid); its released total and pending requests leave room for the amount (payment_exceeds_milestone); hourly and stream requests give their units, a milestone request asks for all that is left (bad_argument)"}, checkRequestPayment},
+	{ActRow{Act: ActReleasePart, Does: "release the amount of the milestone's pending payment request on chain (releasePart)",
+		Roles: []Role{RolePoster}, States: postFundingStates, Expects: PartReleased{}.fact(), FactStates: heldStates,
+		Checks: "the milestone exists (bad_argument) and is not released (milestone_invalid); it has a pending payment request, and requests are paid in order (state_forbidden)"}, checkReleasePart},
+	{ActRow{Act: ActRequestRevision, Does: "send a delivered milestone back to work and stop its review clock on chain (requestRevision)",
 		Roles: []Role{RolePoster}, States: []State{StateDelivered}, Sends: TypeRevisionRequest,
+		Expects: RevisionRequested{}.fact(), FactStates: heldStates,
 		Checks: "the milestone exists (bad_argument), is not released and has a delivery pending review (milestone_invalid)"}, checkRevision},
 	{ActRow{Act: ActAcceptDelivery, Does: "accept a milestone's delivery and release it on chain",
 		Roles: []Role{RolePoster}, States: states(postFundingStates, []State{StateCompleted}),
 		Sends: TypeAcceptDelivery, SendStates: []State{StateDelivered},
 		Expects: MilestoneReleased{}.fact(), FactStates: heldStates,
 		Checks: "the thread holds a DeliveryNotice of the milestone (state_forbidden); it may start in funded and completed because, once its AcceptDelivery went out, the act only releases the milestone on chain (the retry of a failed transaction)"}, checkAcceptDelivery},
-	{ActRow{Act: ActCapability, Does: "show a capability (the node carries an escalation in it)",
+	{ActRow{Act: ActCapability, Does: "attach a capability proof: a file by CID the poster checks, an attestation another address signed (the node also carries an escalation in one)",
 		Roles: []Role{RoleWorker}, States: liveStates, Sends: TypeCapabilityProof}, nil},
 	{ActRow{Act: ActCancel, Does: "cancel by mutual consent: the intent before funding, the signed Cancel after",
 		Roles: parties, States: states(negotiatingStates, []State{StateAgreed}, heldStates), Sends: TypeMutualCancel,

@@ -3,6 +3,7 @@ package negotiation
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"slices"
 	"strings"
@@ -98,6 +99,7 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActFund:              {"poster", "agreed"},
 	ActDeliver:           {"worker", "funded delivered"},
 	ActRequestPayment:    {"worker", "funded delivered"},
+	ActReleasePart:       {"poster", "funded delivered"},
 	ActRequestRevision:   {"poster", "delivered"},
 	ActAcceptDelivery:    {"poster", "funded delivered completed"},
 	ActCapability:        {"worker", "open proposed countered agreed funded delivered disputed arbitrated"},
@@ -129,6 +131,9 @@ var mayExceptions = map[string]Code{
 	"counter countered worker": CodeStateForbidden,
 	// No delivery of milestone 0 yet.
 	"accept_delivery funded poster": CodeStateForbidden,
+	// No payment request of milestone 0 is pending.
+	"release_part funded poster":    CodeStateForbidden,
+	"release_part delivered poster": CodeStateForbidden,
 	// No co-signed pair is complete.
 	"submit_cosigned funded poster":    CodeStateForbidden,
 	"submit_cosigned funded worker":    CodeStateForbidden,
@@ -377,6 +382,11 @@ func TestMayChecks(t *testing.T) {
 		want Code
 	}
 	none := func(*transcript) ActArgs { return ActArgs{} }
+	pay := func(basis string, amount int64, units uint64) func(*transcript) ActArgs {
+		return func(*transcript) ActArgs {
+			return ActArgs{Milestone: 0, Amount: big.NewInt(amount), Basis: basis, Units: units}
+		}
+	}
 	party := func(name string) func(*transcript) ActArgs {
 		return func(tr *transcript) ActArgs { return ActArgs{Party: tr.parties[name].addr} }
 	}
@@ -408,6 +418,24 @@ func TestMayChecks(t *testing.T) {
 			// Released by the envelope: the act may still release it on chain.
 			{ActAcceptDelivery, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 0} }, ""},
 			{ActAcceptDelivery, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 1} }, CodeStateForbidden},
+		}},
+		{"request payment within the milestone's running total", StateFunded, []string{"send worker payreq m=0 amount=60 as=Q1", "send worker payreq m=0 amount=40 as=Q2", "fact part_released m=0 amount=60 released=60"}, []step{
+			// Milestone 0 holds 150: 60 released, 40 requested and pending.
+			{ActRequestPayment, "worker", pay(BasisHourly, 51, 1), CodePaymentExceeds},
+			{ActRequestPayment, "worker", pay(BasisHourly, 50, 1), ""},
+			{ActRequestPayment, "worker", pay(BasisHourly, 0, 1), CodeBadArgument},
+			{ActRequestPayment, "worker", pay(BasisStream, 10, 0), CodeBadArgument},
+			{ActRequestPayment, "worker", pay(BasisMilestone, 49, 0), CodeBadArgument},
+			{ActRequestPayment, "worker", pay(BasisMilestone, 50, 0), ""},
+			{ActRequestPayment, "worker", pay(BasisMilestone, 50, 2), CodeBadArgument},
+			{ActRequestPayment, "worker", pay("weekly", 50, 2), CodeBadArgument},
+			// Requests are paid in order: Q1 is paid, Q2 is next.
+			{ActReleasePart, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 0} }, ""},
+			{ActReleasePart, "poster", func(tr *transcript) ActArgs { return ActArgs{Milestone: 0, Request: tr.env("Q2").Hash()} }, ""},
+			{ActReleasePart, "poster", func(tr *transcript) ActArgs { return ActArgs{Milestone: 0, Request: tr.env("Q1").Hash()} }, CodeStateForbidden},
+			{ActReleasePart, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 1} }, CodeStateForbidden},
+			{ActReleasePart, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 2} }, CodeBadArgument},
+			{ActReleasePart, "worker", func(*transcript) ActArgs { return ActArgs{Milestone: 0} }, CodeNotParty},
 		}},
 		{"revise a pending delivery", StateDelivered, []string{"send worker deliver m=1 as=D1", "send poster revise m=1"}, []step{
 			{ActRequestRevision, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 1} }, CodeMilestoneInvalid},

@@ -33,7 +33,9 @@ type Brief struct {
 	// Unverified are the other claims of the negotiation that stay unverified.
 	Unverified  []BriefClaim      `json:"unverified"`
 	Escalations []BriefEscalation `json:"escalations"`
-	Ledger      LedgerHead        `json:"ledger"`
+	// Proofs are the worker's capability proofs and which were checked.
+	Proofs []BriefProof `json:"proofs,omitempty"`
+	Ledger LedgerHead   `json:"ledger"`
 }
 
 // BriefParty is one party of the negotiation.
@@ -272,6 +274,7 @@ func NewBrief(t *Thread, head LedgerHead, mandates ...*Mandate) (*Brief, error) 
 				Note: "the " + string(t.RoleOf(r.Sender)) + "'s answer is private to its principal"})
 		}
 	}
+	b.Proofs = t.briefProofs()
 	return b, nil
 }
 
@@ -597,6 +600,7 @@ func (b *Brief) Markdown() string {
 		}
 		s.WriteString("\n")
 	}
+	b.proofsMarkdown(&s, names)
 	fmt.Fprintf(&s, "\n## Ledger\n\nHead `%s` at entry %d.\n", b.Ledger.Hash, b.Ledger.Seq)
 	return s.String()
 }

@@ -25,7 +25,15 @@ func checkPayload(p Payload) error {
 		return checkFiles(v.Files)
 	case *CapabilityProof:
 		if v.CID != "" {
-			return checkCID(v.CID, "/payload/cid")
+			if err := checkCID(v.CID, "/payload/cid"); err != nil {
+				return err
+			}
+		}
+		if (v.Attester == nil) != (len(v.Signature) == 0) {
+			return reject(CodeSchemaInvalid, "/payload/signature", "an attestation names its attester and carries its signature, both or neither")
+		}
+		if len(v.Signature) > 0 {
+			return checkEVMSig(v.Signature, "/payload/signature")
 		}
 	case *DisputeEvidence:
 		if err := checkCID(v.EvidenceCID, "/payload/evidenceCid"); err != nil {

@@ -55,6 +55,7 @@ const (
 	CodeTaskMismatch            Code = "task_mismatch"             // taskId absent where needed or not this task's
 	CodeBadReference            Code = "bad_reference"             // inReplyTo or another reference names the wrong kind of envelope
 	CodeMilestoneInvalid        Code = "milestone_invalid"         // milestone index out of range or in the wrong state
+	CodePaymentExceeds          Code = "payment_exceeds_milestone" // a payment request beyond what the milestone's released total and pending requests leave
 )
 
 // PXP effect codes (docs/pxp.md): the thread refuses these on the wire, for
@@ -135,6 +136,7 @@ var classes = map[Code]string{
 	CodeTaskMismatch:            classConflict,
 	CodeBadReference:            classConflict,
 	CodeMilestoneInvalid:        classInvalid,
+	CodePaymentExceeds:          classConflict,
 
 	CodeAgreeWithCounter:  classInvalid,
 	CodeAgreeWithConflict: classInvalid,
@@ -175,7 +177,7 @@ func (c Code) Authentic() bool {
 	case CodeRoleForbidden, CodeStateForbidden, CodeOfferExpired, CodeTermsChanged,
 		CodeRevisionLimit, CodeAcceptAttemptsExhausted, CodeDigestMismatch,
 		CodeSignerMismatch, CodeBoundByAcceptance, CodeTaskMismatch,
-		CodeBadReference, CodeMilestoneInvalid,
+		CodeBadReference, CodeMilestoneInvalid, CodePaymentExceeds,
 		CodeAgreeWithCounter, CodeAgreeWithConflict, CodeDependsOnDisputed, CodeClaimRestated:
 		return true
 	}

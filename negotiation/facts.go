@@ -240,6 +240,10 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		if err := t.milestoneIndex(v.Milestone); err != nil {
 			return refuse(from, err)
 		}
+		if d, ok := t.delivered[v.Milestone]; ok {
+			// The poster's RevisionRequest may follow: it then only says why.
+			t.revised[v.Milestone] = d
+		}
 		delete(t.delivered, v.Milestone)
 		t.settleDeliveredState()
 	case PartReleased:

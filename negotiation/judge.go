@@ -389,17 +389,34 @@ func (t *Thread) judgeDelivery(e *Envelope, p *DeliveryNotice) (commitFn, *Error
 		return nil, err
 	}
 	return func(*Outcome) {
+		delete(t.revised, p.Milestone)
 		t.delivered[p.Milestone] = e.Hash()
 		t.state = StateDelivered
 	}, nil
 }
 
 func (t *Thread) judgeRevisionRequest(e *Envelope, p *RevisionRequest) (commitFn, *Error) {
+	if d, ok := t.revised[p.Milestone]; ok && (p.InReplyTo == nil || *p.InReplyTo == d) {
+		// The chain's RevisionRequested took this delivery off review
+		// before the envelope arrived: the envelope says why, and changes
+		// nothing more.
+		if err := t.requireSender(e); err != nil {
+			return nil, err
+		}
+		if err := t.requireTask(e); err != nil {
+			return nil, err
+		}
+		return func(*Outcome) { delete(t.revised, p.Milestone) }, nil
+	}
 	if err := t.requireMilestoneAct(e, p.Milestone); err != nil {
 		return nil, err
 	}
-	if _, ok := t.delivered[p.Milestone]; !ok {
+	d, ok := t.delivered[p.Milestone]
+	if !ok {
 		return nil, reject(CodeMilestoneInvalid, "/payload/milestone", "milestone %d has no delivery to revise", p.Milestone)
+	}
+	if p.InReplyTo != nil && *p.InReplyTo != d {
+		return nil, reject(CodeBadReference, "/payload/inReplyTo", "not the pending delivery of milestone %d", p.Milestone)
 	}
 	return func(*Outcome) {
 		delete(t.delivered, p.Milestone)
@@ -444,6 +461,9 @@ func (t *Thread) judgePaymentRequest(e *Envelope, p *PaymentRequest) (commitFn, 
 	}
 	if p.Amount.Cmp(&t.milestones[p.Milestone].Amount.Int) > 0 {
 		return nil, reject(CodeMilestoneInvalid, "/payload/amount", "more than milestone %d holds", p.Milestone)
+	}
+	if err := t.checkPaymentAmount(p.Milestone, &p.Amount.Int, "/payload/amount"); err != nil {
+		return nil, err
 	}
 	return func(*Outcome) {}, nil
 }

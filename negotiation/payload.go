@@ -255,13 +255,17 @@ type PaymentRequest struct {
 	PXP
 }
 
-// CapabilityProof is the worker proving competence in a domain.
+// CapabilityProof is the worker proving competence in a domain: a file by
+// CID the poster fetches and checks, and/or an attestation another address
+// signed (Attester and Signature, both or neither: AttestationDigest).
 type CapabilityProof struct {
-	Capability  string `json:"capability"`
-	Kind        string `json:"kind"`
-	Ref         string `json:"ref,omitempty"`
-	CID         CID    `json:"cid,omitempty"`
-	Description string `json:"description"`
+	Capability  string       `json:"capability"`
+	Kind        string       `json:"kind"`
+	Ref         string       `json:"ref,omitempty"`
+	CID         CID          `json:"cid,omitempty"`
+	Description string       `json:"description"`
+	Attester    *Address     `json:"attester,omitempty"`
+	Signature   EVMSignature `json:"signature,omitempty"`
 	PXP
 }
 

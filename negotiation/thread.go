@@ -150,6 +150,7 @@ type Thread struct {
 	released   map[int]bool
 	parts      map[int]*big.Int // milestone -> released in parts so far (never changed in place)
 	refunded   map[int]bool     // milestones reclaimed by the poster after the deadline
+	revised    map[int]Hash     // milestone -> the delivery the chain's RevisionRequested took off review, until the poster's RevisionRequest or a new delivery
 	disputeID  *Uint256
 	nominees   map[Address]Address
 	cosigns    map[MessageType]map[Address]coSign
@@ -176,6 +177,7 @@ func NewThread(p Params) (*Thread, error) {
 		released:    map[int]bool{},
 		parts:       map[int]*big.Int{},
 		refunded:    map[int]bool{},
+		revised:     map[int]Hash{},
 		nominees:    map[Address]Address{},
 		cosigns:     map[MessageType]map[Address]coSign{},
 		ready:       map[MessageType]*CoSigned{},

@@ -341,7 +341,7 @@ func (tr *transcript) payload(p *party, verb string, o map[string]string, at tim
 	case "deliver":
 		return &DeliveryNotice{Milestone: num("m", 0), ProofCID: CID(CIDOf([]byte("deliverable " + o["m"])).String())}
 	case "revise":
-		return &RevisionRequest{Milestone: num("m", 0), Reason: "please fix"}
+		return &RevisionRequest{Milestone: num("m", 0), Reason: "please fix", InReplyTo: optRef("reply")}
 	case "acceptdelivery":
 		return &AcceptDelivery{Milestone: num("m", 0), DeliveryHash: ref("delivery")}
 	case "payreq":

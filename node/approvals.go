@@ -40,6 +40,8 @@ const (
 	ActReclaimExpired    = gate.ActReclaimExpired
 	ActResolveTimedOut   = gate.ActResolveTimedOut
 	ActVeto              = gate.ActVeto
+	ActRequestRevision   = gate.ActRequestRevision
+	ActReleasePart       = gate.ActReleasePart
 	ActRegisterPasskey   = gate.ActRegisterPasskey
 	ActRevokePasskey     = gate.ActRevokePasskey
 )

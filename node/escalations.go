@@ -388,6 +388,7 @@ func (s *pxpService) brief(nid string) (BriefView, error) {
 		if err != nil {
 			return &Error{Code: CodeOf(err), Msg: "brief", Err: err}
 		}
+		setBriefChecks(context.Background(), s.led, t, s.self, b)
 		raw, err := b.JSON()
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -268,7 +269,9 @@ func (r *receiver) recordEquivocation(ctx context.Context, nid string, eq *negot
 
 // afterReceived starts the work an envelope calls for (t.mu held): a
 // co-signed pair it completes is submitted; files of a delivery or of
-// evidence are fetched and checked against their CIDs.
+// evidence are fetched and checked against their CIDs, a capability
+// proof is checked (capability.go), and a payment request is shown to
+// the principal (payment.go).
 func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outcome) {
 	r.coSigned(t, out.CoSigned)
 	if !out.Effective() || d.Sender == nil {
@@ -286,6 +289,13 @@ func (r *receiver) afterReceived(t *thread, d p2p.Delivery, out negotiation.Outc
 		if bundleFile(p) == nil {
 			r.blobs.fetchAll(t.ID, d.Sender.PeerID, evidenceFiles(p))
 		}
+	case *negotiation.CapabilityProof:
+		if t.Th.RoleOf(r.self) == negotiation.RolePoster && !p.IsEscalationCarrier() {
+			r.blobs.checkProof(t.ID, d.Sender.PeerID, d.Envelope)
+		}
+	case *negotiation.PaymentRequest:
+		r.events.publish(Event{Kind: EventPaymentRequest, NegotiationID: t.ID, Hash: d.Envelope.Hash().String(), State: t.Th.State(),
+			Detail: fmt.Sprintf("milestone %d: %s wei (%s)", p.Milestone, p.Amount.String(), p.Basis), At: r.now()})
 	}
 }
 

@@ -86,6 +86,9 @@ type RoomView struct {
 	// CounterpartPaused is true while the other side's last envelope
 	// says it waits for its principal.
 	CounterpartPaused bool `json:"counterpartPaused,omitempty"`
+	// Proofs are the worker's capability proofs and which were checked
+	// (capability.go), as the thread view has them.
+	Proofs []CapabilityView `json:"proofs,omitempty"`
 	// Answers are this side's principal's answers, oldest first.
 	Answers []RoomAnswer `json:"answers,omitempty"`
 	// Ended is true once the negotiation phase is over: the brief can be
@@ -296,6 +299,7 @@ func (s *pxpService) roomOf(t *thread) RoomView {
 		v.CounterpartPrincipal = ann.Payload.Proxy().Principal // until the poster's own envelopes name it
 	}
 	v.Refused = s.out.ofThread(t, s.self)
+	v.Proofs = capabilityViews(context.Background(), s.led, t, s.self)
 	if c := th.Current(); c != nil {
 		v.Current = &OfferView{Hash: c.Hash(), Revision: c.Revision, By: c.By, Terms: *c.Terms}
 		if v.Topic == "" {

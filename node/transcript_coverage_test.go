@@ -49,6 +49,10 @@ func transcriptActs() map[string]transcriptAct {
 		"claim":              {node.ActClaimUnanswered, []string{"ClaimUnanswered"}},
 		"reclaim":            {node.ActReclaimExpired, []string{"ReclaimExpired"}},
 		"resolve-timeout":    {node.ActResolveTimedOut, []string{"ResolveTimedOut"}},
+		"capability":         {"", []string{"Capability"}},
+		"revise":             {node.ActRequestRevision, []string{"RequestRevision"}},
+		"request-payment":    {"", []string{"RequestPayment"}},
+		"release-part":       {node.ActReleasePart, []string{"ReleasePart"}},
 		"consent":            {"", []string{"ConsentBook"}},
 	}
 }

@@ -72,6 +72,10 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	resolve-timeout NODE T                    resolve a stalled dispute by its timeout
 //	later DURATION                            move the chain's clock on (such as 169h)
 //	consent NODE of=NODE state=allowed|unknown|denied
+//	capability NODE T [file=S] [cid=C] [ref=S] [cap=S] [kind=S] [desc=S]   a capability proof
+//	revise NODE T [m=0] [reason=S]            send a delivery back to work
+//	request-payment NODE T [m=0] [basis=hourly] [units=N] amount=MILLI [note=S]
+//	release-part NODE T [m=0]                 release the milestone's pending payment request
 //	stabilize [held=NODE:N,...]               wait until every node processed everything in flight
 //	                                          (but N envelopes NODE's outbox holds for a later act)
 //	thread NODE T [order=sorted]              NODE's view of T (sorted: see showThread)
@@ -627,6 +631,24 @@ func (s *story) act(name string, n *actor, a args) []string {
 		res, err = n.n.ReclaimExpired(ctx, s.nid(a, 1))
 	case "resolve-timeout":
 		res, err = n.n.ResolveTimedOut(ctx, s.nid(a, 1))
+	case "capability":
+		res, err = n.n.Capability(ctx, s.nid(a, 1), node.CapabilitySpec{
+			Capability: a.get("cap", "translation:en-de"), Kind: a.get("kind", "portfolio"), Description: a.get("desc", "prior work"),
+			Ref: a.get("ref", ""), Name: "portfolio.md", MediaType: "text/markdown", Data: []byte(a.get("file", "")),
+			CID: negotiation.CID(a.get("cid", "")),
+		})
+	case "revise":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		res, err = n.n.RequestRevision(ctx, s.nid(a, 1), node.RevisionSpec{Milestone: m, Reason: a.get("reason", "use the glossary")})
+	case "request-payment":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		units, _ := strconv.ParseUint(a.get("units", "0"), 10, 64)
+		amount, _ := strconv.ParseInt(a.get("amount", "0"), 10, 64)
+		res, err = n.n.RequestPayment(ctx, s.nid(a, 1), node.PaymentSpec{Milestone: m, Basis: a.get("basis", negotiation.BasisHourly),
+			Amount: milliETH(amount), Units: units, Note: a.get("note", "")})
+	case "release-part":
+		m, _ := strconv.Atoi(a.get("m", "0"))
+		res, err = n.n.ReleasePart(ctx, s.nid(a, 1), node.ReleasePartSpec{Milestone: m})
 	case "consent":
 		var v node.ConsentView
 		v, err = n.n.ConsentBook().Set(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)

@@ -77,6 +77,9 @@ func fingerprint(v node.ThreadView) string {
 	for _, d := range v.Deliveries {
 		fmt.Fprintf(&b, " m%d:%s:%s:%v", d.Milestone, d.ProofCID, d.ChainProof, d.Accepted)
 	}
+	for _, p := range v.Payments {
+		fmt.Fprintf(&b, " paid m%d:%s", p.Milestone, p.Released)
+	}
 	return b.String()
 }
 
@@ -104,6 +107,11 @@ func (s *story) unsettled(held map[string]int) string {
 				// new worker does not fetch its predecessor's.
 				if !d.Fetched && (v.Role == negotiation.RolePoster || v.Role == negotiation.RoleArbitrator) {
 					return fmt.Sprintf("%s has not fetched milestone %d of %s", name, d.Milestone, v.NegotiationID)
+				}
+			}
+			for _, c := range v.Capabilities {
+				if c.File == negotiation.ProofPending {
+					return fmt.Sprintf("%s has not checked capability proof %s of %s", name, c.Proof, v.NegotiationID)
 				}
 			}
 			if views[v.NegotiationID] == nil {
@@ -255,10 +263,42 @@ func (s *story) showThread(n *actor, a args) []string {
 		}
 		out = append(out, l)
 	}
+	for _, p := range v.Payments {
+		l := fmt.Sprintf("  payments m%d released=%s outstanding=%s requestable=%s", p.Milestone, ethOf(p.Released), ethOf(p.Outstanding), ethOf(p.Requestable))
+		for _, q := range p.Requests {
+			l += fmt.Sprintf(" %s:%s", q.Basis, ethOf(q.Amount))
+			if q.Paid {
+				l += ":paid"
+			}
+		}
+		out = append(out, l)
+	}
+	for _, c := range v.Capabilities {
+		l := fmt.Sprintf("  capability %s kind=%s", c.Capability, c.Kind)
+		if c.File != "" {
+			l += " file=" + c.File
+		}
+		if c.Attestation != "" {
+			l += " attestation=" + c.Attestation
+		}
+		if c.Checked {
+			l += " checked"
+		}
+		out = append(out, l)
+	}
 	for _, r := range v.Refused {
 		out = append(out, fmt.Sprintf("  refused %+v", r))
 	}
 	return out
+}
+
+// ethOf writes a decimal wei string in ETH.
+func ethOf(wei string) string {
+	x, ok := new(big.Int).SetString(wei, 10)
+	if !ok {
+		return wei
+	}
+	return node.FormatETH(x)
 }
 
 // showBoard prints the announcements a node knows, by name, in the order
@@ -325,11 +365,16 @@ func (s *story) showTask(nid string) []string {
 		return []string{s.names.name("K", id) + " status=closed by=ruling"}
 	}
 	status := map[uint8]string{chain.TaskNone: "none", chain.TaskActive: "active", chain.TaskDisputed: "disputed", chain.TaskClosed: "closed"}
-	state := map[uint8]string{chain.MilestoneOpen: "open", chain.MilestoneSubmitted: "submitted", chain.MilestoneReleased: "released", chain.MilestoneRefunded: "refunded"}
+	state := map[uint8]string{chain.MilestoneOpen: "open", chain.MilestoneSubmitted: "submitted", chain.MilestoneReleased: "released", chain.MilestoneRefunded: "refunded",
+		chain.MilestoneRevising: "revising"}
 	out := []string{fmt.Sprintf("%s status=%s worker=%s nonce=%d escrow=%s", s.names.name("K", id), status[task.Status],
 		s.names.value("", strings.ToLower(task.Worker.Hex())), task.Nonce, node.FormatETH(chain.Escrow(task)))}
 	for i, m := range task.Milestones {
-		out = append(out, fmt.Sprintf("  m%d %s %s", i, node.FormatETH(m.Amount), state[m.State]))
+		l := fmt.Sprintf("  m%d %s %s", i, node.FormatETH(m.Amount), state[m.State])
+		if m.Released != nil && m.Released.Sign() > 0 && m.State != chain.MilestoneReleased {
+			l += " released=" + node.FormatETH(m.Released)
+		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -35,6 +35,12 @@ type ThreadView struct {
 	// Token is the ERC-20 token the amounts are in (its symbol and
 	// decimals where it has them); absent for ETH.
 	Token *TokenView `json:"token,omitempty"`
+	// Capabilities are the worker's capability proofs and their checks
+	// (capability.go).
+	Capabilities []CapabilityView `json:"capabilities,omitempty"`
+	// Payments are the partial payments of the milestones that have a
+	// payment request or a partial release (payment.go).
+	Payments []PaymentView `json:"payments,omitempty"`
 	// Refused are this node's envelopes of the negotiation that their
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
@@ -174,6 +180,8 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		}
 		v.Deliveries = append(v.Deliveries, d)
 	}
+	v.Capabilities = capabilityViews(context.Background(), n.led, t, n.self)
+	v.Payments = paymentViews(t)
 	log := th.Log()
 	v.Log = make([]RecordView, len(log))
 	for i, r := range log {

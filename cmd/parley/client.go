@@ -705,6 +705,7 @@ func threadRows(t table, v node.ThreadView) {
 		}
 		t.row(fmt.Sprintf("delivery %d", d.Milestone), fmt.Sprintf("proof %s, %s", d.ProofCID, state))
 	}
+	printPayments(t, v)
 	if v.Pending > 0 {
 		t.row("pending facts", v.Pending)
 	}
@@ -749,7 +750,7 @@ var commandGroups = []struct {
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
 		"cancel", "amend", "replace", "dispute", "timeout", "approvals", "withdraw", "balance", "card", "escalations", "brief",
-		"veto"}},
+		"veto", "capability", "revision", "payment"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }
 

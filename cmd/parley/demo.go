@@ -38,7 +38,8 @@ func newDemoCmd() *cobra.Command {
 			"as `parley escalations answer` does; the answer is sealed into the card and the exchange resumes;\n" +
 			"both sign one EIP-712 settlement digest, the poster funds escrow, the\n" +
 			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
-			"and checks, the poster releases each milestone and the worker withdraws. Task 2: a dispute; both\n" +
+			"and checks, the poster releases each milestone (part of the second one first: the worker asks for\n" +
+			"two hours of work, the poster releases them with releasePart) and the worker withdraws. Task 2: a dispute; both\n" +
 			"parties propose the same arbitrator, which joins from a proof bundle and refuses to rule (the\n" +
 			"contract unassigns it); the parties name it again, it reads the evidence (also on the dispute's\n" +
 			"topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +

@@ -34,6 +34,8 @@ func TestDemo(t *testing.T) {
 		"the negotiation is paused: a counter-offer is refused", `the principal answers through the API: "Yes, up to 0.6 ETH for this task."`,
 		"the principal confirms the answer with a passkey", "poster's passkey: confirm_card approved", "poster's passkey: confirm_answer approved",
 		"answer sealed as amendments[0]", "Decision brief of task 1, poster's side:", "Decision brief of task 1, worker's side:",
+		"worker asks for 0.1000 ETH of milestone 1 (2 hours)", "poster releases part of milestone 1 (releasePart)",
+		"milestone 1: 0.1000 ETH released of 0.2500, the rest on acceptance",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the demo's output lacks %q", want)
@@ -41,10 +43,10 @@ func TestDemo(t *testing.T) {
 	}
 	// Every gated act, and every card and answer that came through the
 	// API (two cards, one answer), was approved through a node's API with
-	// its software key's WebAuthn assertion (the refusal to rule and the
-	// parties' second proposals are three of them).
-	if n := len(regexp.MustCompile(`(?m)^    \w+'s passkey: \w+ approved \(software key, intent [0-9a-f]{16}…\)$`).FindAllString(got, -1)); n != 18 {
-		t.Errorf("%d approvals given, want 18:\n%s", n, got)
+	// its software key's WebAuthn assertion (the refusal to rule, the
+	// parties' second proposals and the partial release are four of them).
+	if n := len(regexp.MustCompile(`(?m)^    \w+'s passkey: \w+ approved \(software key, intent [0-9a-f]{16}…\)$`).FindAllString(got, -1)); n != 19 {
+		t.Errorf("%d approvals given, want 19:\n%s", n, got)
 	}
 	if n := strings.Count(got, "ledger verified"); n != 3 {
 		t.Errorf("%d ledgers verified, want 3", n)

@@ -41,6 +41,7 @@ func newRootCmd() *cobra.Command {
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
+		newCapabilityCmd(), newRevisionCmd(), newPaymentCmd(),
 		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newVetoCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),

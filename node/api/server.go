@@ -256,6 +256,10 @@ func (s *Server) register() {
 	post(RouteResolveTimedOut, s.resolveTimedOut)
 	get(RouteTimeouts, s.timeouts)
 	post(RouteVeto, s.veto)
+	post(RouteCapability, s.capability)
+	post(RouteRevision, s.revision)
+	post(RoutePaymentRequest, s.paymentRequest)
+	post(RouteReleasePart, s.releasePart)
 
 	get(RouteCard, s.card)
 	post(RouteSealCard, s.sealCard)

@@ -118,6 +118,10 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RouteResolveTimedOut, path: neg + "/resolve-timed-out", body: `{}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/resolve-timed-out")},
 		{pattern: RouteTimeouts, path: "/v1/timeouts", want: 200, schema: "[]TimeoutExit"},
 		{pattern: RouteVeto, path: neg + "/veto", body: `{"party":"` + worker + `","reason":"over budget"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/veto")},
+		{pattern: RouteCapability, path: neg + "/capability", body: `{"capability":"translation","kind":"portfolio","description":"prior work","ref":"https://example.net"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/capability")},
+		{pattern: RouteRevision, path: neg + "/revision", body: `{"milestone":0,"reason":"use the glossary"}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/revision")},
+		{pattern: RoutePaymentRequest, path: neg + "/payment-request", body: `{"milestone":0,"basis":"hourly","amount":1000,"units":2}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/payment-request")},
+		{pattern: RouteReleasePart, path: neg + "/release-part", body: `{"milestone":0}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/release-part")},
 
 		{pattern: RouteFile, path: "/v1/files/" + cidS, want: 404, code: CodeNotFound, badPaths: []string{"/v1/files/notacid", "/v1/files/" + cidV0, "/v1/files/" + strings.ToUpper(cidS)}},
 		{pattern: RouteWithdraw, path: "/v1/withdraw", body: `{}`, want: 409, code: string(node.CodeNothingOwed)},

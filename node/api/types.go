@@ -65,6 +65,13 @@ const (
 	RouteTimeouts        = "GET /v1/timeouts"                             // []node.TimeoutExit, read on chain now
 	RouteVeto            = "POST /v1/negotiations/{id}/veto"              // VetoRequest
 
+	// Issue 14: capability proofs, revision requests and partial
+	// releases (api/revision.go).
+	RouteCapability     = "POST /v1/negotiations/{id}/capability"      // node.CapabilitySpec
+	RouteRevision       = "POST /v1/negotiations/{id}/revision"        // node.RevisionSpec
+	RoutePaymentRequest = "POST /v1/negotiations/{id}/payment-request" // node.PaymentSpec
+	RouteReleasePart    = "POST /v1/negotiations/{id}/release-part"    // node.ReleasePartSpec
+
 	// PXP: the principal's intent cards, the questions paused
 	// negotiations wait on, the answers, the rooms and the briefs.
 	RouteCard            = "GET /v1/card"                      // node.CardInfo: the default card

@@ -263,6 +263,13 @@ func (s *story) task1() error {
 		return err
 	}
 	for m, text := range []string{"Capítulo 1: Instalación\n\nEjecute el instalador...\n", "Capítulo 2: Primeros pasos\n\nAbra la aplicación...\n"} {
+		if m == 1 {
+			// Two hours of terminology work paid before the chapter:
+			// part of the milestone; its acceptance releases the rest.
+			if err := s.partialRelease(nid, m, milli(100), 2); err != nil {
+				return err
+			}
+		}
 		if err := s.deliverAndAccept(nid, m, fmt.Sprintf("chapter-%d.es.md", m+1), []byte(text)); err != nil {
 			return err
 		}
@@ -365,6 +372,62 @@ func (s *story) deliverAndAccept(nid string, m int, name string, data []byte) er
 	}
 	s.act(fmt.Sprintf("poster accepts milestone %d (releaseMilestone)", m), res)
 	return nil
+}
+
+// partialRelease has the worker ask for amount of milestone m for hours
+// worked (a PaymentRequest), waits until the poster's node shows the
+// request, and releases it as the poster (releasePart, gated:
+// release_part); the worker's node then shows the milestone's running
+// total.
+func (s *story) partialRelease(nid string, m int, amount *big.Int, hours uint64) error {
+	res, err := s.worker.API.RequestPayment(s.ctx, nid, node.PaymentSpec{Milestone: m, Basis: negotiation.BasisHourly, Amount: amount, Units: hours, Note: "terminology research"})
+	if err != nil {
+		return s.failed("the worker asks for a part", err)
+	}
+	s.act(fmt.Sprintf("worker asks for %.4f ETH of milestone %d (%d hours)", eth(amount), m, hours), res)
+	if err := s.until("the poster to show the payment request", func() (bool, error) {
+		v, err := s.poster.API.Negotiation(s.ctx, nid)
+		if err != nil {
+			return false, err
+		}
+		for _, p := range v.Payments {
+			if p.Milestone == m && len(p.Requests) > 0 && !p.Requests[len(p.Requests)-1].Paid {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		return err
+	}
+	res, err = s.gated(s.poster, node.ActReleasePart, nid, func() (node.ActResult, error) {
+		return s.poster.API.ReleasePart(s.ctx, nid, node.ReleasePartSpec{Milestone: m})
+	})
+	if err != nil {
+		return s.failed("the poster releases the part", err)
+	}
+	s.act(fmt.Sprintf("poster releases part of milestone %d (releasePart)", m), res)
+	return s.until("the worker to see the part released", func() (bool, error) {
+		v, err := s.worker.API.Negotiation(s.ctx, nid)
+		if err != nil {
+			return false, err
+		}
+		for _, p := range v.Payments {
+			if p.Milestone == m && p.Released == amount.String() {
+				s.printf("    milestone %d: %.4f ETH released of %.4f, the rest on acceptance\n", m, eth(amount), eth(mustBig(p.Amount)))
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// mustBig parses a decimal wei string (0 when it is not one).
+func mustBig(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
 }
 
 // task2 goes to a dispute and a ruling.

@@ -28,6 +28,10 @@ const (
 	// principal that named the supervisor (docs/protocol.md, "Supervisor
 	// veto").
 	ActVeto Act = "veto"
+	// Issue 14: a revision request stops the worker's claim on chain; a
+	// partial release pays the worker.
+	ActRequestRevision Act = "request_revision" // send a delivered milestone back to work (requestRevision)
+	ActReleasePart     Act = "release_part"     // release a payment request's part of a milestone (releasePart)
 )
 
 // The Human Intent Protocol tools of the timeout exits.
@@ -70,6 +74,7 @@ var GatedActs = []Act{
 	ActSignReplacement, ActOpenDispute, ActProposeArbitrator, ActRule,
 	ActClaimUnanswered, ActReclaimExpired, ActResolveTimedOut,
 	ActVeto,
+	ActRequestRevision, ActReleasePart,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -86,6 +91,8 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActProposeArbitrator: {approval.ToolArbitratorPropose, "propose"},
 	ActRule:              {approval.ToolDisputeRule, "rule"},
 	ActVeto:              {approval.ToolSupervisorVeto, "veto"},
+	ActRequestRevision:   {approval.ToolRevisionRequest, "request"},
+	ActReleasePart:       {approval.ToolPartRelease, "release"},
 	ActRegisterPasskey:   {approval.ToolPasskeyRegister, "register"},
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},

@@ -95,6 +95,10 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return "Resolve the stalled dispute about " + task + " by its timeout"
 	case ActVeto:
 		return fmt.Sprintf("Veto %s for %s, as the supervisor it named", task, str(args["party"]))
+	case ActRequestRevision:
+		return fmt.Sprintf("Send milestone %s of %s back to work (the worker can no longer claim it)", str(args["milestone"]), task)
+	case ActReleasePart:
+		return fmt.Sprintf("Pay the worker part of milestone %s of %s", str(args["milestone"]), task)
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:

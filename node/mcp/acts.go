@@ -51,6 +51,17 @@ type Acts interface {
 	// Veto vetoes negotiation nid's task for party, as the supervisor
 	// party named (a gated act).
 	Veto(ctx context.Context, nid string, party negotiation.Address, reason string) (node.ActResult, error)
+	// Capability attaches a capability proof as the worker (revision.go
+	// has the tools of issue 14's acts).
+	Capability(ctx context.Context, nid string, spec node.CapabilitySpec) (node.ActResult, error)
+	// RequestRevision sends a delivered milestone back to work as the
+	// poster (a gated act).
+	RequestRevision(ctx context.Context, nid string, spec node.RevisionSpec) (node.ActResult, error)
+	// RequestPayment asks for part of a milestone as the worker.
+	RequestPayment(ctx context.Context, nid string, spec node.PaymentSpec) (node.ActResult, error)
+	// ReleasePart releases a pending payment request as the poster (a
+	// gated act).
+	ReleasePart(ctx context.Context, nid string, spec node.ReleasePartSpec) (node.ActResult, error)
 }
 
 var _ Acts = (*node.Node)(nil)
@@ -210,6 +221,7 @@ func (s *Server) registerActs() {
 		Annotations: &sdk.ToolAnnotations{Title: "Open a dispute", DestructiveHint: yes, OpenWorldHint: yes},
 	}, s.openDispute)
 	s.registerTaskActs()
+	s.registerRevisionActs()
 
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name: ToolVeto, Title: "Veto a task",

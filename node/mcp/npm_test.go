@@ -66,7 +66,8 @@ func TestNpmClient(t *testing.T) {
 	want := []string{ToolAccept, ToolAnswerEscalation, ToolCounter, ToolCreateRoom, ToolDeliver, ToolGetBrief, ToolGetRoom,
 		ToolJoinRoom, ToolListTasks, ToolOpenDispute, ToolPostTask, ToolSealIntentCard, ToolSendEnvelope, ToolWaitForTurn,
 		ToolClaimUnanswered, ToolReclaimExpired, ToolResolveTimedOut,
-		ToolFund, ToolAcceptDelivery, ToolCancel, ToolAmend, ToolReplace, ToolSubmitEvidence, ToolProposeArbitrator, ToolRule, ToolWithdraw, ToolVeto}
+		ToolFund, ToolAcceptDelivery, ToolCancel, ToolAmend, ToolReplace, ToolSubmitEvidence, ToolProposeArbitrator, ToolRule, ToolWithdraw, ToolVeto,
+		ToolCapability, ToolRequestRevision, ToolRequestPayment, ToolReleasePart}
 	slices.Sort(want)
 	if !slices.Equal(out.Tools, want) {
 		t.Errorf("tools %v, want %v", out.Tools, want)

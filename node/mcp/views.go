@@ -35,11 +35,24 @@ type roomOut struct {
 	UnverifiedAssumptions []claimOut    `json:"unverified_assumptions"`
 	Answers               []answerOut   `json:"answers,omitempty"`
 	Refused               []refusedOut  `json:"refused,omitempty" jsonschema:"your envelopes the counterpart's node refused: never delivered"`
+	Proofs                []proofOut    `json:"capability_proofs,omitempty" jsonschema:"the worker's capability proofs and what the poster's node checked of them"`
 	Version               int           `json:"version" jsonschema:"counts the room's changes"`
 	// YourLink is set when the call issued the seat link.
 	YourLink string `json:"your_link,omitempty"`
 	// TimedOut is set by wait_for_turn.
 	TimedOut *bool `json:"timed_out,omitempty"`
+}
+
+// proofOut is one capability proof of a room and its checks.
+type proofOut struct {
+	Capability  string `json:"capability"`
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"`
+	CID         string `json:"cid,omitempty"`
+	File        string `json:"file,omitempty" jsonschema:"the file's check: verified, failed, pending, or unchecked on the worker's side"`
+	Attester    string `json:"attester,omitempty"`
+	Attestation string `json:"attestation,omitempty" jsonschema:"the attestation's check: verified or failed"`
+	Checked     bool   `json:"checked" jsonschema:"everything the proof names was verified"`
 }
 
 // partyOut is one side of a room.
@@ -233,6 +246,14 @@ func roomView(v *RoomView) roomOut {
 	}
 	if v.CounterpartCardHash != nil {
 		o.Counterpart.CardHash = v.CounterpartCardHash.String()
+	}
+	for _, p := range v.Proofs {
+		po := proofOut{Capability: p.Capability, Kind: p.Kind, Description: p.Description, CID: string(p.CID),
+			File: p.File, Attestation: p.Attestation, Checked: p.Checked}
+		if p.Attester != nil {
+			po.Attester = p.Attester.String()
+		}
+		o.Proofs = append(o.Proofs, po)
 	}
 	if v.Escalation != nil {
 		o.PendingQuestion = v.Escalation.Question
