@@ -437,7 +437,7 @@ func TestMayChecks(t *testing.T) {
 			{ActReleasePart, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 2} }, CodeBadArgument},
 			{ActReleasePart, "worker", func(*transcript) ActArgs { return ActArgs{Milestone: 0} }, CodeNotParty},
 		}},
-		{"revise a pending delivery", StateDelivered, []string{"send worker deliver m=1 as=D1", "send poster revise m=1"}, []step{
+		{"revise a pending delivery", StateDelivered, []string{"send worker deliver m=1 as=D1", "send poster revise m=1", "fact revision_requested m=1"}, []step{
 			{ActRequestRevision, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 1} }, CodeMilestoneInvalid},
 			{ActRequestRevision, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 0} }, ""},
 			{ActRequestRevision, "poster", func(*transcript) ActArgs { return ActArgs{Milestone: 7} }, CodeBadArgument},

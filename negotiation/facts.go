@@ -162,6 +162,7 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		}
 		delete(t.delivered, v.Milestone)
 		t.released[v.Milestone] = true
+		t.doneRevising(v.Milestone)
 		t.settleDeliveredState()
 	case DisputeOpened:
 		id := NewUint256(&v.DisputeID.Int)
@@ -200,6 +201,7 @@ func (t *Thread) applyFact(f Fact) Outcome {
 	case WorkerReplaced:
 		t.worker = v.NewWorker
 		t.delivered = map[int]Hash{}
+		t.revising = nil // every live milestone is open for the new worker
 		t.settleDeliveredState()
 		delete(t.ready, TypeReplacementContext)
 		delete(t.cosigns, TypeReplacementContext)
@@ -212,12 +214,13 @@ func (t *Thread) applyFact(f Fact) Outcome {
 		delete(t.cosigns, TypeMilestoneDefinition)
 		t.settleDeliveredState()
 	case EscrowReclaimed:
-		open := t.openMilestones()
-		if len(open) == 0 {
-			return factErr(CodeMilestoneInvalid, "no milestone left to reclaim")
+		open, err := t.reclaimed(v.Amount.Big())
+		if err != nil {
+			return refuse(from, err)
 		}
 		for _, m := range open {
 			t.refunded[m] = true
+			t.doneRevising(m)
 		}
 		t.settleDeliveredState()
 	case DisputeTimedOut:
@@ -245,6 +248,8 @@ func (t *Thread) applyFact(f Fact) Outcome {
 			t.revised[v.Milestone] = d
 		}
 		delete(t.delivered, v.Milestone)
+		t.doneRevising(v.Milestone)
+		t.revising = append(t.revising, v.Milestone)
 		t.settleDeliveredState()
 	case PartReleased:
 		if !from.PostFunding() {
@@ -306,7 +311,7 @@ func (t *Thread) alreadyApplied(f Fact) bool {
 		p, ok := t.parts[v.Milestone]
 		return t.released[v.Milestone] || (ok && p.Cmp(&v.Released.Int) >= 0)
 	case EscrowReclaimed:
-		return len(t.refunded) > 0 && len(t.openMilestones()) == 0
+		return len(t.refunded) > 0 && len(t.openMilestones()) == 0 && len(t.revising) == 0
 	case DisputeTimedOut:
 		return t.timedOut
 	}
@@ -329,17 +334,64 @@ func (t *Thread) Released(m int) *big.Int {
 	return new(big.Int)
 }
 
-// openMilestones returns the milestones still in escrow without a
-// delivery pending review: those reclaimExpired refunds.
+// openMilestones returns the milestones still in escrow that are open:
+// without a delivery pending review and not sent back to work by a
+// revision request. reclaimExpired refunds each of them.
 func (t *Thread) openMilestones() []int {
 	var out []int
 	for i := range t.milestones {
-		if _, pending := t.delivered[i]; !pending && !t.released[i] && !t.refunded[i] {
+		if _, pending := t.delivered[i]; !pending && !t.released[i] && !t.refunded[i] && !slices.Contains(t.revising, i) {
 			out = append(out, i)
 		}
 	}
 	return out
 }
+
+// reclaimed returns the milestones a reclaimExpired that refunded amount
+// took back: every open one, and of those sent back to work the ones
+// whose resubmission window had closed. The windows close in the order of
+// the revision requests (each is the deadline or the review period after
+// its request, whichever is later), so those are the first ones in that
+// order whose remaining amounts make up the rest of amount. An amount of
+// zero (a fact that does not say) takes the open ones only.
+func (t *Thread) reclaimed(amount *big.Int) ([]int, *Error) {
+	out := t.openMilestones()
+	if amount.Sign() > 0 {
+		rest := new(big.Int).Set(amount)
+		for _, m := range out {
+			rest.Sub(rest, t.remaining(m))
+		}
+		for _, m := range t.revising {
+			if rest.Sign() <= 0 {
+				break
+			}
+			out = append(out, m)
+			rest.Sub(rest, t.remaining(m))
+		}
+		if rest.Sign() != 0 {
+			return nil, reject(CodeTaskMismatch, "escrow_reclaimed", "the chain refunded %s, which the milestones this thread holds open do not add up to", amount)
+		}
+	}
+	if len(out) == 0 {
+		return nil, reject(CodeMilestoneInvalid, "escrow_reclaimed", "no milestone left to reclaim")
+	}
+	return out, nil
+}
+
+// remaining returns what milestone m still holds in escrow: its amount
+// less what was released of it in parts.
+func (t *Thread) remaining(m int) *big.Int {
+	return new(big.Int).Sub(&t.milestones[m].Amount.Int, t.Released(m))
+}
+
+// doneRevising forgets that milestone m was sent back to work.
+func (t *Thread) doneRevising(m int) {
+	t.revising = slices.DeleteFunc(t.revising, func(x int) bool { return x == m })
+}
+
+// Revising reports whether milestone m was sent back to work on chain and
+// not delivered again since.
+func (t *Thread) Revising(m int) bool { return slices.Contains(t.revising, m) }
 
 // Refunded reports whether milestone m went back to the poster on chain
 // (reclaimed after the deadline).

@@ -418,10 +418,12 @@ func (t *Thread) judgeRevisionRequest(e *Envelope, p *RevisionRequest) (commitFn
 	if p.InReplyTo != nil && *p.InReplyTo != d {
 		return nil, reject(CodeBadReference, "/payload/inReplyTo", "not the pending delivery of milestone %d", p.Milestone)
 	}
-	return func(*Outcome) {
-		delete(t.delivered, p.Milestone)
-		t.settleDeliveredState()
-	}, nil
+	// The envelope says why; only the chain's RevisionRequested takes the
+	// delivery off review (after funding the chain decides): a
+	// RevisionRequest the poster sends without requestRevision on chain
+	// must not keep the worker from claiming a delivery the contract still
+	// holds under review.
+	return func(*Outcome) {}, nil
 }
 
 func (t *Thread) settleDeliveredState() {

@@ -33,6 +33,7 @@ func (t *Thread) clone() *Thread {
 	c.released = maps.Clone(t.released)
 	c.parts = maps.Clone(t.parts)
 	c.refunded = maps.Clone(t.refunded)
+	c.revising = slices.Clip(t.revising)
 	c.revised = maps.Clone(t.revised)
 	c.nominees = maps.Clone(t.nominees)
 	c.refused = slices.Clip(t.refused)

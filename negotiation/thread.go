@@ -150,6 +150,7 @@ type Thread struct {
 	released   map[int]bool
 	parts      map[int]*big.Int // milestone -> released in parts so far (never changed in place)
 	refunded   map[int]bool     // milestones reclaimed by the poster after the deadline
+	revising   []int            // milestones the chain sent back to work (RevisionRequested), in the order of the requests, until resubmitted or settled
 	revised    map[int]Hash     // milestone -> the delivery the chain's RevisionRequested took off review, until the poster's RevisionRequest or a new delivery
 	disputeID  *Uint256
 	nominees   map[Address]Address
