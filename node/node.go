@@ -71,15 +71,17 @@ type Node struct {
 
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
-	rej    *rejectionLog // the evidence of rejected input (rejections.go)
-	px     *pxpService   // PXP: the principal's cards, escalations and rooms (pxp.go)
-	cs     *ConsentBook  // the principal's consent list (consent.go)
-	out    *refusals     // this node's envelopes its recipients refused
-	board  *board        // the task board (board.go)
-	check  *ledgerCheck  // the ledger's integrity (damage.go)
-	blobs  *blobStore    // the negotiations' files (blobstore.go)
-	hand   *handover     // hand-overs and late joins (handover.go)
-	stores storeOpener   // opens the stores at Start (stores.go)
+	rej    *rejectionLog  // the evidence of rejected input (rejections.go)
+	px     *pxpService    // PXP: the principal's cards, escalations and rooms (pxp.go)
+	cs     *ConsentBook   // the principal's consent list (consent.go)
+	out    *refusals      // this node's envelopes its recipients refused
+	board  *board         // the task board (board.go)
+	scopes *scopeChecks   // the last check of each announcement's scope on chain (scope.go)
+	links  *registryLinks // the last look-up of each address's IdentityLink record (identity.go)
+	check  *ledgerCheck   // the ledger's integrity (damage.go)
+	blobs  *blobStore     // the negotiations' files (blobstore.go)
+	hand   *handover      // hand-overs and late joins (handover.go)
+	stores storeOpener    // opens the stores at Start (stores.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)
@@ -158,6 +160,8 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.snd.px = n.px
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
+	n.links = newRegistryLinks()
+	n.scopes = newScopeChecks()
 	n.check = newLedgerCheck(m)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)

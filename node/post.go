@@ -31,6 +31,12 @@ type TaskSpec struct {
 	Deadline    time.Time           `json:"deadline"`
 	Token       negotiation.Address `json:"token,omitempty"`
 	Limits      *negotiation.Limits `json:"limits,omitempty"`
+	// ScopeHash, when set, is the hash of the task's scope document; the
+	// terms carry it (terms.scopeHash).
+	ScopeHash *negotiation.Hash `json:"scopeHash,omitempty"`
+	// PublishScope publishes ScopeHash on chain under the announcement's
+	// hash (PostTask only; a gated act: scope.go).
+	PublishScope bool `json:"publishScope,omitempty"`
 }
 
 // newTerms builds the offer's terms from spec: its deadline must be after
@@ -63,6 +69,7 @@ func newTerms(ctx context.Context, spec TaskSpec, now func() time.Time, c ChainC
 		ChainID: negotiation.NewUint256(chainID), Registry: registry, Token: spec.Token,
 		Milestones: ms, Deadline: uint64(spec.Deadline.Unix()),
 		Nonce: negotiation.NewUint256(new(big.Int).SetBytes(nonce[:])), Limits: spec.Limits,
+		ScopeHash: spec.ScopeHash,
 	}, nil
 }
 
@@ -138,13 +145,20 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 		if err := publishToken(n.host.ReserveAnnouncement); err != nil {
 			return ActResult{}, err
 		}
+		var scopeTx *TxRef
+		if spec.PublishScope {
+			if scopeTx, err = n.publishScope(ctx, env); err != nil {
+				return ActResult{}, err
+			}
+		}
 		if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
 			return ActResult{}, failWrap(CodeStoreFailed, err, "announcement")
 		}
 		b := &boardEntry{env: env, seen: now, own: true}
 		n.board.put(b)
 		n.m.sent.WithLabelValues(string(env.Type)).Inc()
-		a = b.view()
+		a = n.withScopes([]Announcement{b.view()})[0]
+		a.ScopeTx = scopeTx
 		if err := n.host.Announce(ctx, env); err != nil {
 			return ActResult{}, failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
 		}
@@ -198,6 +212,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 		}
 	}
 	n.board.take(env, now) // the board is bounded: the oldest leave first
+	n.checkScopeLater(env)
 	n.m.received.WithLabelValues(string(env.Type), "ok").Inc()
 	n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "received", At: now})
 	n.log.Debug("announcement on the board", "hash", env.Hash(), "poster", env.Sender.EVMAddress)
@@ -205,7 +220,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 }
 
 // Board returns the announcements this node knows, newest first.
-func (n *Node) Board() []Announcement { return n.board.list(n.now()) }
+func (n *Node) Board() []Announcement { return n.withScopes(n.board.list(n.now())) }
 
 // ProposeTask offers a task to one worker directly: a TaskProposal
 // addressed to it, opening a new negotiation in which this node is the
@@ -221,6 +236,9 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	}
 	var r ActResult
 	propose := func(t *thread) error {
+		if spec.PublishScope {
+			return fail(CodeBadArgument, "a direct proposal's scope stays in the sealed negotiation: only an announcement's is published")
+		}
 		terms, err := newTerms(ctx, spec, n.now, n.cfg.Chain, n.client)
 		if err != nil {
 			return err

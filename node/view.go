@@ -36,6 +36,10 @@ type ThreadView struct {
 	// recipient refused with a final code (consent_denied, consent_limit,
 	// or input it found not authentic): they will not be delivered.
 	Refused []RefusalView `json:"refused,omitempty"`
+	// CounterpartyLink is the last look-up of the counterparty's
+	// IdentityLink record on chain, compared with the link this node
+	// holds for it (identity.go); absent until the first look-up ends.
+	CounterpartyLink *LinkCheck `json:"counterpartyLink,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -129,6 +133,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 		v.Ruling = &r
 	}
 	v.Refused = n.out.ofThread(t, n.self)
+	v.CounterpartyLink = n.counterpartyLink(t)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	for _, e := range th.Deliveries() {
