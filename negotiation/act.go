@@ -43,6 +43,12 @@ const (
 	ActBrief             Act = "brief"              // the decision brief of the thread (PXP)
 )
 
+// The act of a dispute whose arbitrator is an ERC-792 arbitrator contract
+// (issue 14).
+const (
+	ActRaiseArbitrator Act = "raise_with_arbitrator" // raiseWithArbitrator: the dispute raised with the arbitrator contract, paying its fee
+)
+
 // Act codes. A local act the table refuses carries one of these, or
 // CodeStateForbidden, CodeMilestoneInvalid or CodeTermsChanged. They are
 // never on the wire: nothing was built, signed or sent.
@@ -283,6 +289,9 @@ var actTable = []tableRow{
 	{ActRow{Act: ActBrief, Does: "make the decision brief of the negotiation",
 		Roles: anyone, States: afterOpen,
 		Checks: "in proposed or countered only once the current offer expired (state_forbidden): the brief is made once the negotiation is agreed or over"}, checkBrief},
+	{ActRow{Act: ActRaiseArbitrator, Does: "raise the dispute with its arbitrator contract (ERC-792), paying the court's fee",
+		Roles: parties, States: []State{StateArbitrated},
+		Checks: "the node checks the chain: the arbitrator is a contract and the dispute not raised yet (state_forbidden); the court's ruling comes back as the fact `ruled`"}, nil},
 }
 
 // ActRows returns a copy of the act table, in its order.

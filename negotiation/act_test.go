@@ -114,6 +114,7 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActSealCard:          {"none poster worker supervisor", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
 	ActAnswerEscalation:  {"anyone", "open proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
 	ActBrief:             {"anyone", "proposed countered agreed funded delivered disputed arbitrated completed resolved cancelled vetoed"},
+	ActRaiseArbitrator:   {"poster worker", "arbitrated"},
 }
 
 // mayExceptions are, by hand, the refusals the checks of the act table

@@ -77,6 +77,9 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 		party = who != (negotiation.Address{}) && (who == t.Th.Poster() || who == t.Th.Worker() || who == t.Th.Arbitrator() || who == agreed)
 		return nil
 	})
+	if err == nil && !party {
+		party = n.courts.serves(e.NegotiationID, negotiation.Address(requester.EVMAddress), c) // court.go
+	}
 	if err != nil || !party {
 		return nil, p2p.ErrNotFound
 	}

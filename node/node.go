@@ -76,6 +76,7 @@ type Node struct {
 	cs     *ConsentBook   // the principal's consent list (consent.go)
 	out    *refusals      // this node's envelopes its recipients refused
 	board  *board         // the task board (board.go)
+	courts *courtFiles    // the ERC-1497 documents served to a court's operator (court.go)
 	scopes *scopeChecks   // the last check of each announcement's scope on chain (scope.go)
 	links  *registryLinks // the last look-up of each address's IdentityLink record (identity.go)
 	check  *ledgerCheck   // the ledger's integrity (damage.go)
@@ -162,6 +163,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
 	n.links = newRegistryLinks()
 	n.scopes = newScopeChecks()
+	n.courts = newCourtFiles()
 	n.check = newLedgerCheck(m)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)

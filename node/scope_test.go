@@ -128,6 +128,21 @@ func TestPublicTaskScopeOnChain(t *testing.T) {
 	if _, err := worker.AcceptAnnouncement(ctx, ann3.Hash); node.CodeOf(err) != node.CodeScopeMismatch {
 		t.Fatalf("accepting a contradicted scope: %v", err)
 	}
+	// Another address publishes the very hash the announcement names:
+	// only its poster's publication counts.
+	s6 := spec("Sort the photos", eth(100))
+	s6.ScopeHash = scopeOf("the photos")
+	ann6, err := poster.PostTask(ctx, s6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boardSees(t, poster, worker, ann6.Hash)
+	if _, err := squatter.PublishScope(ctx, ann6.Hash, *s6.ScopeHash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.AcceptAnnouncement(ctx, ann6.Hash); node.CodeOf(err) != node.CodeScopeMismatch {
+		t.Fatalf("accepting a scope another address published: %v", err)
+	}
 
 	// A denied publication posts nothing.
 	gate.mu.Lock()
@@ -138,8 +153,8 @@ func TestPublicTaskScopeOnChain(t *testing.T) {
 	if _, err := poster.PostTask(ctx, s4); node.CodeOf(err) != node.CodeApprovalDenied {
 		t.Fatalf("a denied publication: %v", err)
 	}
-	if n := len(poster.Board()); n != 3 {
-		t.Fatalf("the poster's board holds %d announcements, want 3", n)
+	if n := len(poster.Board()); n != 4 {
+		t.Fatalf("the poster's board holds %d announcements, want 4", n)
 	}
 
 	// A direct proposal's scope stays in the sealed negotiation.
