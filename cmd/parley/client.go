@@ -710,7 +710,8 @@ var commandGroups = []struct {
 	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "contracts", "demo", "bench"}},
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
-		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance", "card", "escalations", "brief"}},
+		"cancel", "amend", "replace", "dispute", "approvals", "withdraw", "balance", "card", "escalations", "brief",
+		"identity"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }
 

@@ -43,6 +43,7 @@ func newRootCmd() *cobra.Command {
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
 		newDisputeCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
+		newIdentityCmd(),
 		newBenchCmd(),
 	)
 	groupCommands(root)

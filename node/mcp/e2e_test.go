@@ -255,4 +255,10 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	refused(t, b, ToolCounter, map[string]any{"link": opened.YourLink, "terms": []any{"category = design"}}, "keeps the category")
 	// A dispute needs a funded task on a chain; the node says why not.
 	refused(t, b, ToolOpenDispute, map[string]any{"link": opened.YourLink}, "no_chain")
+	// So do the acts on the chain's registries and a contract arbitrator.
+	refused(t, b, ToolRaiseArbitrator, map[string]any{"link": opened.YourLink}, "no_chain")
+	refused(t, b, ToolRegisterIdentity, map[string]any{}, "no_chain")
+	refused(t, b, ToolLookupIdentity, map[string]any{"address": task.Poster}, "no_chain")
+	refused(t, b, ToolCheckScope, map[string]any{"announcement": task.Announcement}, "no_chain")
+	refused(t, seat, ToolRegisterIdentity, map[string]any{}, SignInRequired)
 }
