@@ -371,3 +371,17 @@ func canonicalJSON(v any) ([]byte, error) {
 	}
 	return negotiation.Canonicalize(b)
 }
+
+// courtArbitrator reports whether the assigned arbitrator arb is a
+// contract: the hand-over then sends no proof bundle (nothing would take
+// it; the court reads the ERC-1497 documents instead).
+func (h *handover) courtArbitrator(ctx context.Context, arb negotiation.Address) (bool, error) {
+	if h.chain == nil {
+		return false, nil
+	}
+	court, err := h.chain.IsContract(ctx, common.Address(arb))
+	if err != nil {
+		return false, chainErr("code", err)
+	}
+	return court, nil
+}
