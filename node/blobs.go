@@ -52,7 +52,9 @@ func bundleFile(p *negotiation.DisputeEvidence) *negotiation.FileRef {
 
 // Blob serves a file by CID over /parley/blob/1 (p2p.BlobProvider): a
 // public announcement to anyone; a file or envelope of a negotiation only
-// to its parties and its arbitrator (assigned, or agreed by both parties).
+// to its parties and its arbitrator (assigned, or agreed by both parties),
+// and a court's ERC-1497 documents and their files to its operator
+// (court.go).
 func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([]byte, error) {
 	e, err := n.led.ByCID(ctx, c)
 	if err != nil {
