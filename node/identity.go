@@ -276,6 +276,17 @@ func (n *Node) identityAct(ctx context.Context, act negotiation.Act) (ActResult,
 	})
 }
 
+// KnownLink returns the last look-up of a's IdentityLink record, for the
+// pages (which read no chain while they render); without one it starts a
+// look-up in the background and reports false.
+func (n *Node) KnownLink(a negotiation.Address) (LinkCheck, bool) {
+	c, ok := n.links.get(a)
+	if !ok {
+		n.checkLinkLater(a)
+	}
+	return c, ok
+}
+
 // counterpartyLink returns the last look-up of t's counterparty's record
 // (the other party's; for an arbitrator, none), and starts one when there
 // is none yet (t.mu held: it reads no chain itself).
