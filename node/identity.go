@@ -181,7 +181,7 @@ func (n *Node) checkLinkLater(a negotiation.Address) {
 // EVM address), once the gate approves: it spends gas. An address that
 // has a record is refused (state_forbidden: rotate it instead).
 func (n *Node) RegisterIdentity(ctx context.Context) (ActResult, error) {
-	return n.identityAct(ctx, actRegisterIdentity)
+	return n.identityAct(ctx, actCall{act: actRegisterIdentity, chain: chainAlways})
 }
 
 // RotateIdentity replaces this node's record with its current identity
@@ -189,21 +189,22 @@ func (n *Node) RegisterIdentity(ctx context.Context) (ActResult, error) {
 // approves. It is refused when there is no record, or when the record
 // already names the current link (state_forbidden: nothing to rotate).
 func (n *Node) RotateIdentity(ctx context.Context) (ActResult, error) {
-	return n.identityAct(ctx, actRotateIdentity)
+	return n.identityAct(ctx, actCall{act: actRotateIdentity, chain: chainAlways})
 }
 
 // RevokeIdentity withdraws this node's record, once the gate approves;
 // refused when there is none (state_forbidden).
 func (n *Node) RevokeIdentity(ctx context.Context) (ActResult, error) {
-	return n.identityAct(ctx, actRevokeIdentity)
+	return n.identityAct(ctx, actCall{act: actRevokeIdentity, chain: chainAlways})
 }
 
 // identityAct runs one of the three acts on the node's own record: it
 // reads the record, refuses what the contract would revert (before any
 // approval is asked), asks the gate, sends the transaction and returns
 // the record as it then stands (Detail: linkHash, state).
-func (n *Node) identityAct(ctx context.Context, act negotiation.Act) (ActResult, error) {
-	return n.do(actCall{act: act, chain: chainAlways}, func() (ActResult, error) {
+func (n *Node) identityAct(ctx context.Context, c actCall) (ActResult, error) {
+	act := c.act
+	return n.do(c, func() (ActResult, error) {
 		link := n.keys.Link()
 		lh := link.Hash()
 		ik := inboxKeyOf(link.InboxKey)
