@@ -23,8 +23,10 @@ import (
 // raises the dispute with it through the gate, paying its fee; the
 // court's operator fetches the ERC-1497 MetaEvidence and Evidence
 // documents by CID from a party's node and checks each against the files
-// they name; the court rules 70/30 with its own dispute id, the ruling
-// reaches both threads, and everyone withdraws, to the wei.
+// they name; the court first refuses to rule (both threads go back to
+// disputed and the dispute is raised again), then rules 70/30 with its
+// own dispute id, the ruling reaches both threads, and everyone
+// withdraws, to the wei.
 func TestContractArbitrator(t *testing.T) {
 	w := newWorld(t, true)
 	wgate := &recGate{}
@@ -168,7 +170,27 @@ func TestContractArbitrator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The court first refuses to rule (ruling 0, with its own id): both
+	// threads go back to disputed, the parties name the court again and
+	// the worker raises the dispute with it again.
 	ext, _ := new(big.Int).SetString(raise.Detail["externalDisputeId"], 10)
+	if _, err := operator.Chain().Transact(ctx, &court, nil, tc.PackGiveRuling(ext, big.NewInt(0))); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*tnode{poster, worker} {
+		p.waitState(nid, negotiation.StateDisputed)
+	}
+	for _, p := range []*tnode{poster, worker} {
+		if _, err := p.ProposeArbitrator(ctx, nid, negotiation.Address(court)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	worker.waitState(nid, negotiation.StateArbitrated)
+	again, err := worker.RaiseWithArbitrator(ctx, nid)
+	if err != nil || again.Detail["externalDisputeId"] != "1" {
+		t.Fatalf("raising again after the refusal: %+v, %v", again, err)
+	}
+	ext, _ = new(big.Int).SetString(again.Detail["externalDisputeId"], 10)
 	if _, err := operator.Chain().Transact(ctx, &court, nil, tc.PackGiveRuling(ext, big.NewInt(7001))); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +218,8 @@ func TestContractArbitrator(t *testing.T) {
 		t.Fatal(err)
 	}
 	gas := new(big.Int).Mul(new(big.Int).SetUint64(rc.GasUsed), rc.EffectiveGasPrice)
-	want := new(big.Int).Sub(new(big.Int).Add(new(big.Int).Add(before, bond), fee), gas)
+	fees := new(big.Int).Mul(fee, big.NewInt(2)) // raised twice
+	want := new(big.Int).Sub(new(big.Int).Add(new(big.Int).Add(before, bond), fees), gas)
 	if after.Cmp(want) != 0 {
 		t.Fatalf("the operator holds %s after the court's withdrawal, want %s (bond %s, fee %s, gas %s)", after, want, bond, fee, gas)
 	}
