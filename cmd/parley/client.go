@@ -573,6 +573,9 @@ func printTerms(t table, terms negotiation.Terms) {
 	if terms.Description != "" {
 		t.row("description", terms.Description)
 	}
+	if terms.ScopeHash != nil {
+		t.row("scope hash", terms.ScopeHash.String())
+	}
 	for i, m := range terms.Milestones {
 		t.row(fmt.Sprintf("milestone %d", i), fmtAmount(m.Amount.Big(), terms.Token)+"  "+m.Description)
 	}
@@ -590,6 +593,12 @@ func printAnnouncement(w io.Writer, a node.Announcement) {
 	}
 	t.row("posted", a.Timestamp.UTC().Format(time.RFC3339))
 	printTerms(t, a.Terms)
+	if sc := a.Scope; sc != nil {
+		t.row("scope on chain", string(sc.State))
+	}
+	if a.ScopeTx != nil {
+		t.row("scope tx", a.ScopeTx.Hash)
+	}
 	t.flush()
 }
 
@@ -625,6 +634,9 @@ func threadRows(t table, v node.ThreadView) {
 	}
 	if v.Announcement != nil {
 		t.row("announcement", *v.Announcement)
+	}
+	if l := v.CounterpartyLink; l != nil {
+		t.row("counterparty identity", fmt.Sprintf("%s on chain (IdentityLink, %s)", l.State, l.Address))
 	}
 	if c := v.Current; c != nil {
 		t.row("offer", fmt.Sprintf("revision %d by %s (%s)", c.Revision, c.By, c.Hash))
