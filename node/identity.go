@@ -110,12 +110,31 @@ func compareLink(a negotiation.Address, rec chain.IdentityRecord, held *identity
 // thread views (which read no chain under the thread's lock). It owns its
 // map and its lock, a leaf.
 type registryLinks struct {
-	mu     sync.Mutex
-	checks map[negotiation.Address]LinkCheck
+	mu      sync.Mutex
+	checks  map[negotiation.Address]LinkCheck
+	looking map[negotiation.Address]bool // a background look-up runs
 }
 
 func newRegistryLinks() *registryLinks {
-	return &registryLinks{checks: map[negotiation.Address]LinkCheck{}}
+	return &registryLinks{checks: map[negotiation.Address]LinkCheck{}, looking: map[negotiation.Address]bool{}}
+}
+
+// begin marks a background look-up of a; false when one runs already or
+// a check is known.
+func (b *registryLinks) begin(a negotiation.Address) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.checks[a]; ok || b.looking[a] {
+		return false
+	}
+	b.looking[a] = true
+	return true
+}
+
+func (b *registryLinks) end(a negotiation.Address) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.looking, a)
 }
 
 func (b *registryLinks) put(c LinkCheck) {
@@ -166,10 +185,11 @@ func (n *Node) checkLinkLater(a negotiation.Address) {
 	if n.client == nil || a == (negotiation.Address{}) || a == n.self {
 		return
 	}
-	if _, ok := n.links.get(a); ok {
+	if !n.links.begin(a) {
 		return
 	}
 	n.spawn(func(ctx context.Context) {
+		defer n.links.end(a)
 		if _, err := n.LookupLink(ctx, a); err != nil && ctx.Err() == nil {
 			n.log.Debug("identity link not looked up", "of", a, "err", err)
 		}
