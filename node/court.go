@@ -89,6 +89,7 @@ func (n *Node) RaiseWithArbitrator(ctx context.Context, nid string) (ActResult, 
 		r := n.onchain.result(nid, nil)
 		r.Tx = txRef(rc)
 		r.Detail = map[string]string{"disputeId": disputeID, "externalDisputeId": ext.String(), "fee": fee.String(), "arbitrator": arb.String()}
+		n.courts.mark(nid, arb)
 		n.log.Info("dispute raised with the arbitrator contract", "negotiation", nid, "court", arb, "externalId", ext)
 		return r, nil
 	})
@@ -188,12 +189,38 @@ func fileHash(data []byte) string {
 // courtFiles keeps, per negotiation, the CIDs of the documents and files
 // the court's operator may fetch. It owns its map and its lock, a leaf.
 type courtFiles struct {
-	mu    sync.Mutex
-	files map[string]map[cid.Cid]negotiation.Address // nid -> CID -> the operator it is served to
+	mu     sync.Mutex
+	files  map[string]map[cid.Cid]negotiation.Address // nid -> CID -> the operator it is served to
+	courts map[string]negotiation.Address             // nid -> its arbitrator, known to be a contract
 }
 
 func newCourtFiles() *courtFiles {
-	return &courtFiles{files: map[string]map[cid.Cid]negotiation.Address{}}
+	return &courtFiles{files: map[string]map[cid.Cid]negotiation.Address{}, courts: map[string]negotiation.Address{}}
+}
+
+// mark records that negotiation nid's arbitrator is the contract court.
+func (f *courtFiles) mark(nid string, court negotiation.Address) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.courts[nid] = court
+}
+
+// recipients returns to without nid's arbitrator contract: a court takes
+// no envelopes (it reads the ERC-1497 documents), so none is queued for it.
+func (f *courtFiles) recipients(nid string, to []negotiation.Address) []negotiation.Address {
+	f.mu.Lock()
+	court, ok := f.courts[nid]
+	f.mu.Unlock()
+	if !ok {
+		return to
+	}
+	out := to[:0:0]
+	for _, a := range to {
+		if a != court {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (f *courtFiles) allow(nid string, operator negotiation.Address, cs ...cid.Cid) {
@@ -375,13 +402,16 @@ func canonicalJSON(v any) ([]byte, error) {
 // courtArbitrator reports whether the assigned arbitrator arb is a
 // contract: the hand-over then sends no proof bundle (nothing would take
 // it; the court reads the ERC-1497 documents instead).
-func (h *handover) courtArbitrator(ctx context.Context, arb negotiation.Address) (bool, error) {
+func (h *handover) courtArbitrator(ctx context.Context, nid string, arb negotiation.Address) (bool, error) {
 	if h.chain == nil {
 		return false, nil
 	}
 	court, err := h.chain.IsContract(ctx, common.Address(arb))
 	if err != nil {
 		return false, chainErr("code", err)
+	}
+	if court {
+		h.courts.mark(nid, arb)
 	}
 	return court, nil
 }

@@ -57,6 +57,7 @@ type handover struct {
 	chain  handoverChain  // nil without a chain
 	links  linkBook       // the transport's identity links
 	topics evidenceTopics // the transport's dispute topics (nil before the transport starts)
+	courts *courtFiles    // the negotiations whose arbitrator is a contract (court.go)
 
 	mu      sync.Mutex
 	joining map[string]bool
@@ -171,7 +172,7 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 	if err != nil || done {
 		return err
 	}
-	if court, err := h.courtArbitrator(ctx, arb); err != nil || court {
+	if court, err := h.courtArbitrator(ctx, nid, arb); err != nil || court {
 		return err // a court reads the ERC-1497 documents (court.go), not a proof bundle
 	}
 	var buf bytes.Buffer

@@ -168,7 +168,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
-		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
+		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log, courts: n.courts,
 		grace: joinGrace(cfg.P2P.RetryMax),
 		send:  n.snd.sendErr,
 		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {
