@@ -107,7 +107,7 @@ var rules = map[string]rule{
 			"negotiation", "identity",
 			"storeguard", "strictjson",
 		},
-		tests: []string{"node/nodetest", "p2p/hostile", "contracts/testbindings"},
+		tests: []string{"node/nodetest", "p2p/hostile", "contracts/testbindings"}, // testbindings: a contract arbitrator's story deploys TestCourt
 	},
 
 	// Above node: only cmd imports them; the demo and the soak drive nodes

@@ -48,6 +48,12 @@ const (
 	ActResolveTimedOut   Act = "resolve_timed_out"  // resolveTimedOut: a stalled dispute split evenly
 )
 
+// The act of a dispute whose arbitrator is an ERC-792 arbitrator contract
+// (issue 14).
+const (
+	ActRaiseArbitrator Act = "raise_with_arbitrator" // raiseWithArbitrator: the dispute raised with the arbitrator contract, paying its fee
+)
+
 // Act codes. A local act the table refuses carries one of these, or
 // CodeStateForbidden, CodeMilestoneInvalid or CodeTermsChanged. They are
 // never on the wire: nothing was built, signed or sent.
@@ -313,6 +319,9 @@ var actTable = []tableRow{
 	{ActRow{Act: ActResolveTimedOut, Does: "resolve a stalled dispute by its timeout: the escrow split evenly",
 		Roles: anyone, States: []State{StateDisputed, StateArbitrated}, Expects: DisputeTimedOut{}.fact(),
 		Checks: "the node checks on chain that the dispute's stage timed out"}, nil},
+	{ActRow{Act: ActRaiseArbitrator, Does: "raise the dispute with its arbitrator contract (ERC-792), paying the court's fee",
+		Roles: parties, States: []State{StateArbitrated},
+		Checks: "the node checks the chain: the arbitrator is a contract and the dispute not raised yet (state_forbidden); the court's ruling comes back as the fact `ruled`"}, nil},
 }
 
 // ActRows returns a copy of the act table, in its order.

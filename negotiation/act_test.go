@@ -119,6 +119,7 @@ var mayExpect = map[Act]struct{ roles, states string }{
 	ActClaimUnanswered:   {"worker", "delivered"},
 	ActReclaimExpired:    {"poster", "funded delivered"},
 	ActResolveTimedOut:   {"anyone", "disputed arbitrated"},
+	ActRaiseArbitrator:   {"poster worker", "arbitrated"},
 }
 
 // mayExceptions are, by hand, the refusals the checks of the act table

@@ -87,7 +87,8 @@ func TestEveryActHasARow(t *testing.T) {
 				}
 				seen[act] = true
 			case *ast.Ident:
-				act, ok := map[string]negotiation.Act{"actPostTask": actPostTask, "actWithdraw": actWithdraw}[e.Name]
+				act, ok := map[string]negotiation.Act{"actPostTask": actPostTask, "actWithdraw": actWithdraw,
+					"actRegisterIdentity": actRegisterIdentity, "actRotateIdentity": actRotateIdentity, "actRevokeIdentity": actRevokeIdentity}[e.Name]
 				if !ok {
 					t.Errorf("%s: act %s is neither an act of the table nor one in no thread", pos, e.Name)
 					return true

@@ -53,7 +53,8 @@ func bundleFile(p *negotiation.DisputeEvidence) *negotiation.FileRef {
 // Blob serves a file by CID over /parley/blob/1 (p2p.BlobProvider): a
 // public announcement to anyone; a file or envelope of a negotiation only
 // to its parties, its arbitrator (assigned, or agreed by both parties) and
-// the supervisors its parties named.
+// the supervisors its parties named, and a court's ERC-1497 documents and
+// their files to its operator (court.go).
 func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([]byte, error) {
 	e, err := n.led.ByCID(ctx, c)
 	if err != nil {
@@ -81,6 +82,9 @@ func (n *Node) Blob(ctx context.Context, requester *identity.Link, c cid.Cid) ([
 			t.Th.RoleOf(who) == negotiation.RoleSupervisor)
 		return nil
 	})
+	if err == nil && !party {
+		party = n.courts.serves(e.NegotiationID, negotiation.Address(requester.EVMAddress), c) // court.go
+	}
 	if err != nil || !party {
 		return nil, p2p.ErrNotFound
 	}

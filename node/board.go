@@ -41,6 +41,12 @@ type Announcement struct {
 	Timestamp time.Time `json:"timestamp"`
 	// Own is true for this node's own announcements.
 	Own bool `json:"own"`
+	// Scope is the last check of the scope hash the terms name against
+	// the chain (scope.go); absent when they name none or before a check.
+	Scope *ScopeCheck `json:"scope,omitempty"`
+	// ScopeTx is the transaction that published the scope (PostTask's
+	// answer, when it published one).
+	ScopeTx *TxRef `json:"scopeTx,omitempty"`
 }
 
 func (b *boardEntry) view() Announcement {

@@ -148,7 +148,7 @@ func (n *Node) SubmitEvidence(ctx context.Context, nid string, spec EvidenceSpec
 		}
 		ref := negotiation.FileRef{Name: spec.Name, CID: negotiation.CID(c.String()), Size: uint64(len(spec.Data)), MediaType: spec.MediaType}
 		p := &negotiation.DisputeEvidence{DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: ref.CID, Files: []negotiation.FileRef{ref}, Description: spec.Description, InReplyTo: spec.InReplyTo}
-		if env, _, err = n.snd.send(ctx, t, p, n.eng.Recipients(t, true), false); err != nil {
+		if env, _, err = n.snd.send(ctx, t, p, n.courts.recipients(t.ID, n.eng.Recipients(t, true)), false); err != nil { // court.go
 			return err
 		}
 		n.hand.joinEvidence(t)

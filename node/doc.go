@@ -56,7 +56,11 @@
 // plain function of what it reads, not a method of the Node (the
 // auto-gate start check, an offer's terms, a gated act's task title, the
 // fresh thread answering an announcement, the settlement an acceptance
-// signs).
+// signs). The chain's registries and contract arbitrators (identity.go,
+// scope.go, court.go) keep three small leaves: the last look-up of each
+// address's IdentityLink record (registryLinks), the last scope check of
+// each announcement (scopeChecks) and the ERC-1497 documents served to a
+// court's operator (courtFiles).
 //
 // Callers follow this contract (docs/node.md has the details):
 //

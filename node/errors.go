@@ -43,6 +43,7 @@ const (
 	CodeBadBundle          Code = "bad_bundle"           // a proof bundle failed verification
 	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
 	CodeRateLimited        Code = "rate_limited"         // over a rate: try again after RetryAfter(err)
+	CodeScopeMismatch      Code = "scope_mismatch"       // an announcement's named scope hash is contradicted on chain (scope.go)
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -90,6 +91,7 @@ var classes = map[Code]string{
 	CodeStoreRefused:       classInternal,
 	CodeNoCard:             classConflict,
 	CodeForeignDomain:      classConflict,
+	CodeScopeMismatch:      classConflict,
 }
 
 // Class returns the class of c: the node's own codes by their table, a

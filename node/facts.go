@@ -22,6 +22,10 @@ func (c *chainActs) onEvents(ctx context.Context, events []chain.Event) error {
 		if !ok {
 			continue
 		}
+		f, ref, err := c.courtRuling(ctx, ev, f, ref) // court.go
+		if err != nil {
+			return err
+		}
 		if err := c.onFact(ctx, f, ref, ev.Log); err != nil {
 			return err
 		}

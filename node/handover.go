@@ -58,6 +58,7 @@ type handover struct {
 	chain  handoverChain  // nil without a chain
 	links  linkBook       // the transport's identity links
 	topics evidenceTopics // the transport's dispute topics (nil before the transport starts)
+	courts *courtFiles    // the negotiations whose arbitrator is a contract (court.go)
 
 	mu      sync.Mutex
 	joining map[string]bool
@@ -67,6 +68,7 @@ type handover struct {
 type handoverChain interface {
 	Dispute(ctx context.Context, taskID [32]byte) (chain.DisputeRecord, error)
 	TaskEvents(ctx context.Context, taskID [32]byte) ([]chain.Event, error)
+	IsContract(ctx context.Context, account common.Address) (bool, error)
 }
 
 // linkBook is what the hand-over reads of the transport: the identity
@@ -175,6 +177,9 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 	})
 	if err != nil || done {
 		return err
+	}
+	if court, err := h.courtArbitrator(ctx, nid, arb); err != nil || court {
+		return err // a court reads the ERC-1497 documents (court.go), not a proof bundle
 	}
 	var buf bytes.Buffer
 	head, err := h.led.Export(ctx, nid, &buf)

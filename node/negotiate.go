@@ -109,6 +109,9 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 // worker.
 func (n *Node) CounterAnnouncement(ctx context.Context, ann negotiation.Hash, spec CounterSpec) (ActResult, error) {
 	b, t, err := answerThread(n.board, n.self, ann)
+	if err == nil {
+		err = n.scopeRefusal(ctx, b) // scope.go
+	}
 	if err != nil {
 		return n.do(actCall{act: negotiation.ActCounter, check: func() error { return err }}, nil)
 	}
@@ -220,6 +223,9 @@ func (n *Node) AcceptAnnouncement(ctx context.Context, ann negotiation.Hash) (Ac
 // members.
 func (n *Node) AcceptAnnouncementWith(ctx context.Context, ann negotiation.Hash, spec AcceptSpec) (ActResult, error) {
 	b, t, err := answerThread(n.board, n.self, ann)
+	if err == nil {
+		err = n.scopeRefusal(ctx, b) // scope.go
+	}
 	if err != nil {
 		return n.do(actCall{act: negotiation.ActAccept, check: func() error { return err }}, nil)
 	}

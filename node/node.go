@@ -71,17 +71,20 @@ type Node struct {
 
 	// The node's services: each owns its state and its lock.
 	events *broadcaster
-	rej    *rejectionLog // the evidence of rejected input (rejections.go)
-	px     *pxpService   // PXP: the principal's cards, escalations and rooms (pxp.go)
-	cs     *ConsentBook  // the principal's consent list (consent.go)
-	out    *refusals     // this node's envelopes its recipients refused
-	board  *board        // the task board (board.go)
-	check  *ledgerCheck  // the ledger's integrity (damage.go)
-	blobs  *blobStore    // the negotiations' files (blobstore.go)
-	hand   *handover     // hand-overs and late joins (handover.go)
-	stores storeOpener   // opens the stores at Start (stores.go)
-	tokens tokenBook     // the metadata of the ERC-20 tokens tasks name (token.go)
-	tw     *timeoutWatch // the timeout exits due and taken (timeouts.go)
+	rej    *rejectionLog  // the evidence of rejected input (rejections.go)
+	px     *pxpService    // PXP: the principal's cards, escalations and rooms (pxp.go)
+	cs     *ConsentBook   // the principal's consent list (consent.go)
+	out    *refusals      // this node's envelopes its recipients refused
+	board  *board         // the task board (board.go)
+	courts *courtFiles    // the ERC-1497 documents served to a court's operator (court.go)
+	scopes *scopeChecks   // the last check of each announcement's scope on chain (scope.go)
+	links  *registryLinks // the last look-up of each address's IdentityLink record (identity.go)
+	check  *ledgerCheck   // the ledger's integrity (damage.go)
+	blobs  *blobStore     // the negotiations' files (blobstore.go)
+	hand   *handover      // hand-overs and late joins (handover.go)
+	stores storeOpener    // opens the stores at Start (stores.go)
+	tokens tokenBook      // the metadata of the ERC-20 tokens tasks name (token.go)
+	tw     *timeoutWatch  // the timeout exits due and taken (timeouts.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)
@@ -163,12 +166,15 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.snd.px = n.px
 	n.cs = newConsentBook(cfg.Consent, n.now, n.running, n.events, n.parties)
 	n.board = newBoard(cfg.Board, n.cs.stateOf)
+	n.links = newRegistryLinks()
+	n.scopes = newScopeChecks()
+	n.courts = newCourtFiles()
 	n.check = newLedgerCheck(m)
 	n.tw = newTimeoutWatch(cfg.Timeouts)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
-		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log,
+		eng: n.eng, blobs: n.blobs, events: n.events, now: n.now, spawn: n.spawn, log: n.log, courts: n.courts,
 		grace: joinGrace(cfg.P2P.RetryMax),
 		send:  n.snd.sendErr,
 		apply: func(ctx context.Context, nid string, f negotiation.Fact, l types.Log) error {

@@ -35,6 +35,12 @@ type TaskSpec struct {
 	// party's address): its node gets the thread and may veto the task
 	// for the poster (node/veto.go).
 	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
+	// ScopeHash, when set, is the hash of the task's scope document; the
+	// terms carry it (terms.scopeHash).
+	ScopeHash *negotiation.Hash `json:"scopeHash,omitempty"`
+	// PublishScope publishes ScopeHash on chain under the announcement's
+	// hash (PostTask only; a gated act: scope.go).
+	PublishScope bool `json:"publishScope,omitempty"`
 }
 
 // newTerms builds the offer's terms from spec: its deadline must be after
@@ -67,6 +73,7 @@ func newTerms(ctx context.Context, spec TaskSpec, now func() time.Time, c ChainC
 		ChainID: negotiation.NewUint256(chainID), Registry: registry, Token: spec.Token,
 		Milestones: ms, Deadline: uint64(spec.Deadline.Unix()),
 		Nonce: negotiation.NewUint256(new(big.Int).SetBytes(nonce[:])), Limits: spec.Limits,
+		ScopeHash: spec.ScopeHash,
 	}, nil
 }
 
@@ -145,13 +152,20 @@ func (n *Node) PostTask(ctx context.Context, spec TaskSpec) (Announcement, error
 		if err := publishToken(n.host.ReserveAnnouncement); err != nil {
 			return ActResult{}, err
 		}
+		var scopeTx *TxRef
+		if spec.PublishScope {
+			if scopeTx, err = n.publishScope(ctx, env); err != nil {
+				return ActResult{}, err
+			}
+		}
 		if _, _, err := n.led.AppendEnvelope(ctx, ledger.KindEnvelopeSent, env, "ok", now); err != nil {
 			return ActResult{}, failWrap(CodeStoreFailed, err, "announcement")
 		}
 		b := &boardEntry{env: env, seen: now, own: true}
 		n.board.put(b)
 		n.m.sent.WithLabelValues(string(env.Type)).Inc()
-		a = b.view()
+		a = n.withScopes([]Announcement{b.view()})[0]
+		a.ScopeTx = scopeTx
 		if err := n.host.Announce(ctx, env); err != nil {
 			return ActResult{}, failWrap(Code(p2p.CodeOf(err)), err, "announcement recorded but not published")
 		}
@@ -205,6 +219,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 		}
 	}
 	n.board.take(env, now) // the board is bounded: the oldest leave first
+	n.checkScopeLater(env)
 	n.m.received.WithLabelValues(string(env.Type), "ok").Inc()
 	n.events.publish(Event{Kind: EventAnnouncement, Hash: env.Hash().String(), Direction: "received", At: now})
 	n.log.Debug("announcement on the board", "hash", env.Hash(), "poster", env.Sender.EVMAddress)
@@ -212,7 +227,7 @@ func (n *Node) takeAnnouncement(ctx context.Context, d p2p.Delivery) negotiation
 }
 
 // Board returns the announcements this node knows, newest first.
-func (n *Node) Board() []Announcement { return n.board.list(n.now()) }
+func (n *Node) Board() []Announcement { return n.withScopes(n.board.list(n.now())) }
 
 // ProposeTask offers a task to one worker directly: a TaskProposal
 // addressed to it, opening a new negotiation in which this node is the
@@ -228,6 +243,9 @@ func (n *Node) ProposeTask(ctx context.Context, worker negotiation.Address, spec
 	}
 	var r ActResult
 	propose := func(t *thread) error {
+		if spec.PublishScope {
+			return fail(CodeBadArgument, "a direct proposal's scope stays in the sealed negotiation: only an announcement's is published")
+		}
 		terms, err := newTerms(ctx, spec, n.now, n.cfg.Chain, n.client)
 		if err != nil {
 			return err

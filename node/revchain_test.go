@@ -104,4 +104,3 @@ func revPair(t *testing.T, review time.Duration, posterOpts ...nodeOpt) (c *revC
 	connect(t, poster, worker)
 	return c, poster, worker
 }
-

@@ -54,6 +54,12 @@ func transcriptActs() map[string]transcriptAct {
 		"request-payment":    {"", []string{"RequestPayment"}},
 		"release-part":       {node.ActReleasePart, []string{"ReleasePart"}},
 		"consent":            {"", []string{"ConsentBook"}},
+		// The chain's registries and a contract arbitrator (issue 14).
+		"identity-register": {node.ActRegisterIdentity, []string{"RegisterIdentity"}},
+		"identity-rotate":   {node.ActRotateIdentity, []string{"RotateIdentity"}},
+		"identity-revoke":   {node.ActRevokeIdentity, []string{"RevokeIdentity"}},
+		"post-scope":        {node.ActPublishScope, []string{"PostTask"}},
+		"raise":             {node.ActRaiseArbitrator, []string{"RaiseWithArbitrator"}},
 	}
 }
 
@@ -81,6 +87,7 @@ var unreachableRefusals = map[node.Code]string{
 	node.CodeNoCard:          "sealing or answering without an intent card: PXP acts are not transcript commands yet",
 	node.CodeViaWebRefused:   "an API caller claiming the principal's web page: PXP acts are not transcript commands yet",
 	node.CodeForeignDomain:   "an offer for another chain or registry: the transcripts' nodes share one chain (domain_test.go refuses one)",
+	node.CodeScopeMismatch:   "an announcement's scope published on chain by another address or with another hash: no node does that (TestPublicTaskScopeOnChain sends that transaction itself)",
 }
 
 // nodeCodes returns the codes node declares (constants of type Code in

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -83,6 +84,14 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the golden transcrip
 //	owed                                      what the chain owes each node
 //	task T                                    T's task on chain: status, milestones, escrow
 //	events NODE [order=sorted]                NODE's events since the last events of it
+//	identity-register|identity-rotate|identity-revoke NODE   NODE's IdentityLink record
+//	link NODE of=NODE                         NODE's look-up of the other's record
+//	relink NODE                               restart NODE with a newly issued identity link
+//	post-scope NODE scope=S [publish=no] ...  post with terms.scopeHash = SHA-256(S), published on chain
+//	scope NODE ann=A                          NODE's check of A's scope on chain
+//	court NAME by=NODE [fee=N]                NODE deploys a TestCourt (ERC-792) named NAME (fee in wei)
+//	raise NODE T                              raise T's dispute with its arbitrator contract
+//	court-rule NAME ruling=N [id=0]           the court's operator rules on the court's dispute id
 //
 // A T or A argument of "unknown" names a negotiation or announcement no
 // node holds. An act prints "ok" and what it did, or "refused CODE".
@@ -151,6 +160,8 @@ type story struct {
 	// own are the announcements each node posted, which stabilize waits
 	// to see on every other node's board.
 	own map[negotiation.Hash]string
+	// courts are the story's arbitrator contracts, by name.
+	courts map[string]*storyCourt
 }
 
 // actor is one node of a story.
@@ -176,7 +187,7 @@ func newStory(t *testing.T) *story {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dev.Close() })
-	return &story{t: t, dev: dev, nodes: map[string]*actor{}, names: newNamer(), own: map[negotiation.Hash]string{}}
+	return &story{t: t, dev: dev, nodes: map[string]*actor{}, names: newNamer(), own: map[negotiation.Hash]string{}, courts: map[string]*storyCourt{}}
 }
 
 // scriptGate approves every act but those the transcript told it to deny
@@ -292,6 +303,8 @@ func (s *story) run(line string) (out []string) {
 			s.t.Fatal(err)
 		}
 		return []string{"ok"}
+	case "link", "relink", "scope", "court", "court-rule":
+		return s.onchain(cmd, a)
 	}
 	if _, ok := transcriptActs()[cmd]; ok {
 		return s.act(cmd, s.actor(a, 0), a)
@@ -478,6 +491,9 @@ func (s *story) envelopeOf(n *actor, nid, ref string) *negotiation.Hash {
 }
 
 func (s *story) addrOf(name string) negotiation.Address {
+	if c := s.courts[name]; c != nil {
+		return negotiation.Address(c.addr)
+	}
 	return s.named(name).n.Address()
 }
 
@@ -649,6 +665,31 @@ func (s *story) act(name string, n *actor, a args) []string {
 	case "release-part":
 		m, _ := strconv.Atoi(a.get("m", "0"))
 		res, err = n.n.ReleasePart(ctx, s.nid(a, 1), node.ReleasePartSpec{Milestone: m})
+	case "identity-register":
+		res, err = n.n.RegisterIdentity(ctx)
+	case "identity-rotate":
+		res, err = n.n.RotateIdentity(ctx)
+	case "identity-revoke":
+		res, err = n.n.RevokeIdentity(ctx)
+	case "post-scope":
+		var ann node.Announcement
+		spec := taskSpec(a)
+		h := negotiation.Hash(sha256.Sum256([]byte(a.get("scope", "the scope"))))
+		spec.ScopeHash, spec.PublishScope = &h, a.get("publish", "yes") != "no"
+		ann, err = n.n.PostTask(ctx, spec)
+		if err == nil {
+			s.own[ann.Hash] = n.name
+			w := []string{"ok " + s.names.name("A", ann.Hash.String())}
+			if ann.ScopeTx != nil {
+				w = append(w, "tx")
+			}
+			if ann.Scope != nil {
+				w = append(w, "scope="+string(ann.Scope.State))
+			}
+			return []string{strings.Join(w, " ")}
+		}
+	case "raise":
+		res, err = n.n.RaiseWithArbitrator(ctx, s.nid(a, 1))
 	case "consent":
 		var v node.ConsentView
 		v, err = n.n.ConsentBook().Set(ctx, s.addrOf(a.get("of", "")), node.Consent(a.get("state", "")), node.ConsentViaAPI)

@@ -55,6 +55,10 @@ type ThreadView struct {
 	// the vetoes the thread took (veto.go).
 	Supervisors []SupervisorView `json:"supervisors,omitempty"`
 	Vetoes      []VetoView       `json:"vetoes,omitempty"`
+	// CounterpartyLink is the last look-up of the counterparty's
+	// IdentityLink record on chain, compared with the link this node
+	// holds for it (identity.go); absent until the first look-up ends.
+	CounterpartyLink *LinkCheck `json:"counterpartyLink,omitempty"`
 }
 
 // OfferView is one revision of the terms.
@@ -168,6 +172,7 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 	}
 	v.Refused = n.out.ofThread(t, n.self)
 	v.Supervisors, v.Vetoes = supervisionViews(th)
+	v.CounterpartyLink = n.counterpartyLink(t)
 	maxRev, ttl, maxAcc := th.Limits()
 	v.Limits = map[string]int{"max_revisions": maxRev, "proposal_ttl_seconds": ttl, "max_accept_attempts": maxAcc}
 	for _, e := range th.Deliveries() {

@@ -604,6 +604,9 @@ func printTermsIn(t table, terms negotiation.Terms, tv *node.TokenView) {
 	if terms.Description != "" {
 		t.row("description", terms.Description)
 	}
+	if terms.ScopeHash != nil {
+		t.row("scope hash", terms.ScopeHash.String())
+	}
 	for i, m := range terms.Milestones {
 		t.row(fmt.Sprintf("milestone %d", i), amount(m.Amount.Big())+"  "+m.Description)
 	}
@@ -621,6 +624,12 @@ func printAnnouncement(w io.Writer, a node.Announcement) {
 	}
 	t.row("posted", a.Timestamp.UTC().Format(time.RFC3339))
 	printTerms(t, a.Terms)
+	if sc := a.Scope; sc != nil {
+		t.row("scope on chain", string(sc.State))
+	}
+	if a.ScopeTx != nil {
+		t.row("scope tx", a.ScopeTx.Hash)
+	}
 	t.flush()
 }
 
@@ -656,6 +665,9 @@ func threadRows(t table, v node.ThreadView) {
 	}
 	if v.Announcement != nil {
 		t.row("announcement", *v.Announcement)
+	}
+	if l := v.CounterpartyLink; l != nil {
+		t.row("counterparty identity", fmt.Sprintf("%s on chain (IdentityLink, %s)", l.State, l.Address))
 	}
 	if c := v.Current; c != nil {
 		t.row("offer", fmt.Sprintf("revision %d by %s (%s)", c.Revision, c.By, c.Hash))
@@ -750,7 +762,7 @@ var commandGroups = []struct {
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
 		"cancel", "amend", "replace", "dispute", "timeout", "approvals", "withdraw", "balance", "card", "escalations", "brief",
-		"veto", "capability", "revision", "payment"}},
+		"veto", "capability", "revision", "payment", "identity"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }
 

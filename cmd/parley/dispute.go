@@ -128,7 +128,7 @@ func newDisputeCmd() *cobra.Command {
 			return c.Rule(ctx, nid, rulingOf(bps, refuse))
 		},
 	}, &f)
-	cmd.AddCommand(open, evidence, propose, rule)
+	cmd.AddCommand(open, evidence, propose, rule, newDisputeRaiseCmd(&f), newDisputeCourtCmd(&f)) // court.go
 	return cmd
 }
 

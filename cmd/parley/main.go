@@ -45,6 +45,7 @@ func newRootCmd() *cobra.Command {
 		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newVetoCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
+		newIdentityCmd(),
 		newBenchCmd(),
 	)
 	groupCommands(root)

@@ -48,7 +48,7 @@ func checkMCPServed(t *testing.T, out string, key []byte) {
 		t.Fatal(err)
 	}
 	tools, err := signed.ListTools(t.Context(), nil)
-	if err != nil || len(tools.Tools) != 31 { // 14, the three timeout exits, the nine task tools, veto, and the capability, revision, payment request and partial release tools
+	if err != nil || len(tools.Tools) != 37 { // 14, the three timeout exits, the nine task tools, veto, the four of revisions, payments and capabilities, and the six of the chain's registries and a contract arbitrator
 		t.Fatalf("tools/list: %v, %v", tools, err)
 	}
 	args := map[string]any{"topic": "t", "your_principal": "P", "counterpart": "0x2222222222222222222222222222222222222222"}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,8 @@ type taskFlags struct {
 	title, description, category, deadline, token string
 	milestones                                    []string
 	supervisor                                    string
+	scopeFile                                     string // the scope document, whose SHA-256 the terms name
+	publishScope                                  bool   // publish the scope hash on chain (post only; gated)
 }
 
 func (t *taskFlags) register(cmd *cobra.Command) {
@@ -29,6 +32,8 @@ func (t *taskFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&t.deadline, "deadline", "72h", "a duration from now (72h, 3d) or an RFC 3339 time")
 	fs.StringVar(&t.token, "token", "", "the ERC-20 token paid (default ETH)")
 	supervisorFlag(fs, &t.supervisor)
+	fs.StringVar(&t.scopeFile, "scope-file", "", "the task's scope document: the terms name its SHA-256 (terms.scopeHash)")
+	fs.BoolVar(&t.publishScope, "publish-scope", false, "publish the scope hash on chain under the announcement (task post; needs approval: it spends gas)")
 }
 
 // spec builds the task's spec from the flags.
@@ -56,6 +61,18 @@ func (t *taskFlags) spec() (node.TaskSpec, error) {
 			return node.TaskSpec{}, err
 		}
 	}
+	if t.scopeFile != "" {
+		doc, err := readFileArg("scope-file", t.scopeFile)
+		if err != nil {
+			return node.TaskSpec{}, err
+		}
+		h := negotiation.Hash(sha256.Sum256(doc))
+		spec.ScopeHash = &h
+	}
+	if t.publishScope && spec.ScopeHash == nil {
+		return node.TaskSpec{}, usageErr(fmt.Errorf("--publish-scope needs --scope-file"))
+	}
+	spec.PublishScope = t.publishScope
 	return spec, nil
 }
 
@@ -69,7 +86,8 @@ func newTaskCmd() *cobra.Command {
 			"negotiation of its own, named by a UUID. A task proposed to one worker opens a negotiation at once.",
 	}
 	f.register(cmd.PersistentFlags())
-	cmd.AddCommand(newTaskPostCmd(&f), newTaskAnnounceCmd(&f), newTaskProposeCmd(&f), newTaskListCmd(&f), newTaskShowCmd(&f))
+	cmd.AddCommand(newTaskPostCmd(&f), newTaskAnnounceCmd(&f), newTaskProposeCmd(&f), newTaskListCmd(&f), newTaskShowCmd(&f),
+		newTaskScopeCmd(&f)) // court.go
 	return cmd
 }
 
@@ -82,6 +100,7 @@ func newTaskPostCmd(f *clientFlags) *cobra.Command {
 			"Prints the announcement's hash, which workers answer.",
 		Example: "  parley task post --title \"Translate the user guide\" --milestone 0.5eth:\"first half\" \\\n" +
 			"      --milestone 0.25eth:\"second half\" --deadline 72h --category translation\n" +
+			"  parley task post --title \"Translate the user guide\" --milestone 1eth:all --scope-file scope.md --publish-scope\n" +
 			"  parley task post --title Proofread --milestone 300000000000000000:all --deadline 2026-07-01T12:00:00Z --json",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -289,6 +289,7 @@ func (s *Server) register() {
 	get(RoutePasskeys, s.passkeys)
 	post(RoutePasskeyRevoke, s.revokePasskey)
 	get(RouteAudit, s.audit)
+	s.registerOnchain(get, post) // onchain.go
 
 	s.mux.HandleFunc("/", s.notFound)
 }

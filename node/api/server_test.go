@@ -125,6 +125,15 @@ func routeCases(t testing.TB) []routeCase {
 
 		{pattern: RouteFile, path: "/v1/files/" + cidS, want: 404, code: CodeNotFound, badPaths: []string{"/v1/files/notacid", "/v1/files/" + cidV0, "/v1/files/" + strings.ToUpper(cidS)}},
 		{pattern: RouteWithdraw, path: "/v1/withdraw", body: `{}`, want: 409, code: string(node.CodeNothingOwed)},
+		// A registration reaches the principal's passkeys, which this node
+		// has none of: its body is refused before (the CLI's test acts).
+		{pattern: RouteIdentityRegister, path: "/v1/identity/register", body: `{"peerId":"x"}`, want: 400, code: CodeUnknownField},
+		{pattern: RouteIdentityRevoke, path: "/v1/identity/revoke", body: `{}`, want: 409, code: string(node.CodeStateForbidden)},
+		{pattern: RouteIdentityRotate, path: "/v1/identity/rotate", body: `{}`, want: 409, code: string(node.CodeStateForbidden)},
+		{pattern: RouteIdentityLookup, path: "/v1/identity/" + worker, want: 200, schema: "LinkCheck", badPaths: []string{"/v1/identity/0xabc", "/v1/identity/" + strings.ToLower(worker)}},
+		{pattern: RouteTaskScope, path: "/v1/tasks/" + unknownHash + "/scope", want: 404, code: string(node.CodeUnknownTask), badPaths: []string{"/v1/tasks/0xzz/scope"}},
+		{pattern: RouteRaise, path: neg + "/raise", body: `{}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/raise")},
+		{pattern: RouteCourtDocuments, path: neg + "/court", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/court")},
 		{pattern: RouteBalance, path: "/v1/balance", want: 200, schema: "Balance", badPaths: []string{"/v1/balance?token=0xabc", "/v1/balance?token=" + strings.ToLower(worker)}},
 		{pattern: RouteVerify, path: "/v1/ledger/verify", want: 200, schema: "LedgerReport"},
 		{pattern: RouteConsents, path: "/v1/consent", want: 200, schema: "[]ConsentView"},

@@ -109,6 +109,20 @@ const (
 	RouteAudit             = "GET /v1/audit"                     // []approval.AuditEvent, newest first; ?limit=
 )
 
+// The routes of the chain's registries and of contract arbitrators
+// (issue 14): this node's IdentityLink record and the look-up of
+// another's, an announcement's scope on chain, and a dispute raised with
+// its arbitrator contract and the ERC-1497 documents a court reads.
+const (
+	RouteIdentityRegister = "POST /v1/identity/register"       // Empty -> node.ActResult (gated: register_identity)
+	RouteIdentityRotate   = "POST /v1/identity/rotate"         // Empty -> node.ActResult (gated: rotate_identity)
+	RouteIdentityRevoke   = "POST /v1/identity/revoke"         // Empty -> node.ActResult (gated: revoke_identity)
+	RouteIdentityLookup   = "GET /v1/identity/{address}"       // node.LinkCheck
+	RouteTaskScope        = "GET /v1/tasks/{hash}/scope"       // node.ScopeCheck (null: the terms name no scope)
+	RouteRaise            = "POST /v1/negotiations/{id}/raise" // Empty -> node.ActResult (gated: raise_with_arbitrator)
+	RouteCourtDocuments   = "GET /v1/negotiations/{id}/court"  // node.CourtDocuments
+)
+
 // HeaderIdempotencyKey is VXP's idempotency header.
 const HeaderIdempotencyKey = "Idempotency-Key"
 

@@ -41,6 +41,27 @@ const (
 	ToolDisputeTimeout = "parley.dispute.timeout" // resolve a stalled dispute (resolveTimedOut)
 )
 
+// The gated acts on the chain's registries that are no negotiation's
+// (issue 14): each spends gas. A contract arbitrator's raise acts in a
+// dispute and pays the court's fee.
+const (
+	ActRegisterIdentity Act = "register_identity"     // publish this node's identity link in IdentityLink
+	ActRotateIdentity   Act = "rotate_identity"       // replace the published record with the current link
+	ActRevokeIdentity   Act = "revoke_identity"       // withdraw the published record
+	ActPublishScope     Act = "publish_scope"         // publish a public task's scope hash in TaskScopeRegistry
+	ActRaiseArbitrator  Act = "raise_with_arbitrator" // raise a dispute with its ERC-792 arbitrator contract (pays its fee)
+)
+
+// The Human Intent Protocol tools of the acts above (approval/acts.go
+// names the others).
+const (
+	ToolIdentityRegister = "parley.identity.register" // publish the identity link on chain
+	ToolIdentityRotate   = "parley.identity.rotate"   // replace the published identity link
+	ToolIdentityRevoke   = "parley.identity.revoke"   // withdraw the published identity link
+	ToolScopePublish     = "parley.scope.publish"     // publish a public task's scope hash
+	ToolDisputeRaise     = "parley.dispute.raise"     // raise a dispute with an arbitrator contract
+)
+
 // The confirmations of the principal's own words: an intent card or an
 // answer that arrived through the node's API or over MCP binds once a
 // passkey confirms it (the node's pxp.go). They wait in PendingApprovals
@@ -75,6 +96,7 @@ var GatedActs = []Act{
 	ActClaimUnanswered, ActReclaimExpired, ActResolveTimedOut,
 	ActVeto,
 	ActRequestRevision, ActReleasePart,
+	ActRegisterIdentity, ActRotateIdentity, ActRevokeIdentity, ActPublishScope, ActRaiseArbitrator,
 }
 
 // actTool is the Human Intent Protocol tool and operation of each act
@@ -100,6 +122,11 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActClaimUnanswered:   {ToolMilestoneClaim, "claim"},
 	ActReclaimExpired:    {ToolEscrowReclaim, "reclaim"},
 	ActResolveTimedOut:   {ToolDisputeTimeout, "resolve"},
+	ActRegisterIdentity:  {ToolIdentityRegister, "register"},
+	ActRotateIdentity:    {ToolIdentityRotate, "rotate"},
+	ActRevokeIdentity:    {ToolIdentityRevoke, "revoke"},
+	ActPublishScope:      {ToolScopePublish, "publish"},
+	ActRaiseArbitrator:   {ToolDisputeRaise, "raise"},
 }
 
 // ActAction returns the action a request for act names: the act's tool

@@ -99,6 +99,16 @@ func actTitle(act Act, title string, args map[string]any) string {
 		return fmt.Sprintf("Send milestone %s of %s back to work (the worker can no longer claim it)", str(args["milestone"]), task)
 	case ActReleasePart:
 		return fmt.Sprintf("Pay the worker part of milestone %s of %s", str(args["milestone"]), task)
+	case ActRegisterIdentity:
+		return "Publish this node's identity link on chain (IdentityLink)"
+	case ActRotateIdentity:
+		return "Replace this node's identity link on chain with its current one"
+	case ActRevokeIdentity:
+		return "Withdraw this node's identity link from the chain"
+	case ActPublishScope:
+		return "Publish the scope hash of " + task + " on chain (TaskScopeRegistry)"
+	case ActRaiseArbitrator:
+		return fmt.Sprintf("Raise the dispute about %s with the arbitrator contract, paying its fee of %s wei", task, str(args["fee"]))
 	case ActConfirmCard:
 		switch str(args["via"]) {
 		case ViaWeb:

@@ -266,4 +266,10 @@ func TestParleyToolsThroughMCP(t *testing.T) {
 	refused(t, b, ToolVeto, veto, "not_party")
 	refused(t, seat, ToolVeto, veto, SignInRequired)
 	refused(t, b, ToolVeto, map[string]any{"negotiation": opened.RoomID, "party": "0x1", "reason": "over budget"}, "party")
+	// So do the acts on the chain's registries and a contract arbitrator.
+	refused(t, b, ToolRaiseArbitrator, map[string]any{"link": opened.YourLink}, "no_chain")
+	refused(t, b, ToolRegisterIdentity, map[string]any{}, "no_chain")
+	refused(t, b, ToolLookupIdentity, map[string]any{"address": task.Poster}, "no_chain")
+	refused(t, b, ToolCheckScope, map[string]any{"announcement": task.Announcement}, "no_chain")
+	refused(t, seat, ToolRegisterIdentity, map[string]any{}, SignInRequired)
 }

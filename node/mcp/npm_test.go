@@ -67,12 +67,13 @@ func TestNpmClient(t *testing.T) {
 		ToolJoinRoom, ToolListTasks, ToolOpenDispute, ToolPostTask, ToolSealIntentCard, ToolSendEnvelope, ToolWaitForTurn,
 		ToolClaimUnanswered, ToolReclaimExpired, ToolResolveTimedOut,
 		ToolFund, ToolAcceptDelivery, ToolCancel, ToolAmend, ToolReplace, ToolSubmitEvidence, ToolProposeArbitrator, ToolRule, ToolWithdraw, ToolVeto,
-		ToolCapability, ToolRequestRevision, ToolRequestPayment, ToolReleasePart}
+		ToolCapability, ToolRequestRevision, ToolRequestPayment, ToolReleasePart,
+		ToolRegisterIdentity, ToolRotateIdentity, ToolRevokeIdentity, ToolLookupIdentity, ToolCheckScope, ToolRaiseArbitrator}
 	slices.Sort(want)
 	if !slices.Equal(out.Tools, want) {
 		t.Errorf("tools %v, want %v", out.Tools, want)
 	}
-	if ro := []string{ToolGetBrief, ToolGetRoom, ToolListTasks, ToolWaitForTurn}; !slices.Equal(out.ReadOnly, ro) {
+	if ro := []string{ToolCheckScope, ToolGetBrief, ToolGetRoom, ToolListTasks, ToolLookupIdentity, ToolWaitForTurn}; !slices.Equal(out.ReadOnly, ro) {
 		t.Errorf("read-only tools %v, want %v", out.ReadOnly, ro)
 	}
 	if got := out.Arguments[ToolSendEnvelope]; !slices.Equal(got, []string{"claims", "escalation", "link", "message", "proposal", "reviews", "status"}) {

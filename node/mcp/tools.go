@@ -331,6 +331,7 @@ func (s *Server) register() error {
 
 	if s.acts != nil {
 		s.registerActs()
+		s.registerOnchain() // onchain.go
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ type consentRow struct {
 	State                       string
 	Open, Negotiations, Refused int
 	SetISO, SetText, Via        string
+	OnChain                     string // the counterparty's IdentityLink record, as last looked up
 }
 
 type consentBody struct {
@@ -40,6 +41,10 @@ func (h *handler) consentPage(w http.ResponseWriter, r *http.Request) {
 		row := consentRow{Address: v.Address.String(), State: string(v.State), Open: v.Open, Negotiations: v.Negotiations, Refused: v.Refused, Via: v.Via}
 		if v.At != nil {
 			row.SetISO, row.SetText = timeISO(*v.At), timeText(*v.At)
+		}
+		row.OnChain = "not checked yet"
+		if c, ok := h.n.KnownLink(v.Address); ok {
+			row.OnChain = linkWords(c.State)
 		}
 		rows = append(rows, row)
 	}
@@ -79,4 +84,17 @@ func (h *handler) consentSetState(w http.ResponseWriter, r *http.Request) {
 	}
 	h.log.Info("consent changed", "counterparty", v.Address, "state", v.State)
 	h.writeJSON(w, http.StatusOK, consentAnswer{Address: v.Address.String(), State: string(v.State), Message: v.Address.String() + " is " + string(v.State) + "."})
+}
+
+// linkWords says an IdentityLink look-up in plain words.
+func linkWords(s node.LinkState) string {
+	switch s {
+	case node.LinkMatching:
+		return "registered, matches the link this node holds"
+	case node.LinkDifferent:
+		return "registered with ANOTHER link than this node holds"
+	case node.LinkRegistered:
+		return "registered"
+	}
+	return "not registered"
 }

@@ -4,9 +4,16 @@ pragma solidity 0.8.37;
 import {IArbitrator} from "../interfaces/IArbitrator.sol";
 import {IArbitrable} from "../interfaces/IArbitrable.sol";
 
+/// @notice What the court pulls from a registry that credits it.
+interface IWithdrawable {
+    function withdraw(address token, uint256 amount) external;
+}
+
 /// @title TestCourt
-/// @notice A minimal ERC-792 arbitrator contract: it charges a fixed fee to
-/// create a dispute and its owner hands down rulings.
+/// @notice A minimal, centralized ERC-792 arbitrator contract: it charges a
+/// fixed fee to create a dispute, its owner (the court's operator) hands
+/// down rulings, and the owner withdraws what a registry credits the court
+/// (the bond of each ruling) and the fees it collected.
 contract TestCourt is IArbitrator {
     address public immutable owner;
     uint256 public immutable fee;
@@ -35,4 +42,17 @@ contract TestCourt is IArbitrator {
         require(msg.sender == owner, "owner");
         IArbitrable(arbitrable[disputeID]).rule(disputeID, ruling);
     }
+
+    /// @notice The owner pulls amount of native ETH that registry owes the
+    /// court, then takes everything the court holds (those credits and the
+    /// fees it collected).
+    function withdrawFrom(address registry, uint256 amount) external {
+        require(msg.sender == owner, "owner");
+        if (amount > 0) IWithdrawable(registry).withdraw(address(0), amount);
+        (bool ok,) = owner.call{value: address(this).balance}("");
+        require(ok, "pay");
+    }
+
+    /// @notice Receives the registry's payments.
+    receive() external payable {}
 }
