@@ -254,7 +254,8 @@ func (g *heldGate) Decide(ctx context.Context, r node.ApprovalRequest) (node.Dec
 
 // TestVetoWhileFundingIsApproved: a veto that arrives while the poster's
 // funding waits for its approval halts the commitment: once approved, the
-// act asks the act table again and puts nothing on chain.
+// act asks the act table again and puts nothing on chain. (Both parties
+// name the supervisor, the worker in its acceptance.)
 func TestVetoWhileFundingIsApproved(t *testing.T) {
 	w := newWorld(t, true)
 	g := &heldGate{act: node.ActFundEscrow, asked: make(chan struct{}), release: make(chan struct{})}
@@ -273,10 +274,14 @@ func TestVetoWhileFundingIsApproved(t *testing.T) {
 	}
 	nid := res.Thread.NegotiationID
 	worker.waitState(nid, negotiation.StateProposed)
-	if _, err := worker.Accept(t.Context(), nid); err != nil {
+	// The worker's principal names the same supervisor in its acceptance.
+	if _, err := worker.AcceptWith(t.Context(), nid, node.AcceptSpec{Supervisor: &sa}); err != nil {
 		t.Fatal(err)
 	}
 	poster.waitLog(nid, 2)
+	if v, _ := poster.Thread(nid); len(v.Supervisors) != 2 {
+		t.Fatalf("the poster's thread names supervisors %+v, want one for each party", v.Supervisors)
+	}
 	if _, err := poster.Accept(t.Context(), nid); err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,8 @@ func Options(t testing.TB, name string) []node.Option {
 }
 
 // Start builds a node from cfg with Options(t, cfg.Name) and opts, starts
-// it and returns it; it is closed when the test ends. cfg's data
+// it and returns it; when the test ends, the payload members of the
+// envelopes it received go into the census (census.go) and it is closed. cfg's data
 // directory holds keys (Keys).
 func Start(t testing.TB, cfg node.Config, opts ...node.Option) *node.Node {
 	t.Helper()
@@ -117,7 +118,10 @@ func Start(t testing.TB, cfg node.Config, opts ...node.Option) *node.Node {
 	if err := n.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = n.Close() })
+	t.Cleanup(func() {
+		recordCensus(n)
+		_ = n.Close()
+	})
 	return n
 }
 
