@@ -225,36 +225,11 @@ func (h *handover) join(d p2p.Delivery, f negotiation.FileRef) {
 }
 
 func (h *handover) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.FileRef) error {
-	if d.Sender == nil {
-		return fail(CodeBadBundle, "no sender link")
-	}
-	nid := d.Envelope.NegotiationID
-	from := d.Sender.PeerID
-	bc, err := f.CID.Parse()
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "bundle CID")
-	}
-	raw, rep, err := h.fetchBundle(ctx, from, nid, bc, "bundle")
+	b, err := h.fetchDelivered(ctx, d, f)
 	if err != nil {
 		return err
 	}
-	params := negotiation.Params{NegotiationID: nid}
-	for _, af := range d.Envelope.Payload.(*negotiation.DisputeEvidence).Files {
-		if af.MediaType != MediaTypeEnvelope {
-			continue
-		}
-		ac, err := af.CID.Parse()
-		if err != nil {
-			return failWrap(CodeBadBundle, err, "announcement CID")
-		}
-		if params.Announcement, err = h.fetchAnnouncement(ctx, from, ac); err != nil {
-			return err
-		}
-	}
-	th, err := rep.ReplayThread(params, engine.ReplayFact)
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "replaying the bundle")
-	}
+	th := b.th
 	// Only the assigned arbitrator joins (the act table's join_dispute).
 	if err := th.May(negotiation.ActJoinDispute, h.self, negotiation.ActArgs{}); err != nil {
 		return &Error{Code: Code(negotiation.CodeOf(err)), Msg: "the bundle's thread", Err: err}
@@ -272,7 +247,56 @@ func (h *handover) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.F
 			return fail(CodeNotParty, "the chain's arbitrator of the dispute is %s, not this node", rec.Arbitrator)
 		}
 	}
-	return h.importBundle(ctx, params, rep, bc, raw, negotiation.RoleArbitrator)
+	return h.importBundle(ctx, b.params, b.rep, b.cid, b.raw, negotiation.RoleArbitrator)
+}
+
+// delivered is a proof bundle a party handed over in a DisputeEvidence
+// (to an arbitrator, or as a supervision notice), fetched, verified and
+// replayed.
+type delivered struct {
+	raw    []byte
+	cid    cid.Cid
+	rep    *ledger.BundleReport
+	params negotiation.Params
+	th     *negotiation.Thread
+}
+
+// fetchDelivered fetches the bundle f of d from its sender (sealed to
+// this node, checked against its CID) with the announcement d names,
+// verifies it offline and replays its thread; who may join it is the
+// caller's to check.
+func (h *handover) fetchDelivered(ctx context.Context, d p2p.Delivery, f negotiation.FileRef) (*delivered, error) {
+	if d.Sender == nil {
+		return nil, fail(CodeBadBundle, "no sender link")
+	}
+	nid := d.Envelope.NegotiationID
+	from := d.Sender.PeerID
+	bc, err := f.CID.Parse()
+	if err != nil {
+		return nil, failWrap(CodeBadBundle, err, "bundle CID")
+	}
+	raw, rep, err := h.fetchBundle(ctx, from, nid, bc, "bundle")
+	if err != nil {
+		return nil, err
+	}
+	params := negotiation.Params{NegotiationID: nid}
+	for _, af := range d.Envelope.Payload.(*negotiation.DisputeEvidence).Files {
+		if af.MediaType != MediaTypeEnvelope {
+			continue
+		}
+		ac, err := af.CID.Parse()
+		if err != nil {
+			return nil, failWrap(CodeBadBundle, err, "announcement CID")
+		}
+		if params.Announcement, err = h.fetchAnnouncement(ctx, from, ac); err != nil {
+			return nil, err
+		}
+	}
+	th, err := rep.ReplayThread(params, engine.ReplayFact)
+	if err != nil {
+		return nil, failWrap(CodeBadBundle, err, "replaying the bundle")
+	}
+	return &delivered{raw: raw, cid: bc, rep: rep, params: params, th: th}, nil
 }
 
 // importBundle records a verified bundle's negotiation in this node's

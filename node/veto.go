@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/parleynet/parley/negotiation"
-	"github.com/parleynet/parley/node/engine"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -195,40 +194,15 @@ func (h *handover) supervision(d p2p.Delivery) (negotiation.Code, bool) {
 // offline, replays it, and imports it when its thread names this node as
 // the supervisor of the sender, a party.
 func (h *handover) joinSupervised(ctx context.Context, d p2p.Delivery, f negotiation.FileRef) error {
-	if d.Sender == nil {
-		return fail(CodeBadBundle, "no sender link")
-	}
-	nid := d.Envelope.NegotiationID
-	from := d.Sender.PeerID
-	bc, err := f.CID.Parse()
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "bundle CID")
-	}
-	raw, rep, err := h.fetchBundle(ctx, from, nid, bc, "bundle")
+	b, err := h.fetchDelivered(ctx, d, f)
 	if err != nil {
 		return err
 	}
-	params := negotiation.Params{NegotiationID: nid}
-	for _, af := range d.Envelope.Payload.(*negotiation.DisputeEvidence).Files {
-		if af.MediaType != MediaTypeEnvelope {
-			continue
-		}
-		ac, err := af.CID.Parse()
-		if err != nil {
-			return failWrap(CodeBadBundle, err, "announcement CID")
-		}
-		if params.Announcement, err = h.fetchAnnouncement(ctx, from, ac); err != nil {
-			return err
-		}
-	}
-	th, err := rep.ReplayThread(params, engine.ReplayFact)
-	if err != nil {
-		return failWrap(CodeBadBundle, err, "replaying the bundle")
-	}
+	th := b.th
 	if err := supervisedBy(th, d.Envelope.Sender.EVMAddress, h.self); err != nil {
 		return err
 	}
-	return h.importBundle(ctx, params, rep, bc, raw, negotiation.RoleSupervisor)
+	return h.importBundle(ctx, b.params, b.rep, b.cid, b.raw, negotiation.RoleSupervisor)
 }
 
 // supervisedBy refuses (not_party) a thread handed over by party to self
