@@ -613,7 +613,7 @@ func TestPartlyReleasedMilestone(t *testing.T) {
 		rp := negotiation.Replacement{TaskID: r.TaskID, NewWorker: e.newWorker.addr, HandoffHash: rand32(), Nonce: big.NewInt(0)}
 		d, _ := rp.Digest(e.domain)
 		r = must(e.poster.c.ReplaceWorker(ctx, r.TaskID, rp, r.Task, e.sign(e.poster, d), e.sign(e.worker, d)))
-		r = must(e.poster.c.ReleaseMilestone(ctx, r.TaskID, r.Task, 0))
+		must(e.poster.c.ReleaseMilestone(ctx, r.TaskID, r.Task, 0))
 		wantOwed(t, e, e.worker, part)
 		wantOwed(t, e, e.newWorker, rest)
 		e.holds(new(big.Int))
@@ -664,7 +664,7 @@ func TestPartlyReleasedMilestone(t *testing.T) {
 		if ms := r.Task.Milestones[0]; ms.State != MilestoneRevising || ms.Released.Cmp(new(big.Int).Add(part, part)) != 0 {
 			t.Fatalf("a part of a revising milestone: %+v", ms)
 		}
-		r = must(e.poster.c.ReleaseMilestone(ctx, r.TaskID, r.Task, 0))
+		must(e.poster.c.ReleaseMilestone(ctx, r.TaskID, r.Task, 0))
 		wantOwed(t, e, e.worker, m)
 		e.holds(new(big.Int))
 	})
