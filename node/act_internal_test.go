@@ -20,6 +20,7 @@ func runnerNode(t *testing.T) (*Node, func(act negotiation.Act, res string) floa
 		t.Fatal(err)
 	}
 	n := &Node{m: m, check: newLedgerCheck(m), state: stateStarted}
+	n.live.Store(true)
 	n.eng = engine.New(engine.Config{Unknown: n.check.unknownErr})
 	n.self[0] = 1
 	count := func(act negotiation.Act, res string) float64 {
@@ -72,6 +73,7 @@ func TestRunner(t *testing.T) {
 	other := negotiation.Address{2}
 
 	n.state = stateNew
+	n.live.Store(false)
 	if _, err := n.do(actCall{act: negotiation.ActPropose, fresh: freshThread(t, n.self)}, body); !errors.Is(err, ErrNotStarted) {
 		t.Fatalf("a node not started: %v", err)
 	}
@@ -79,6 +81,7 @@ func TestRunner(t *testing.T) {
 		t.Fatal("a node not started ran or counted the act")
 	}
 	n.state = stateStarted
+	n.live.Store(true)
 
 	bad := fail(CodeBadArgument, "no")
 	for _, tc := range []struct {

@@ -33,3 +33,12 @@ func (n *Node) ApproveOnlyForTest(ctx context.Context, requestID string, respons
 // FlushRejectionsForTest ends the current window of rejection evidence and
 // writes its entries now.
 func (n *Node) FlushRejectionsForTest(ctx context.Context) { n.rej.flush(ctx, n.led, n.log) }
+
+// SpawnForTest runs f on a goroutine the node owns once the node's
+// context ends (as Close begins), as a background task does.
+func SpawnForTest(n *Node, f func()) {
+	n.spawn(func(ctx context.Context) {
+		<-ctx.Done()
+		f()
+	})
+}

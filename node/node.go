@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -46,8 +47,12 @@ type Node struct {
 	m   *metrics
 	now func() time.Time
 
-	mu     sync.Mutex // lifecycle
-	state  lifecycle
+	mu    sync.Mutex // lifecycle: Start and Close hold it throughout
+	state lifecycle
+	// live is set once Start succeeded and cleared as Close begins, so
+	// that running() never waits for mu: a goroutine the node spawned may
+	// call a public method while Close, which holds mu, waits for it.
+	live   atomic.Bool
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -290,6 +295,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		}
 	}
 	n.state = stateStarted
+	n.live.Store(true)
 	n.spawn(func(ctx context.Context) { n.check.run(ctx, n.led) })
 	if n.client != nil {
 		n.spawn(n.watchTimeouts)
@@ -413,6 +419,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.state = stateClosed
+	n.live.Store(false)
 	return n.shutdown()
 }
 
@@ -471,9 +478,7 @@ func (n *Node) spawn(f func(ctx context.Context)) {
 
 // running returns ErrNotStarted unless the node is started.
 func (n *Node) running() error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.state != stateStarted {
+	if !n.live.Load() {
 		return ErrNotStarted
 	}
 	return nil

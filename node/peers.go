@@ -21,12 +21,12 @@ type PeerInfo struct {
 // Peers returns the peers the transport is connected to, in the order of
 // their ids (empty before Start and after Close).
 func (n *Node) Peers() []PeerInfo {
-	n.mu.Lock()
-	h := n.host
-	started := n.state == stateStarted
-	n.mu.Unlock()
 	out := []PeerInfo{}
-	if !started || h == nil || h.Libp2p() == nil {
+	if n.running() != nil {
+		return out
+	}
+	h := n.host // set before Start made the node live
+	if h == nil || h.Libp2p() == nil {
 		return out
 	}
 	lh := h.Libp2p()
