@@ -315,7 +315,7 @@ var actTable = []tableRow{
 		Checks: "the milestone exists (bad_argument), is not released and has a delivery pending review (milestone_invalid); the node checks on chain that the review period is over; its fact is accept_delivery's (milestone_released, unanswered); in halted too: a veto after funding leaves the contract's timeouts running"}, checkRevision},
 	{ActRow{Act: ActReclaimExpired, Does: "take back, after the deadline, every milestone the worker never delivered",
 		Roles: []Role{RolePoster}, States: heldStates, Expects: EscrowReclaimed{}.fact(),
-		Checks: "a milestone without a delivery is left in escrow (milestone_invalid); the node checks on chain that the deadline passed"}, checkReclaim},
+		Checks: "a milestone without a delivery, or sent back to work, is left in escrow (milestone_invalid); the node checks on chain that the deadline (for one sent back to work, its resubmission window) passed"}, checkReclaim},
 	{ActRow{Act: ActResolveTimedOut, Does: "resolve a stalled dispute by its timeout: the escrow split evenly",
 		Roles: anyone, States: []State{StateDisputed, StateArbitrated}, Expects: DisputeTimedOut{}.fact(),
 		Checks: "the node checks on chain that the dispute's stage timed out"}, nil},
@@ -541,7 +541,7 @@ func checkRevision(t *Thread, by Address, a ActArgs) *Error {
 }
 
 func checkReclaim(t *Thread, _ Address, _ ActArgs) *Error {
-	if len(t.openMilestones()) == 0 {
+	if len(t.openMilestones()) == 0 && len(t.revising) == 0 {
 		return reject(CodeMilestoneInvalid, "", "every milestone is released, reclaimed or has a delivery pending review")
 	}
 	return nil

@@ -36,6 +36,9 @@ func TestReclaimSparesARevisingMilestone(t *testing.T) {
 	if err := tr.th.May(ActDeliver, worker, ActArgs{Milestone: 0}); err != nil {
 		t.Fatalf("the worker may not deliver the revising milestone: %v", err)
 	}
+	if err := tr.th.May(ActReclaimExpired, tr.parties["poster"].addr, ActArgs{}); err != nil {
+		t.Fatalf("the poster may not reclaim the revising milestone once its window closes: %v", err)
+	}
 	// Its window closed unused: the second reclaim takes it.
 	if out := tr.th.Apply(EscrowReclaimed{Amount: U64(150)}, t0); !out.Effective() {
 		t.Fatalf("reclaim of 150: %v", out.Err)

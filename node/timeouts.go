@@ -85,9 +85,9 @@ func (n *Node) claimExit(ctx context.Context, nid string, taskID [32]byte, m int
 	if m < 0 || m >= len(task.Milestones) || task.Milestones[m].State != chain.MilestoneSubmitted {
 		return TimeoutExit{}, task, fail(Code(negotiation.CodeMilestoneInvalid), "milestone %d has no proof pending review on chain", m)
 	}
-	review, err := n.client.ReviewPeriod(ctx)
+	review, _, _, err := n.tw.periods(ctx, n.client)
 	if err != nil {
-		return TimeoutExit{}, task, chainErr("review period", err)
+		return TimeoutExit{}, task, err
 	}
 	ms := task.Milestones[m]
 	x := TimeoutExit{NegotiationID: nid, Act: negotiation.ActClaimUnanswered, Milestone: m, DueAt: unix(ms.SubmittedAt + review), Amount: fmtAmount(ms.Amount)}
@@ -104,16 +104,36 @@ func (n *Node) reclaimExit(ctx context.Context, nid string, taskID [32]byte) (Ti
 	if task.Status != chain.TaskActive {
 		return TimeoutExit{}, task, fail(CodeStateForbidden, "the task is not active on chain (status %d)", task.Status)
 	}
-	sum := new(big.Int)
+	review, _, _, err := n.tw.periods(ctx, n.client)
+	if err != nil {
+		return TimeoutExit{}, task, err
+	}
+	// The contract refunds the open milestones after the deadline, and a
+	// revising one after its resubmission window: the exit is due at the
+	// first of those, for what it would refund then.
+	sum, due := new(big.Int), uint64(0)
 	for _, m := range task.Milestones {
-		if m.State == chain.MilestoneOpen {
-			sum.Add(sum, m.Amount)
+		var at uint64
+		switch m.State {
+		case chain.MilestoneOpen:
+			at = task.Deadline + 1
+		case chain.MilestoneRevising:
+			at = chain.ResubmitUntil(task.Deadline, m.SubmittedAt, review) + 1
+		default:
+			continue
+		}
+		switch {
+		case due == 0 || at < due:
+			due = at
+			sum.Set(chain.Remaining(m))
+		case at == due:
+			sum.Add(sum, chain.Remaining(m))
 		}
 	}
 	if sum.Sign() == 0 {
 		return TimeoutExit{}, task, fail(Code(negotiation.CodeMilestoneInvalid), "no milestone without a proof is left in escrow on chain")
 	}
-	x := TimeoutExit{NegotiationID: nid, Act: negotiation.ActReclaimExpired, Milestone: -1, DueAt: unix(task.Deadline + 1), Amount: fmtAmount(sum)}
+	x := TimeoutExit{NegotiationID: nid, Act: negotiation.ActReclaimExpired, Milestone: -1, DueAt: unix(due), Amount: fmtAmount(sum)}
 	return x, task, nil
 }
 
@@ -124,9 +144,9 @@ func (n *Node) resolveExit(ctx context.Context, nid string, taskID [32]byte) (Ti
 	if err != nil {
 		return TimeoutExit{}, chainErr("dispute", err)
 	}
-	assign, rule, err := n.client.DisputeTimeouts(ctx)
+	_, assign, rule, err := n.tw.periods(ctx, n.client)
 	if err != nil {
-		return TimeoutExit{}, chainErr("dispute timeouts", err)
+		return TimeoutExit{}, err
 	}
 	var limit uint64
 	switch d.Status {
@@ -355,6 +375,33 @@ type timeoutWatch struct {
 	mu    sync.Mutex
 	due   map[string]TimeoutExit // by key, from the last scan
 	taken map[string]bool        // exits the policy took (once each)
+	// The contracts' periods, fixed at deployment: read once.
+	review, assign, rule uint64
+	read                 bool
+}
+
+// periodReader is what periods reads of the chain.
+type periodReader interface {
+	ReviewPeriod(ctx context.Context) (uint64, error)
+	DisputeTimeouts(ctx context.Context) (assign, rule uint64, err error)
+}
+
+// periods returns the TaskRegistry's review period and the
+// ArbitrationModule's assignment and ruling timeouts, read from c the
+// first time (they are immutable in the contracts) and kept.
+func (w *timeoutWatch) periods(ctx context.Context, c periodReader) (review, assign, rule uint64, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.read {
+		if w.review, err = c.ReviewPeriod(ctx); err != nil {
+			return 0, 0, 0, chainErr("review period", err)
+		}
+		if w.assign, w.rule, err = c.DisputeTimeouts(ctx); err != nil {
+			return 0, 0, 0, chainErr("dispute timeouts", err)
+		}
+		w.read = true
+	}
+	return w.review, w.assign, w.rule, nil
 }
 
 func newTimeoutWatch(c TimeoutsConfig) *timeoutWatch {
