@@ -28,7 +28,7 @@ func TestPXPUpgradedClaimStaysAcceptable(t *testing.T) {
 	p.poster.waitState(p.nid, negotiation.StateCountered)
 	if _, err := p.poster.Counter(t.Context(), p.nid, node.CounterSpec{
 		Description: "both chapters, glossary in English",
-		PXPFields:   node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "w1", Verdict: negotiation.VerdictAccept}}},
+		PXPFields:   node.PXPFields{Reviews: []negotiation.Review{{ClaimID: "w1", Verdict: negotiation.VerdictAccept, Note: "0.3 ETH is within the budget"}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
