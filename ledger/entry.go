@@ -101,8 +101,15 @@ type Entry struct {
 
 // entryOverhead bounds what one append adds to a transaction beyond its
 // entry and object bytes: its index keys (each counted as at least 128
-// bytes, see keyCost) and the head.
-const entryOverhead = 2048
+// bytes, see keyCost), the head, and the Merkle tree's nodes and record
+// (treeOverhead).
+const entryOverhead = 2048 + treeOverhead
+
+// treeOverhead bounds the Merkle tree's share of one transaction beyond
+// the two nodes each entry is counted for (prepare): appending n leaves
+// completes at most 2n + 64 nodes, and the tree record is one key (each
+// counted as 128 bytes, keyCost).
+const treeOverhead = 65 * 128
 
 // encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and
 // negotiationID are validated plain ASCII, body is canonical, and the
