@@ -106,10 +106,10 @@ type Entry struct {
 const entryOverhead = 2048 + treeOverhead
 
 // treeOverhead bounds the Merkle tree's share of one transaction beyond
-// the two nodes each entry is counted for (prepare): appending n leaves
-// completes at most 2n + 64 nodes, and the tree record is one key (each
-// counted as 128 bytes, keyCost).
-const treeOverhead = 65 * 128
+// the key of two node hashes each entry is counted for (prepare):
+// appending n leaves completes at most 2n + 64 nodes, so at most 64 more
+// hashes, and the tree record is one key (counted as 128 bytes, keyCost).
+const treeOverhead = 64*32 + 128
 
 // encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and
 // negotiationID are validated plain ASCII, body is canonical, and the

@@ -17,11 +17,12 @@ import (
 // Merkle tree over its entries: leaf i (from 0) is the stored JCS bytes of
 // entry i+1 (Entry.Raw), hashed as SHA-256(0x00 || raw); an inner node is
 // SHA-256(0x01 || left || right). Every perfect subtree's root (a node
-// (level, index), level 0 the leaves) is stored under node|level|index,
-// and the tree's size and root under the tree key, in the transaction that
-// writes the entries that complete them; so the tree at any size up to the
-// head can be rebuilt from O(log n) stored nodes, and the compact range of
-// the whole log is the stored nodes that RangeNodes(0, size) names. The
+// (level, index), level 0 the leaves) is stored, with the other nodes its
+// last leaf completes, under node|leaf (nodeKey), and the tree's size and
+// root under the tree key, in the transaction that writes the entries that
+// complete them; so the tree at any size up to the head can be rebuilt
+// from O(log n) stored nodes, and the compact range of the whole log is
+// the stored nodes that RangeNodes(0, size) names. The
 // hashing, compact ranges, proofs and their verification are
 // github.com/transparency-dev/merkle's.
 
@@ -36,14 +37,6 @@ func treeValue(size uint64, root []byte) []byte {
 	binary.BigEndian.PutUint64(v, size)
 	copy(v[8:], root)
 	return v
-}
-
-func nodeKey(id compact.NodeID) []byte {
-	k := make([]byte, 10)
-	k[0] = pNode
-	k[1] = byte(id.Level)
-	binary.BigEndian.PutUint64(k[2:], id.Index)
-	return k
 }
 
 // readTree returns the stored tree size and root; ok is false when the
@@ -62,20 +55,58 @@ func readTree(txn *badger.Txn) (size uint64, root []byte, ok bool, err error) {
 	return binary.BigEndian.Uint64(v), v[8:], true, nil
 }
 
-// getNode reads stored node id. A node that should be stored and is not,
-// or is not 32 bytes, is a *VerifyError (tree_mismatch).
+// nodeKey is the key of the nodes that appending leaf index completed:
+// x|index, whose value is their hashes by level from 0 (the leaf's hash,
+// then one per level whose subtree the leaf completes). One key per entry
+// keeps the tree's share of a commit to one key per entry.
+func nodeKey(index uint64) []byte {
+	k := make([]byte, 9)
+	k[0] = pNode
+	binary.BigEndian.PutUint64(k[1:], index)
+	return k
+}
+
+// nodePlace returns the leaf whose append completed node id (the last
+// leaf under it) and the node's offset in that leaf's value.
+func nodePlace(id compact.NodeID) (leaf uint64, offset int) {
+	return (id.Index+1)<<id.Level - 1, 32 * int(id.Level)
+}
+
+// getNode reads stored node id. A node that should be stored and is not
+// is a *VerifyError (tree_mismatch).
 func getNode(txn *badger.Txn, id compact.NodeID) ([]byte, error) {
-	v, err := getValue(txn, nodeKey(id))
+	leaf, off := nodePlace(id)
+	item, err := txn.Get(nodeKey(leaf))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, bad(0, CodeTreeMismatch, "tree node (%d, %d) is not stored", id.Level, id.Index)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(v) != 32 {
-		return nil, bad(0, CodeTreeMismatch, "tree node (%d, %d) of %d bytes", id.Level, id.Index, len(v))
-	}
-	return v, nil
+	var out []byte
+	err = item.Value(func(v []byte) error {
+		if len(v) < off+32 || len(v)%32 != 0 {
+			return bad(0, CodeTreeMismatch, "tree nodes of leaf %d: %d bytes, no node (%d, %d)", leaf, len(v), id.Level, id.Index)
+		}
+		out = append([]byte(nil), v[off:off+32]...)
+		return nil
+	})
+	return out, err
+}
+
+// appendGroup appends leafHash to r and returns the hashes of the nodes that appending leaf index
+// completes, by level, as r.Append reports them (leaf first).
+func appendGroup(r *compact.Range, leafHash []byte) ([]byte, error) {
+	index := r.End()
+	buf := make([]byte, 0, 64)
+	var order error
+	err := r.Append(leafHash, func(id compact.NodeID, h []byte) {
+		if leaf, off := nodePlace(id); leaf != index || off != len(buf) {
+			order = fmt.Errorf("ledger: tree node (%d, %d) out of order appending leaf %d", id.Level, id.Index, index)
+		}
+		buf = append(buf, h...)
+	})
+	return buf, errors.Join(err, order)
 }
 
 func getNodes(txn *badger.Txn, ids []compact.NodeID) ([][]byte, error) {
@@ -117,16 +148,15 @@ func cloneRange(r *compact.Range) *compact.Range {
 	return c
 }
 
-// appendLeaf adds raw as the next leaf of st's tree and sets every node it
+// appendLeaf adds raw as the next leaf of st's tree and sets the nodes it
 // completes in st's transaction.
 func (st *txnState) appendLeaf(raw []byte) error {
-	var err error
-	aerr := st.tree.Append(hasher.HashLeaf(raw), func(id compact.NodeID, h []byte) {
-		if err == nil {
-			err = st.txn.Set(nodeKey(id), h)
-		}
-	})
-	return errors.Join(aerr, err)
+	index := st.tree.End()
+	group, err := appendGroup(st.tree, hasher.HashLeaf(raw))
+	if err != nil {
+		return err
+	}
+	return st.txn.Set(nodeKey(index), group)
 }
 
 // treeCheck recomputes the tree over entries as verifyChain reads them and
@@ -138,27 +168,24 @@ type treeCheck struct {
 
 // leaf adds entry seq's stored bytes raw to the check.
 func (c *treeCheck) leaf(seq uint64, raw []byte) error {
-	var bad1 error
-	err := c.r.Append(hasher.HashLeaf(raw), func(id compact.NodeID, h []byte) {
-		if bad1 != nil {
-			return
-		}
-		stored, err := getNode(c.txn, id)
-		switch {
-		case err != nil:
-			bad1 = err
-		case !bytes.Equal(stored, h):
-			bad1 = bad(seq, CodeTreeMismatch, "stored tree node (%d, %d) is %x, the entries give %x", id.Level, id.Index, stored, h)
-		}
-	})
-	if bad1 != nil {
-		var ve *VerifyError
-		if errors.As(bad1, &ve) && ve.Seq == 0 {
-			ve.Seq = seq
-		}
-		return bad1
+	index := c.r.End()
+	group, err := appendGroup(c.r, hasher.HashLeaf(raw))
+	if err != nil {
+		return err
 	}
-	return err
+	item, err := c.txn.Get(nodeKey(index))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return bad(seq, CodeTreeMismatch, "the tree nodes of entry %d are not stored", seq)
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(func(v []byte) error {
+		if !bytes.Equal(v, group) {
+			return bad(seq, CodeTreeMismatch, "the stored tree nodes of entry %d are %x, the entries give %x", seq, v, group)
+		}
+		return nil
+	})
 }
 
 // end checks the stored tree record against the recomputed tree.
@@ -422,12 +449,6 @@ func (l *Ledger) buildTree(ctx context.Context, db *badger.DB, n uint64) (*compa
 	r := treeRange.NewEmptyRange(0)
 	wb := db.NewWriteBatch()
 	defer wb.Cancel()
-	var werr error
-	set := func(id compact.NodeID, h []byte) {
-		if werr == nil {
-			werr = wb.Set(nodeKey(id), append([]byte(nil), h...))
-		}
-	}
 	err := db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
 		defer it.Close()
@@ -437,12 +458,17 @@ func (l *Ledger) buildTree(ctx context.Context, db *badger.DB, n uint64) (*compa
 					return err
 				}
 			}
-			err := it.Item().Value(func(v []byte) error { return r.Append(hasher.HashLeaf(v[64:]), set) })
+			index := r.End()
+			var group []byte
+			err := it.Item().Value(func(v []byte) (err error) {
+				group, err = appendGroup(r, hasher.HashLeaf(v[64:]))
+				return err
+			})
+			if err == nil {
+				err = wb.Set(nodeKey(index), group)
+			}
 			if err != nil {
 				return err
-			}
-			if werr != nil {
-				return werr
 			}
 		}
 		return nil

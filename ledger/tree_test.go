@@ -314,6 +314,15 @@ func TestTreeBuiltForAnOldLedger(t *testing.T) {
 	}
 }
 
+// flipNode flips a bit of stored node id.
+func flipNode(t *testing.T, db *badger.DB, id compact.NodeID) {
+	t.Helper()
+	leaf, off := nodePlace(id)
+	v := append([]byte(nil), getRaw(t, db, nodeKey(leaf))...)
+	v[off+5] ^= 1
+	setRaw(t, db, nodeKey(leaf), v)
+}
+
 // TestTreeTamperIsCaught changes the stored tree or an entry behind the
 // ledger's back: Verify (and Start, for what follows the checkpoint)
 // reports tree_mismatch, even where the hash chain was rewritten to match.
@@ -340,15 +349,16 @@ func TestTreeTamperIsCaught(t *testing.T) {
 		seq    uint64
 		tamper func(t *testing.T, db *badger.DB)
 	}{
-		{"a leaf node", 4, func(t *testing.T, db *badger.DB) {
-			k := nodeKey(compact.NewNodeID(0, 3))
-			setRaw(t, db, k, flip(getRaw(t, db, k)))
+		{"a leaf node", 4, func(t *testing.T, db *badger.DB) { flipNode(t, db, compact.NewNodeID(0, 3)) }},
+		{"an inner node", 8, func(t *testing.T, db *badger.DB) { flipNode(t, db, compact.NewNodeID(3, 0)) }},
+		{"a missing node", 6, func(t *testing.T, db *badger.DB) {
+			leaf, _ := nodePlace(compact.NewNodeID(1, 2))
+			deleteRaw(t, db, nodeKey(leaf))
 		}},
-		{"an inner node", 8, func(t *testing.T, db *badger.DB) {
-			k := nodeKey(compact.NewNodeID(3, 0))
-			setRaw(t, db, k, flip(getRaw(t, db, k)))
+		{"a node cut short", 10, func(t *testing.T, db *badger.DB) {
+			k := nodeKey(9)
+			setRaw(t, db, k, getRaw(t, db, k)[:32])
 		}},
-		{"a missing node", 6, func(t *testing.T, db *badger.DB) { deleteRaw(t, db, nodeKey(compact.NewNodeID(1, 2))) }},
 		{"the tree root", n, func(t *testing.T, db *badger.DB) { setRaw(t, db, keyTree, flip(getRaw(t, db, keyTree))) }},
 		{"the tree size", n, func(t *testing.T, db *badger.DB) {
 			v := getRaw(t, db, keyTree)
@@ -442,4 +452,38 @@ func TestTreeGroupCommit(t *testing.T) {
 		}
 	}
 	checkTree(t, a)
+}
+
+// TestTreeScanReportsNodeDamage damages a stored leaf node behind the
+// checkpoint: Start does not read it, Scan reports it (tree_mismatch) and
+// goes on.
+func TestTreeScanReportsNodeDamage(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	l, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	treeLedger(t, l, 10)
+	if _, err := l.Verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, cfg)
+	flipNode(t, db, compact.NewNodeID(0, 3))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, cfg)
+	rep, err := l.Scan(t.Context(), ScanConfig{Duty: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count != 1 || rep.Damage[0].Seq != 4 || rep.Damage[0].Code != CodeTreeMismatch {
+		t.Fatalf("scan found %+v, want tree_mismatch at entry 4", rep.Damage)
+	}
 }
