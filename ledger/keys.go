@@ -20,7 +20,7 @@ const (
 	pKind       = 't' // t|kind|0|seq       -> empty
 	pState      = 's' // s|negotiationId    -> the negotiation's latest thread state
 	pPruned     = 'p' // p|cid              -> seq(8) of the retention.pruned entry
-	pNode       = 'x' // x|leaf(8)          -> hash(32) per level: the Merkle tree nodes appending the leaf completed (tree.go)
+	pNode       = 'x' // x|leaf(8)          -> hash(32) per level from 1: the inner Merkle tree nodes appending the leaf completed (tree.go)
 	pTree       = 'r' // r                  -> size(8) | root(32): the Merkle tree over every entry
 )
 

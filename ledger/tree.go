@@ -16,14 +16,15 @@ import (
 // The Merkle tree. Beside its hash chain the ledger keeps an RFC 6962
 // Merkle tree over its entries: leaf i (from 0) is the stored JCS bytes of
 // entry i+1 (Entry.Raw), hashed as SHA-256(0x00 || raw); an inner node is
-// SHA-256(0x01 || left || right). Every perfect subtree's root (a node
-// (level, index), level 0 the leaves) is stored, with the other nodes its
-// last leaf completes, under node|leaf (nodeKey), and the tree's size and
-// root under the tree key, in the transaction that writes the entries that
-// complete them; so the tree at any size up to the head can be rebuilt
-// from O(log n) stored nodes, and the compact range of the whole log is
-// the stored nodes that RangeNodes(0, size) names. The
-// hashing, compact ranges, proofs and their verification are
+// SHA-256(0x01 || left || right). Every inner node that roots a perfect
+// subtree (a node (level, index), level 0 the leaves) is stored, with the
+// other inner nodes its last leaf completes, under node|leaf (nodeKey);
+// a leaf's hash is recomputed from its entry. The tree's size and root are
+// stored under the tree key, in the transaction that writes the entries
+// that complete them; so the tree at any size up to the head can be
+// rebuilt from O(log n) stored nodes, and the compact range of the whole
+// log is the nodes that RangeNodes(0, size) names. The hashing, compact
+// ranges, proofs and their verification are
 // github.com/transparency-dev/merkle's.
 
 var (
@@ -55,10 +56,12 @@ func readTree(txn *badger.Txn) (size uint64, root []byte, ok bool, err error) {
 	return binary.BigEndian.Uint64(v), v[8:], true, nil
 }
 
-// nodeKey is the key of the nodes that appending leaf index completed:
-// x|index, whose value is their hashes by level from 0 (the leaf's hash,
-// then one per level whose subtree the leaf completes). One key per entry
-// keeps the tree's share of a commit to one key per entry.
+// nodeKey is the key of the inner nodes that appending leaf index
+// completed: x|index, whose value is their hashes by level from 1 (one per
+// level whose subtree the leaf completes). A leaf's own hash is not
+// stored: it is SHA-256(0x00 || the entry's stored bytes), read from the
+// entry. So an even leaf, which completes no inner node, has no key, and
+// the tree adds one key per two entries to a commit on average.
 func nodeKey(index uint64) []byte {
 	k := make([]byte, 9)
 	k[0] = pNode
@@ -66,15 +69,29 @@ func nodeKey(index uint64) []byte {
 	return k
 }
 
-// nodePlace returns the leaf whose append completed node id (the last
-// leaf under it) and the node's offset in that leaf's value.
+// nodePlace returns the leaf whose append completed inner node id (the
+// last leaf under it) and the node's offset in that leaf's value.
 func nodePlace(id compact.NodeID) (leaf uint64, offset int) {
-	return (id.Index+1)<<id.Level - 1, 32 * int(id.Level)
+	return (id.Index+1)<<id.Level - 1, 32 * (int(id.Level) - 1)
 }
 
-// getNode reads stored node id. A node that should be stored and is not
-// is a *VerifyError (tree_mismatch).
+// getNode reads node id: an inner node from the store, a leaf's hash from
+// its entry. A node that should be stored and is not is a *VerifyError
+// (tree_mismatch).
 func getNode(txn *badger.Txn, id compact.NodeID) ([]byte, error) {
+	if id.Level == 0 {
+		v, err := getValue(txn, entryKey(id.Index+1))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, bad(id.Index+1, CodeMissingEntry, "no entry %d for its tree leaf", id.Index+1)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(v) < 64 {
+			return nil, bad(id.Index+1, CodeMalformedEntry, "value of %d bytes", len(v))
+		}
+		return hasher.HashLeaf(v[64:]), nil
+	}
 	leaf, off := nodePlace(id)
 	item, err := txn.Get(nodeKey(leaf))
 	if errors.Is(err, badger.ErrKeyNotFound) {
@@ -94,13 +111,17 @@ func getNode(txn *badger.Txn, id compact.NodeID) ([]byte, error) {
 	return out, err
 }
 
-// appendGroup appends leafHash to r and returns the hashes of the nodes that appending leaf index
-// completes, by level, as r.Append reports them (leaf first).
+// appendGroup appends leafHash to r and returns the hashes of the inner
+// nodes the append completes, by level from 1, as nodeKey stores them
+// (empty for an even leaf).
 func appendGroup(r *compact.Range, leafHash []byte) ([]byte, error) {
 	index := r.End()
-	buf := make([]byte, 0, 64)
+	var buf []byte
 	var order error
 	err := r.Append(leafHash, func(id compact.NodeID, h []byte) {
+		if id.Level == 0 {
+			return
+		}
 		if leaf, off := nodePlace(id); leaf != index || off != len(buf) {
 			order = fmt.Errorf("ledger: tree node (%d, %d) out of order appending leaf %d", id.Level, id.Index, index)
 		}
@@ -153,7 +174,7 @@ func cloneRange(r *compact.Range) *compact.Range {
 func (st *txnState) appendLeaf(raw []byte) error {
 	index := st.tree.End()
 	group, err := appendGroup(st.tree, hasher.HashLeaf(raw))
-	if err != nil {
+	if err != nil || len(group) == 0 {
 		return err
 	}
 	return st.txn.Set(nodeKey(index), group)
@@ -170,7 +191,7 @@ type treeCheck struct {
 func (c *treeCheck) leaf(seq uint64, raw []byte) error {
 	index := c.r.End()
 	group, err := appendGroup(c.r, hasher.HashLeaf(raw))
-	if err != nil {
+	if err != nil || len(group) == 0 {
 		return err
 	}
 	item, err := c.txn.Get(nodeKey(index))
@@ -464,7 +485,7 @@ func (l *Ledger) buildTree(ctx context.Context, db *badger.DB, n uint64) (*compa
 				group, err = appendGroup(r, hasher.HashLeaf(v[64:]))
 				return err
 			})
-			if err == nil {
+			if err == nil && len(group) > 0 {
 				err = wb.Set(nodeKey(index), group)
 			}
 			if err != nil {

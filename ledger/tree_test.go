@@ -349,7 +349,7 @@ func TestTreeTamperIsCaught(t *testing.T) {
 		seq    uint64
 		tamper func(t *testing.T, db *badger.DB)
 	}{
-		{"a leaf node", 4, func(t *testing.T, db *badger.DB) { flipNode(t, db, compact.NewNodeID(0, 3)) }},
+		{"a node of level 1", 4, func(t *testing.T, db *badger.DB) { flipNode(t, db, compact.NewNodeID(1, 1)) }},
 		{"an inner node", 8, func(t *testing.T, db *badger.DB) { flipNode(t, db, compact.NewNodeID(3, 0)) }},
 		{"a missing node", 6, func(t *testing.T, db *badger.DB) {
 			leaf, _ := nodePlace(compact.NewNodeID(1, 2))
@@ -357,7 +357,7 @@ func TestTreeTamperIsCaught(t *testing.T) {
 		}},
 		{"a node cut short", 10, func(t *testing.T, db *badger.DB) {
 			k := nodeKey(9)
-			setRaw(t, db, k, getRaw(t, db, k)[:32])
+			setRaw(t, db, k, getRaw(t, db, k)[:16])
 		}},
 		{"the tree root", n, func(t *testing.T, db *badger.DB) { setRaw(t, db, keyTree, flip(getRaw(t, db, keyTree))) }},
 		{"the tree size", n, func(t *testing.T, db *badger.DB) {
@@ -454,7 +454,7 @@ func TestTreeGroupCommit(t *testing.T) {
 	checkTree(t, a)
 }
 
-// TestTreeScanReportsNodeDamage damages a stored leaf node behind the
+// TestTreeScanReportsNodeDamage damages a stored node behind the
 // checkpoint: Start does not read it, Scan reports it (tree_mismatch) and
 // goes on.
 func TestTreeScanReportsNodeDamage(t *testing.T) {
@@ -474,7 +474,7 @@ func TestTreeScanReportsNodeDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, cfg)
-	flipNode(t, db, compact.NewNodeID(0, 3))
+	flipNode(t, db, compact.NewNodeID(1, 1))
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
