@@ -225,6 +225,11 @@ func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, *compact.Range,
 			if err := txn.Set(keyMeta, []byte(formatName)); err != nil {
 				return err
 			}
+			if tree != nil {
+				if err := txn.Set(keyTree, []byte(treeMarker)); err != nil {
+					return err
+				}
+			}
 			return txn.Set(keyCheckpoint, headValue(head))
 		})
 		if err != nil {

@@ -165,7 +165,7 @@ func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 	if s.next == 1 {
 		s.prev, s.prevKnown = negotiation.Hash{}, true
 		s.tree = nil
-		if _, _, ok, err := readTree(txn); err == nil && ok {
+		if _, ok, err := readTree(txn); err == nil && ok {
 			s.tree = treeRange.NewEmptyRange(0)
 		}
 	}
@@ -198,7 +198,7 @@ func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 		if d != nil {
 			out = append(out, *d)
 			s.tree = nil
-		} else if d = s.checkTree(txn, seq, head.Seq, v[64:]); d != nil {
+		} else if d = s.checkTree(txn, seq, v[64:]); d != nil {
 			out = append(out, *d)
 		}
 		if d == nil && p.cid != nil {
@@ -222,19 +222,13 @@ func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 }
 
 // checkTree adds the intact entry seq (its stored bytes raw) to the
-// recomputed tree and holds the nodes it completes, and at the head the
-// tree record when it is of the head's size, to the stored ones.
-func (s *scanState) checkTree(txn *badger.Txn, seq, head uint64, raw []byte) *Damage {
+// recomputed tree and holds the nodes it completes to the stored ones.
+func (s *scanState) checkTree(txn *badger.Txn, seq uint64, raw []byte) *Damage {
 	if s.tree == nil {
 		return nil
 	}
 	tc := &treeCheck{txn: txn, r: s.tree}
 	err := tc.leaf(seq, raw)
-	if err == nil && seq == head {
-		if size, _, _, rerr := readTree(txn); rerr == nil && size == seq {
-			err = tc.end()
-		}
-	}
 	if err == nil {
 		return nil
 	}

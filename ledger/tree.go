@@ -32,28 +32,28 @@ var (
 	treeRange = &compact.RangeFactory{Hash: hasher.HashChildren}
 )
 
-// treeValue is size(8) | root(32).
-func treeValue(size uint64, root []byte) []byte {
-	v := make([]byte, 40)
-	binary.BigEndian.PutUint64(v, size)
-	copy(v[8:], root)
-	return v
-}
+// treeMarker is stored under the tree key once the tree covers every
+// entry (from the first open with it, or once built): the tree's size is
+// then always the head's seq, and the writer keeps the two together.
+const treeMarker = "rfc6962-sha256"
 
-// readTree returns the stored tree size and root; ok is false when the
-// store has no tree (an empty ledger, or one written before the tree).
-func readTree(txn *badger.Txn) (size uint64, root []byte, ok bool, err error) {
+// readTree returns the tree's size (the head's seq) and whether the store
+// keeps the tree (ok is false for a ledger written before the tree and not
+// yet opened read-write since, or an empty one never opened read-write).
+func readTree(txn *badger.Txn) (size uint64, ok bool, err error) {
 	v, err := getValue(txn, keyTree)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, nil, false, nil
+	switch {
+	case errors.Is(err, badger.ErrKeyNotFound):
+		ok = false
+	case err != nil:
+		return 0, false, err
+	case string(v) != treeMarker:
+		return 0, false, bad(0, CodeTreeMismatch, "tree marker %q, want %q", v, treeMarker)
+	default:
+		ok = true
 	}
-	if err != nil {
-		return 0, nil, false, err
-	}
-	if len(v) != 40 {
-		return 0, nil, false, bad(0, CodeTreeMismatch, "tree record of %d bytes", len(v))
-	}
-	return binary.BigEndian.Uint64(v), v[8:], true, nil
+	h, err := readHead(txn, keyHead)
+	return h.Seq, ok, err
 }
 
 // nodeKey is the key of the inner nodes that appending leaf index
@@ -209,45 +209,17 @@ func (c *treeCheck) leaf(seq uint64, raw []byte) error {
 	})
 }
 
-// end checks the stored tree record against the recomputed tree.
-func (c *treeCheck) end() error {
-	size, root, ok, err := readTree(c.txn)
-	if err != nil {
-		return err
-	}
-	if !ok && c.r.End() > 0 {
-		return bad(c.r.End(), CodeTreeMismatch, "no tree record for %d entries", c.r.End())
-	}
-	if size != c.r.End() {
-		return bad(c.r.End(), CodeTreeMismatch, "tree record of size %d for %d entries", size, c.r.End())
-	}
-	want, err := rootOf(c.r)
-	if err != nil {
-		return err
-	}
-	if ok && !bytes.Equal(root, want) {
-		return bad(size, CodeTreeMismatch, "tree record root %x, the entries give %x", root, want)
-	}
-	return nil
-}
-
-// treeSize returns the stored tree size, or a refusal when the ledger has
+// treeSize returns the tree's size, or ErrNotFound when the ledger keeps
 // no tree yet (written before the tree and opened read-only since).
-func treeSize(txn *badger.Txn) (uint64, []byte, error) {
-	size, root, ok, err := readTree(txn)
+func treeSize(txn *badger.Txn) (uint64, error) {
+	size, ok, err := readTree(txn)
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
-	if !ok {
-		h, err := readHead(txn, keyHead)
-		if err != nil {
-			return 0, nil, err
-		}
-		if h.Seq > 0 {
-			return 0, nil, fmt.Errorf("ledger: no Merkle tree yet (a read-write open builds it): %w", ErrNotFound)
-		}
+	if !ok && size > 0 {
+		return 0, fmt.Errorf("ledger: no Merkle tree yet (a read-write open builds it): %w", ErrNotFound)
 	}
-	return size, root, nil
+	return size, nil
 }
 
 func checkSize(size, treeSize uint64, field string) error {
@@ -326,18 +298,18 @@ func consistencyFrom(get nodeSource, from, to uint64) ([][32]byte, error) {
 }
 
 // treeView runs fn on the store's tree: its size and a node source.
-func (l *Ledger) treeView(fn func(size uint64, root []byte, get nodeSource) error) error {
+func (l *Ledger) treeView(fn func(size uint64, get nodeSource) error) error {
 	db, release, err := l.acquire()
 	if err != nil {
 		return err
 	}
 	defer release()
 	return db.View(func(txn *badger.Txn) error {
-		size, root, err := treeSize(txn)
+		size, err := treeSize(txn)
 		if err != nil {
 			return err
 		}
-		return fn(size, root, func(ids []compact.NodeID) ([][]byte, error) { return getNodes(txn, ids) })
+		return fn(size, func(ids []compact.NodeID) ([][]byte, error) { return getNodes(txn, ids) })
 	})
 }
 
@@ -345,13 +317,9 @@ func (l *Ledger) treeView(fn func(size uint64, root []byte, get nodeSource) erro
 // (size 0 is the empty tree, SHA-256 of nothing), for any size up to the
 // number of entries; a larger size is an *Error (CodeUnknownSize).
 func (l *Ledger) TreeHead(size uint64) (root [32]byte, err error) {
-	err = l.treeView(func(n uint64, cur []byte, get nodeSource) error {
+	err = l.treeView(func(n uint64, get nodeSource) error {
 		if err := checkSize(size, n, "size"); err != nil {
 			return err
-		}
-		if size == n && n > 0 {
-			copy(root[:], cur)
-			return nil
 		}
 		root, err = rootFrom(get, size)
 		return err
@@ -365,7 +333,7 @@ func (l *Ledger) TreeHead(size uint64) (root [32]byte, err error) {
 // else an *Error (CodeUnknownSize). VerifyInclusion checks it.
 func (l *Ledger) InclusionProof(seq, size uint64) ([][32]byte, error) {
 	var out [][32]byte
-	err := l.treeView(func(n uint64, _ []byte, get nodeSource) error {
+	err := l.treeView(func(n uint64, get nodeSource) error {
 		if err := checkSize(size, n, "size"); err != nil {
 			return err
 		}
@@ -383,7 +351,7 @@ func (l *Ledger) InclusionProof(seq, size uint64) ([][32]byte, error) {
 // VerifyConsistency checks it.
 func (l *Ledger) ConsistencyProof(from, to uint64) ([][32]byte, error) {
 	var out [][32]byte
-	err := l.treeView(func(n uint64, _ []byte, get nodeSource) error {
+	err := l.treeView(func(n uint64, get nodeSource) error {
 		if err := checkSize(to, n, "to"); err != nil {
 			return err
 		}
@@ -440,7 +408,7 @@ func VerifyConsistency(from, to uint64, proofHashes [][32]byte, fromRoot, toRoot
 // no tree record and entries, it returns nil when skipMissing (a ledger
 // written before the tree: open builds it) and tree_mismatch otherwise.
 func newTreeCheck(txn *badger.Txn, from, head uint64, skipMissing bool) (*treeCheck, error) {
-	_, _, ok, err := readTree(txn)
+	_, ok, err := readTree(txn)
 	if err != nil {
 		return nil, err
 	}
@@ -500,10 +468,7 @@ func (l *Ledger) buildTree(ctx context.Context, db *badger.DB, n uint64) (*compa
 	if err != nil {
 		return nil, fmt.Errorf("ledger: build the Merkle tree: %w", err)
 	}
-	root, err := rootOf(r)
-	if err == nil {
-		err = wb.Set(keyTree, treeValue(n, root))
-	}
+	err = wb.Set(keyTree, []byte(treeMarker))
 	if err == nil {
 		err = wb.Flush()
 	}

@@ -79,8 +79,8 @@ func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, e
 }
 
 // verifyChain is verifyRange that also, when tc is not nil, recomputes the
-// Merkle tree over the entries it reads and holds every node and the tree
-// record to the stored ones (tree_mismatch).
+// Merkle tree over the entries it reads and holds every node they complete
+// to the stored one (tree_mismatch).
 func verifyChain(ctx context.Context, txn *badger.Txn, from, head Head, tc *treeCheck) (Head, error) {
 	prev, next := from.Hash, from.Seq+1
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
@@ -132,11 +132,6 @@ func verifyChain(ctx context.Context, txn *badger.Txn, from, head Head, tc *tree
 	}
 	if prev != head.Hash {
 		return Head{}, bad(head.Seq, CodeHeadMismatch, "chain hash %s, recorded head %s", prev, head.Hash)
-	}
-	if tc != nil {
-		if err := tc.end(); err != nil {
-			return Head{}, err
-		}
 	}
 	return head, nil
 }

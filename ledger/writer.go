@@ -155,15 +155,6 @@ func (l *Ledger) commit(batch []*request) {
 			continue
 		}
 		if wrote > 0 {
-			root, err := rootOf(st.tree)
-			if err == nil {
-				err = st.txn.Set(keyTree, treeValue(st.tree.End(), root))
-			}
-			if err != nil {
-				st.txn.Discard()
-				l.fail(batch, fmt.Errorf("ledger: write tree: %w", err))
-				return
-			}
 			if err := st.txn.Set(keyHead, headValue(st.head)); err != nil {
 				st.txn.Discard()
 				l.fail(batch, fmt.Errorf("ledger: write head: %w", err))
