@@ -101,14 +101,13 @@ type Entry struct {
 
 // entryOverhead bounds what one append adds to a transaction beyond its
 // entry and object bytes: its index keys (each counted as at least 128
-// bytes, see keyCost), the head, and the Merkle tree's nodes and record
-// (treeOverhead).
+// bytes, see keyCost), the head, and the Merkle tree's nodes (treeOverhead).
 const entryOverhead = 2048 + treeOverhead
 
 // treeOverhead bounds the Merkle tree's share of one transaction beyond
 // the key of two node hashes each entry is counted for (prepare):
-// appending n leaves completes at most 2n + 64 nodes, so at most 64 more
-// hashes, and the tree record is one key (counted as 128 bytes, keyCost).
+// appending n leaves completes fewer than n + 64 inner nodes, so at most
+// 64 more hashes, and 128 bytes of slack.
 const treeOverhead = 64*32 + 128
 
 // encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and

@@ -19,11 +19,12 @@ import (
 // SHA-256(0x01 || left || right). Every inner node that roots a perfect
 // subtree (a node (level, index), level 0 the leaves) is stored, with the
 // other inner nodes its last leaf completes, under node|leaf (nodeKey);
-// a leaf's hash is recomputed from its entry. The tree's size and root are
-// stored under the tree key, in the transaction that writes the entries
-// that complete them; so the tree at any size up to the head can be
-// rebuilt from O(log n) stored nodes, and the compact range of the whole
-// log is the nodes that RangeNodes(0, size) names. The hashing, compact
+// a leaf's hash is recomputed from its entry. The nodes are written in
+// the transaction that writes the entries that complete them, the tree's
+// size is the head's seq, and the tree key marks a store that keeps the
+// tree; so the tree at any size up to the head (its root too) is rebuilt
+// from O(log n) stored nodes, and the compact range of the whole log is
+// the nodes that RangeNodes(0, size) names. The hashing, compact
 // ranges, proofs and their verification are
 // github.com/transparency-dev/merkle's.
 
@@ -405,7 +406,7 @@ func VerifyConsistency(from, to uint64, proofHashes [][32]byte, fromRoot, toRoot
 
 // newTreeCheck returns the check of the tree from entry from+1 to head
 // entries, starting from the stored compact range of the first from. With
-// no tree record and entries, it returns nil when skipMissing (a ledger
+// no tree marker and entries, it returns nil when skipMissing (a ledger
 // written before the tree: open builds it) and tree_mismatch otherwise.
 func newTreeCheck(txn *badger.Txn, from, head uint64, skipMissing bool) (*treeCheck, error) {
 	_, ok, err := readTree(txn)
@@ -419,7 +420,7 @@ func newTreeCheck(txn *badger.Txn, from, head uint64, skipMissing bool) (*treeCh
 		case skipMissing:
 			return nil, nil
 		}
-		return nil, bad(head, CodeTreeMismatch, "no tree record for %d entries", head)
+		return nil, bad(head, CodeTreeMismatch, "no tree marker for %d entries", head)
 	}
 	r, err := loadRange(txn, from)
 	if err != nil {

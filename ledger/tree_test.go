@@ -286,7 +286,7 @@ func TestTreeSurvivesReopen(t *testing.T) {
 }
 
 // TestTreeBuiltForAnOldLedger opens a ledger written before the tree (no
-// nodes, no tree record): the read-write open builds it.
+// nodes, no tree marker): the read-write open builds it.
 func TestTreeBuiltForAnOldLedger(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	l, err := New(cfg)
@@ -360,7 +360,7 @@ func TestTreeTamperIsCaught(t *testing.T) {
 			setRaw(t, db, k, getRaw(t, db, k)[:16])
 		}},
 		{"the tree marker", 0, func(t *testing.T, db *badger.DB) { setRaw(t, db, keyTree, flip(getRaw(t, db, keyTree))) }},
-		{"no tree record", n, func(t *testing.T, db *badger.DB) { deleteRaw(t, db, keyTree) }},
+		{"no tree marker", n, func(t *testing.T, db *badger.DB) { deleteRaw(t, db, keyTree) }},
 		{"the last entry, its chain rewritten", n, func(t *testing.T, db *badger.DB) {
 			v := getRaw(t, db, entryKey(n))
 			prev := [32]byte(v[:32])
@@ -376,8 +376,8 @@ func TestTreeTamperIsCaught(t *testing.T) {
 			cfg := build(t)
 			db := rawDB(t, cfg)
 			c.tamper(t, db)
-			if c.name == "no tree record" {
-				// Start takes a ledger without a tree record for one
+			if c.name == "no tree marker" {
+				// Start takes a ledger without a tree marker for one
 				// written before the tree and builds it; Verify of the
 				// raw store reports it.
 				err := db.View(func(txn *badger.Txn) error {

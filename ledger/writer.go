@@ -83,8 +83,8 @@ func (l *Ledger) submit(ctx context.Context, r *request) result {
 }
 
 // batchLimit is the most transaction bytes one group commit gathers,
-// leaving room for the head and the Merkle tree's record and extra nodes
-// (treeOverhead), which every transaction writes once.
+// leaving room for the head, which every transaction writes once, and the
+// Merkle tree's nodes beyond what each entry is counted for (treeOverhead).
 func (l *Ledger) batchLimit() int64 {
 	return min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40)-treeOverhead)
 }
