@@ -243,7 +243,8 @@ func (l *Ledger) prepare(r Record) (*request, error) {
 	if n > l.cfg.MaxEntryBytes {
 		return nil, refuse(CodeTooLarge, "", "entry of %d bytes exceeds the limit of %d", n, l.cfg.MaxEntryBytes)
 	}
-	req.size = keyCost(9, 64+n) + keyCost(1+len(r.Kind)+9, 0) + keyCost(1+len(r.NegotiationID)+9, 0)
+	req.size = keyCost(9, 64+n) + keyCost(1+len(r.Kind)+9, 0) + keyCost(1+len(r.NegotiationID)+9, 0) +
+		keyCost(9, 64) // the Merkle tree nodes it completes (one key, two hashes on average; treeOverhead bounds the rest)
 	if req.object != nil {
 		cl := len(req.cid.Bytes())
 		req.size += keyCost(1+cl, len(req.object)) + keyCost(1+cl, 8)

@@ -8,8 +8,12 @@
 // whole history. The ledger stores the exact bytes it hashed and verifies by
 // hashing what is stored; nothing is re-encoded from Go structs. Envelopes
 // and blobs are stored once under their CID and named from the entry that
-// stored them (body.cid). docs/ledger.md pins the format and the proof
-// bundle.
+// stored them (body.cid). Beside the chain the ledger keeps an RFC 6962
+// Merkle tree over the entries' stored bytes (transparency-dev/merkle),
+// its nodes written in the entries' transactions: TreeHead,
+// InclusionProof and ConsistencyProof answer for any size up to the head,
+// VerifyInclusion and VerifyConsistency check their answers offline.
+// docs/ledger.md pins the format, the tree and the proof bundle.
 //
 // Callers follow this contract:
 //
@@ -45,8 +49,8 @@
 //
 // It imports negotiation (hashes, canonical JSON, envelopes, the state
 // machine for replay), storeguard (the record and the check before open),
-// strictjson (proof bundles are read with it), Badger and the CID
-// libraries. It must never import
+// strictjson (proof bundles are read with it), Badger, transparency-dev/merkle
+// and the CID libraries. It must never import
 // p2p, chain, approval or node: those wire the ledger behind their own
 // interfaces.
 package ledger

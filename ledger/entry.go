@@ -101,8 +101,14 @@ type Entry struct {
 
 // entryOverhead bounds what one append adds to a transaction beyond its
 // entry and object bytes: its index keys (each counted as at least 128
-// bytes, see keyCost) and the head.
-const entryOverhead = 2048
+// bytes, see keyCost), the head, and the Merkle tree's nodes (treeOverhead).
+const entryOverhead = 2048 + treeOverhead
+
+// treeOverhead bounds the Merkle tree's share of one transaction beyond
+// the key of two node hashes each entry is counted for (prepare):
+// appending n leaves completes fewer than n + 64 inner nodes, so at most
+// 64 more hashes, and 128 bytes of slack.
+const treeOverhead = 64*32 + 128
 
 // encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and
 // negotiationID are validated plain ASCII, body is canonical, and the

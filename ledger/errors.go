@@ -22,6 +22,7 @@ const (
 	CodeBadCode          Code = "bad_code"           // a rejection code that is empty or names an authentic envelope
 	CodeUnknownHead      Code = "unknown_head"       // an anchor names a head this ledger never had
 	CodeRetained         Code = "retained"           // retention refused: the negotiation is open or disputed
+	CodeUnknownSize      Code = "unknown_size"       // a tree size or entry beyond the Merkle tree (or a from beyond a to)
 )
 
 // Verification codes: the first entry (or bundle member) that fails carries
@@ -37,6 +38,8 @@ const (
 	CodeObjectMismatch Code = "object_mismatch" // a stored object does not hash to its CID
 	CodeBadEnvelope    Code = "bad_envelope"    // a bundled envelope fails decoding, its signature, or its entry
 	CodeBadBundle      Code = "bad_bundle"      // the bundle file is not a proof bundle of this format
+	CodeTreeMismatch   Code = "tree_mismatch"   // a stored Merkle tree node or the tree record is not what the entries give
+	CodeBadProof       Code = "bad_proof"       // an inclusion or consistency proof does not verify
 )
 
 // The classes of codes and sentinels: what kind of failure each is, in the
@@ -64,6 +67,7 @@ var classes = map[Code]string{
 	CodeBadCode:          classInvalid,
 	CodeUnknownHead:      classNotFound,
 	CodeRetained:         classConflict,
+	CodeUnknownSize:      classNotFound,
 
 	CodeMalformedEntry: classConflict,
 	CodeSeqMismatch:    classConflict,
@@ -76,6 +80,8 @@ var classes = map[Code]string{
 	CodeUnreadable:     classConflict,
 	CodeBadEnvelope:    classUnprocessable,
 	CodeBadBundle:      classUnprocessable,
+	CodeTreeMismatch:   classConflict,
+	CodeBadProof:       classUnprocessable,
 }
 
 // Class returns the class of c: invalid for a malformed input, too_large

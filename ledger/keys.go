@@ -20,6 +20,8 @@ const (
 	pKind       = 't' // t|kind|0|seq       -> empty
 	pState      = 's' // s|negotiationId    -> the negotiation's latest thread state
 	pPruned     = 'p' // p|cid              -> seq(8) of the retention.pruned entry
+	pNode       = 'x' // x|leaf(8)          -> hash(32) per level from 1: the inner Merkle tree nodes appending the leaf completed (tree.go)
+	pTree       = 'r' // r                  -> size(8) | root(32): the Merkle tree over every entry
 )
 
 // formatName is stored under the meta key of every ledger.
@@ -29,6 +31,7 @@ var (
 	keyHead       = []byte{pHead}
 	keyCheckpoint = []byte{pCheckpoint}
 	keyMeta       = []byte{pMeta}
+	keyTree       = []byte{pTree}
 )
 
 func entryKey(seq uint64) []byte {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/transparency-dev/merkle/compact"
 
 	"github.com/parleynet/parley/storeguard"
 )
@@ -33,6 +34,11 @@ type Ledger struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup // the writer and anchor goroutines
 	readers sync.WaitGroup // reads in progress
+
+	// tree is the Merkle tree's compact range over every entry: set by
+	// Start, then the writer goroutine's alone (nil for a ledger written
+	// before the tree and opened read-only).
+	tree *compact.Range
 
 	// headMu guards head and failed, written by the writer goroutine.
 	headMu sync.RWMutex
@@ -111,7 +117,7 @@ func (l *Ledger) Start(ctx context.Context) error {
 		}
 		return fmt.Errorf("ledger: open %s: %w", l.cfg.Dir, err)
 	}
-	head, err := l.open(ctx, db)
+	head, tree, err := l.open(ctx, db)
 	if err == nil {
 		err = l.checkRecord(db, head, rec)
 	}
@@ -124,6 +130,7 @@ func (l *Ledger) Start(ctx context.Context) error {
 	l.private()
 	l.db = db
 	l.head = head
+	l.tree = tree
 	l.reqs = make(chan *request, 2*l.cfg.MaxBatch)
 	l.anchorC = make(chan struct{}, 1)
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -167,10 +174,13 @@ func (l *Ledger) badgerOptions() badger.Options {
 		WithValueThreshold(min(1<<20, l.cfg.txnLimit()))
 }
 
-// open checks the format, verifies from the checkpoint to the head and
-// advances the checkpoint.
-func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, error) {
+// open checks the format, verifies from the checkpoint to the head (the
+// entries and the Merkle tree's nodes they complete), loads the tree
+// (building it for a ledger written before the tree) and advances the
+// checkpoint.
+func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, *compact.Range, error) {
 	var head, ck Head
+	var tc *treeCheck
 	err := db.View(func(txn *badger.Txn) error {
 		meta, err := getValue(txn, keyMeta)
 		switch {
@@ -193,24 +203,40 @@ func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, error) {
 		if ck.Seq > head.Seq {
 			return bad(head.Seq+1, CodeMissingEntry, "checkpoint %d is beyond the head %d", ck.Seq, head.Seq)
 		}
-		_, err = verifyRange(ctx, txn, ck, head)
+		if tc, err = newTreeCheck(txn, ck.Seq, head.Seq, true); err != nil {
+			return err
+		}
+		_, err = verifyChain(ctx, txn, ck, head, tc)
 		return err
 	})
 	if err != nil {
-		return Head{}, err
+		return Head{}, nil, err
+	}
+	var tree *compact.Range
+	if tc != nil {
+		tree = tc.r
+	} else if !l.cfg.ReadOnly {
+		if tree, err = l.buildTree(ctx, db, head.Seq); err != nil {
+			return Head{}, nil, err
+		}
 	}
 	if !l.cfg.ReadOnly {
 		err = db.Update(func(txn *badger.Txn) error {
 			if err := txn.Set(keyMeta, []byte(formatName)); err != nil {
 				return err
 			}
+			if tree != nil {
+				if err := txn.Set(keyTree, []byte(treeMarker)); err != nil {
+					return err
+				}
+			}
 			return txn.Set(keyCheckpoint, headValue(head))
 		})
 		if err != nil {
-			return Head{}, fmt.Errorf("ledger: write checkpoint: %w", err)
+			return Head{}, nil, fmt.Errorf("ledger: write checkpoint: %w", err)
 		}
 	}
-	return head, nil
+	return head, tree, nil
 }
 
 // Close stops accepting appends, waits for the writer to commit what it was

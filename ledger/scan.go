@@ -11,6 +11,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/parleynet/parley/negotiation"
+	"github.com/transparency-dev/merkle/compact"
 )
 
 // CodeUnreadable is the verification code of an entry or object the store
@@ -152,6 +153,10 @@ type scanState struct {
 	prevKnown bool
 	sum       hash.Hash
 	resolve   bool // look up the negotiation of damaged entries
+	// tree is the Merkle tree recomputed over the entries checked so far,
+	// held node by node to the stored one; nil once an entry is damaged
+	// (the tree is not checked past it) or for a ledger with no tree.
+	tree *compact.Range
 }
 
 // chunk checks up to n entries from s.next, never beyond head, and
@@ -159,6 +164,10 @@ type scanState struct {
 func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 	if s.next == 1 {
 		s.prev, s.prevKnown = negotiation.Hash{}, true
+		s.tree = nil
+		if _, ok, err := readTree(txn); err == nil && ok {
+			s.tree = treeRange.NewEmptyRange(0)
+		}
 	}
 	var out []Damage
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
@@ -176,19 +185,23 @@ func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 		}
 		if seq > s.next {
 			out = append(out, Damage{Seq: s.next, Code: CodeMissingEntry, Msg: fmt.Sprintf("entries %d..%d are missing", s.next, seq-1)})
-			s.next, s.prevKnown = seq, false
+			s.next, s.prevKnown, s.tree = seq, false, nil
 		}
 		checked++
 		v, err := item.ValueCopy(nil)
 		if err != nil {
 			out = append(out, Damage{Seq: seq, Code: CodeUnreadable, Msg: err.Error()})
-			s.next, s.prevKnown = seq+1, false
+			s.next, s.prevKnown, s.tree = seq+1, false, nil
 			continue
 		}
 		stored, ok, p, d := scanStored(s.sum, seq, s.prev, s.prevKnown, v)
 		if d != nil {
 			out = append(out, *d)
-		} else if p.cid != nil {
+			s.tree = nil
+		} else if d = s.checkTree(txn, seq, v[64:]); d != nil {
+			out = append(out, *d)
+		}
+		if d == nil && p.cid != nil {
 			if err := checkObject(txn, seq, p.cid); err != nil {
 				out = append(out, objectDamage(seq, p.negotiationID, err))
 			}
@@ -206,6 +219,26 @@ func (s *scanState) chunk(txn *badger.Txn, head Head, n int) []Damage {
 		resolveNegotiations(txn, out)
 	}
 	return out
+}
+
+// checkTree adds the intact entry seq (its stored bytes raw) to the
+// recomputed tree and holds the nodes it completes to the stored ones.
+func (s *scanState) checkTree(txn *badger.Txn, seq uint64, raw []byte) *Damage {
+	if s.tree == nil {
+		return nil
+	}
+	tc := &treeCheck{txn: txn, r: s.tree}
+	err := tc.leaf(seq, raw)
+	if err == nil {
+		return nil
+	}
+	s.tree = nil
+	d := Damage{Seq: seq, Code: CodeTreeMismatch, Msg: err.Error()}
+	var ve *VerifyError
+	if errors.As(err, &ve) {
+		d.Code, d.Msg = ve.Code, ve.Msg
+	}
+	return &d
 }
 
 // scanStored checks one stored entry value like checkStored, but returns

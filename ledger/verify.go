@@ -32,7 +32,10 @@ func (l *Ledger) Verify(ctx context.Context) (Head, error) {
 		if err != nil {
 			return err
 		}
-		head, err = verifyRange(ctx, txn, Head{}, h)
+		tc, err := newTreeCheck(txn, 0, h.Seq, l.cfg.ReadOnly)
+		if err == nil {
+			head, err = verifyChain(ctx, txn, Head{}, h, tc)
+		}
 		var ve *VerifyError
 		if errors.As(err, &ve) {
 			ds := []Damage{{Seq: ve.Seq, Code: ve.Code, Msg: ve.Msg, Object: ve.Code == CodeObjectMismatch || ve.Code == CodeObjectMissing}}
@@ -72,6 +75,13 @@ func (l *Ledger) Verify(ctx context.Context) (Head, error) {
 // verified position (the zero Head for the start of the chain). It returns
 // head when every entry checks out.
 func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, error) {
+	return verifyChain(ctx, txn, from, head, nil)
+}
+
+// verifyChain is verifyRange that also, when tc is not nil, recomputes the
+// Merkle tree over the entries it reads and holds every node they complete
+// to the stored one (tree_mismatch).
+func verifyChain(ctx context.Context, txn *badger.Txn, from, head Head, tc *treeCheck) (Head, error) {
 	prev, next := from.Hash, from.Seq+1
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{pEntry}})
 	defer it.Close()
@@ -102,6 +112,9 @@ func verifyRange(ctx context.Context, txn *badger.Txn, from, head Head) (Head, e
 				return err
 			}
 			prev, ref = h, c
+			if tc != nil {
+				return tc.leaf(seq, v[64:])
+			}
 			return nil
 		})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ipfs/go-cid"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/transparency-dev/merkle/compact"
 )
 
 type opKind int
@@ -82,9 +83,10 @@ func (l *Ledger) submit(ctx context.Context, r *request) result {
 }
 
 // batchLimit is the most transaction bytes one group commit gathers,
-// leaving room for the head, which every transaction writes once.
+// leaving room for the head, which every transaction writes once, and the
+// Merkle tree's nodes beyond what each entry is counted for (treeOverhead).
 func (l *Ledger) batchLimit() int64 {
-	return min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40))
+	return min(int64(l.cfg.MaxBatchBytes), l.cfg.txnLimit()-keyCost(1, 40)-treeOverhead)
 }
 
 // writer gathers the requests waiting in l.reqs into one transaction, syncs
@@ -126,6 +128,7 @@ type txnState struct {
 	head    Head
 	objects map[string]Entry            // objects stored in this transaction, by CID key
 	hashes  map[uint64]negotiation.Hash // entries appended in this transaction
+	tree    *compact.Range              // the Merkle tree's compact range after what was set
 }
 
 // commit writes batch in one synced transaction and answers every caller.
@@ -165,6 +168,7 @@ func (l *Ledger) commit(batch []*request) {
 			l.headMu.Lock()
 			l.head = st.head
 			l.headMu.Unlock()
+			l.tree = st.tree // the writer's alone
 			l.batches.Add(1)
 			l.written.Add(uint64(wrote))
 			l.notifyAnchor()
@@ -191,6 +195,7 @@ func (l *Ledger) build(batch []*request, start Head, refused []error) (st *txnSt
 		head:    start,
 		objects: make(map[string]Entry),
 		hashes:  make(map[uint64]negotiation.Hash),
+		tree:    cloneRange(l.tree),
 	}
 	results = make([]result, len(batch))
 	for i, r := range batch {
@@ -287,6 +292,9 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 	hash := chainHash(st.head.Hash, raw)
 	txn := st.txn
 	if err := txn.Set(entryKey(seq), storedValue(st.head.Hash, hash, raw)); err != nil {
+		return result{}, err
+	}
+	if err := st.appendLeaf(raw); err != nil {
 		return result{}, err
 	}
 	if err := txn.Set(indexKey(pKind, r.kind, seq), nil); err != nil {
