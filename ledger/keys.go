@@ -24,8 +24,15 @@ const (
 	pTree       = 'r' // r                  -> size(8) | root(32): the Merkle tree over every entry
 )
 
-// formatName is stored under the meta key of every ledger.
-const formatName = "parley-ledger/1"
+// formatName is stored under the meta key of every ledger. Version 2
+// keeps the Merkle tree and the negotiationPrev back-links: a binary of
+// version 1 would append entries without either, so it refuses a ledger of
+// version 2 by its name, and this one upgrades a ledger of version 1 at its
+// read-write open (the tree built over its entries, the name rewritten).
+const formatName = "parley-ledger/2"
+
+// formatV1 is the format before the Merkle tree.
+const formatV1 = "parley-ledger/1"
 
 var (
 	keyHead       = []byte{pHead}

@@ -191,7 +191,7 @@ func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, *compact.Range,
 			meta = nil
 		case err != nil:
 			return err
-		case string(meta) != formatName:
+		case string(meta) != formatName && string(meta) != formatV1:
 			return fmt.Errorf("ledger: %s holds format %q, want %q", l.cfg.Dir, meta, formatName)
 		}
 		if head, err = readHead(txn, keyHead); err != nil {
@@ -206,7 +206,9 @@ func (l *Ledger) open(ctx context.Context, db *badger.DB) (Head, *compact.Range,
 		if ck.Seq > head.Seq {
 			return bad(head.Seq+1, CodeMissingEntry, "checkpoint %d is beyond the head %d", ck.Seq, head.Seq)
 		}
-		if tc, err = newTreeCheck(txn, ck.Seq, head.Seq, true); err != nil {
+		// Only a ledger of version 1 may lack the tree (open builds it);
+		// one of version 2 without its marker is damaged.
+		if tc, err = newTreeCheck(txn, ck.Seq, head.Seq, string(meta) == formatV1); err != nil {
 			return err
 		}
 		_, err = verifyChain(ctx, txn, ck, head, tc)

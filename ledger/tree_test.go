@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -285,8 +286,9 @@ func TestTreeSurvivesReopen(t *testing.T) {
 	}
 }
 
-// TestTreeBuiltForAnOldLedger opens a ledger written before the tree (no
-// nodes, no tree marker): the read-write open builds it.
+// TestTreeBuiltForAnOldLedger opens a ledger written before the tree
+// (format version 1, no nodes, no tree marker): the read-write open builds
+// it and names the store version 2.
 func TestTreeBuiltForAnOldLedger(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	l, err := New(cfg)
@@ -304,11 +306,23 @@ func TestTreeBuiltForAnOldLedger(t *testing.T) {
 	if err := db.DropPrefix([]byte{pNode}, keyTree); err != nil {
 		t.Fatal(err)
 	}
+	setRaw(t, db, keyMeta, []byte(formatV1))
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	l = open(t, cfg)
 	checkTree(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = rawDB(t, cfg)
+	if meta := getRaw(t, db, keyMeta); string(meta) != formatName {
+		t.Fatalf("the upgraded ledger holds format %q, want %q", meta, formatName)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, cfg)
 	if _, err := l.Verify(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -376,23 +390,6 @@ func TestTreeTamperIsCaught(t *testing.T) {
 			cfg := build(t)
 			db := rawDB(t, cfg)
 			c.tamper(t, db)
-			if c.name == "no tree marker" {
-				// Start takes a ledger without a tree marker for one
-				// written before the tree and builds it; Verify of the
-				// raw store reports it.
-				err := db.View(func(txn *badger.Txn) error {
-					h, _ := readHead(txn, keyHead)
-					tc, err := newTreeCheck(txn, 0, h.Seq, false)
-					if err != nil {
-						return err
-					}
-					_, err = verifyChain(t.Context(), txn, Head{}, h, tc)
-					return err
-				})
-				wantVerifyError(t, err, c.seq, CodeTreeMismatch)
-				db.Close()
-				return
-			}
 			if err := verifyRaw(t, db); err != nil && c.name != "the last entry, its chain rewritten" {
 				t.Fatalf("the hash chain alone: %v", err)
 			}
@@ -480,5 +477,36 @@ func TestTreeScanReportsNodeDamage(t *testing.T) {
 	}
 	if rep.Count != 1 || rep.Damage[0].Seq != 4 || rep.Damage[0].Code != CodeTreeMismatch {
 		t.Fatalf("scan found %+v, want tree_mismatch at entry 4", rep.Damage)
+	}
+}
+
+// TestOtherFormatRefused opens a ledger whose store names a format this
+// binary does not know (what a newer one writes; version 2 is that to a
+// binary of version 1, which would append entries without the tree):
+// Start refuses it and writes nothing.
+func TestOtherFormatRefused(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	l := open(t, cfg)
+	treeLedger(t, l, 3)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, cfg)
+	setRaw(t, db, keyMeta, []byte("parley-ledger/3"))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(t.Context()); err == nil || !strings.Contains(err.Error(), `holds format "parley-ledger/3"`) {
+		l.Close()
+		t.Fatalf("Start of a ledger of another format: %v", err)
+	}
+	db = rawDB(t, cfg)
+	defer db.Close()
+	if meta := getRaw(t, db, keyMeta); string(meta) != "parley-ledger/3" {
+		t.Fatalf("the refused ledger's format became %q", meta)
 	}
 }
