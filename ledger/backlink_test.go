@@ -119,7 +119,8 @@ var negPrevRE = regexp.MustCompile(`,"negotiationPrev":[0-9]+`)
 
 // legacyLedger rewrites every entry of the closed ledger at cfg in the
 // form stored before the back-link (no negotiationPrev), rechains them,
-// drops the tree (a read-write open rebuilds it) and the checkpoint (so
+// drops the tree and names the store version 1 (a read-write open
+// rebuilds the tree), and drops the checkpoint (so
 // the open verifies every entry).
 func legacyLedger(t *testing.T, cfg Config) {
 	t.Helper()
@@ -144,6 +145,9 @@ func legacyLedger(t *testing.T, cfg Config) {
 			head = Head{Seq: seqFromBytes(it.Item().Key()[1:]), Hash: h}
 		}
 		if err := txn.Set(keyHead, headValue(head)); err != nil {
+			return err
+		}
+		if err := txn.Set(keyMeta, []byte(formatV1)); err != nil {
 			return err
 		}
 		return txn.Set(keyCheckpoint, headValue(Head{}))
