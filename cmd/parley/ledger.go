@@ -382,6 +382,6 @@ func newBundleCmd() *cobra.Command {
 			}
 			return nil
 		},
-	})
+	}, newBundleCompareCmd())
 	return cmd
 }
