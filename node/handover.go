@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -456,47 +455,6 @@ func (h *handover) fetchAnnouncement(ctx context.Context, p peer.ID, c cid.Cid) 
 		return nil, fail(CodeBadBundle, "the announcement %s does not verify", c)
 	}
 	return ann, nil
-}
-
-// VerifyBundle checks a proof bundle offline: everything ledger.VerifyBundle
-// checks (the hash chain to its head, every object against its CID, every
-// envelope's decoding and signature), and that the bundle carries, for
-// every envelope, the identity link of its signer: a link that verifies at
-// the envelope's timestamp and binds its sender's EVM address to its inbox
-// key. A bundle that lacks one fails with CodeMissingLink.
-func VerifyBundle(r io.Reader, opts ledger.BundleOptions) (*ledger.BundleReport, error) {
-	rep, err := ledger.VerifyBundle(r, opts)
-	if err != nil {
-		return nil, failWrap(CodeBadBundle, err, "verification")
-	}
-	links := map[negotiation.Address][]*identity.Link{}
-	for _, e := range rep.Negotiation {
-		if e.Kind != KindIdentityLink {
-			continue
-		}
-		var b engine.LinkBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return nil, failWrap(CodeBadBundle, err, "entry %d", e.Seq)
-		}
-		l, err := identity.ParseLink(b.Link)
-		if err != nil || negotiation.Address(l.EVMAddress) != b.Address {
-			return nil, fail(CodeBadBundle, "entry %d: identity link does not parse or names another address", e.Seq)
-		}
-		links[b.Address] = append(links[b.Address], l)
-	}
-	for _, env := range rep.Envelopes {
-		ok := false
-		for _, l := range links[env.Sender.EVMAddress] {
-			if bytes.Equal(l.InboxKey, env.Sender.XMTPPublicKey[:]) && l.Verify(env.Timestamp) == nil {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, fail(CodeMissingLink, "no valid identity link of %s for envelope %s", env.Sender.EVMAddress, env.Hash())
-		}
-	}
-	return rep, nil
 }
 
 // handoff is a replacement's hand-over package: a proof bundle of the
