@@ -10,10 +10,10 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-// checkBackLinks holds every entry's negotiationPrev to the seq of its
+// checkStoredBackLinks holds every entry's negotiationPrev to the seq of its
 // negotiation's previous entry (0 for the first; none for an entry of no
 // negotiation), from the entries as stored.
-func checkBackLinks(t *testing.T, l *Ledger) {
+func checkStoredBackLinks(t *testing.T, l *Ledger) {
 	t.Helper()
 	last := map[string]uint64{}
 	es, err := Collect(l.Entries(t.Context(), 1))
@@ -72,7 +72,7 @@ func TestBackLink(t *testing.T) {
 	); err == nil {
 		t.Fatal("a bad batch was accepted")
 	}
-	checkBackLinks(t, l)
+	checkStoredBackLinks(t, l)
 	// After a reopen (an empty cache) the index gives the last seq.
 	cfg := l.cfg
 	if err := l.Close(); err != nil {
@@ -83,7 +83,7 @@ func TestBackLink(t *testing.T) {
 	if e.NegotiationPrev == 0 {
 		t.Fatal("no back-link after a reopen")
 	}
-	checkBackLinks(t, l)
+	checkStoredBackLinks(t, l)
 	if _, err := l.Verify(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestBackLinkCacheOverflow(t *testing.T) {
 	for _, i := range []int{0, 1, 2000, negCacheSize + 99} {
 		mustAppend(t, l, Record{Kind: KindChainEvent, NegotiationID: nid(i), Body: []byte(`{}`)})
 	}
-	checkBackLinks(t, l)
+	checkStoredBackLinks(t, l)
 }
 
 var negPrevRE = regexp.MustCompile(`,"negotiationPrev":[0-9]+`)
