@@ -16,9 +16,9 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-// headKeys creates a node's keys with test-strength costs and an identity
+// newHeadKeys creates a node's keys with test-strength costs and an identity
 // link issued at now.
-func headKeys(t *testing.T, now time.Time) (*identity.Keyring, *identity.Link) {
+func newHeadKeys(t *testing.T, now time.Time) (*identity.Keyring, *identity.Link) {
 	t.Helper()
 	cfg := identity.DefaultConfig(t.TempDir())
 	cfg.ScryptWorkFactor = 10
@@ -49,8 +49,8 @@ func signedHead(k *identity.Keyring, link *identity.Link, size uint64, root [32]
 // it was signed, is forged_head.
 func TestCheckTreeHead(t *testing.T) {
 	now := time.Now()
-	k, link := headKeys(t, now)
-	other, otherLink := headKeys(t, now)
+	k, link := newHeadKeys(t, now)
+	other, otherLink := newHeadKeys(t, now)
 	root := sha256.Sum256([]byte("root"))
 	good := signedHead(k, link, 7, root, now)
 	if l, err := checkTreeHead(good, link.Bytes()); err != nil || l.EVMAddress != link.EVMAddress {
@@ -116,7 +116,7 @@ func newAnchorWorld(t *testing.T) *anchorWorld {
 	}
 	t.Cleanup(b.Close)
 	w := &anchorWorld{dev: dev}
-	w.keys, w.link = headKeys(t, time.Now())
+	w.keys, w.link = newHeadKeys(t, time.Now())
 	funder, err := chain.New(b, dev.Deployer.Signer(), dev.ClientConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
