@@ -149,3 +149,48 @@ func evidenceEqual(x, y node.BundleEvidence) bool {
 	return x.Kind == y.Kind && x.Sender == y.Sender && x.Sequence == y.Sequence && slices.Equal(x.A, y.A) && slices.Equal(x.B, y.B) &&
 		x.MissingFrom == y.MissingFrom && x.Later == y.Later
 }
+
+// joinedFromV2 checks that arb joined nid from a version-2 bundle one of
+// the parties signed: its thread.joined entry names the bundle, a
+// parley-proof-bundle/2 whose tree head a party's link signed, holding
+// the negotiation's entries only.
+func joinedFromV2(t *testing.T, arb *tnode, nid string, parties ...*tnode) {
+	t.Helper()
+	var joined struct {
+		Bundle string `json:"bundle"`
+		Format string `json:"format"`
+	}
+	for e, err := range arb.Ledger().ByNegotiation(t.Context(), nid) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == node.KindThreadJoined {
+			if err := json.Unmarshal(e.Body, &joined); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if joined.Format != ledger.BundleFormatV2 {
+		t.Fatalf("the arbitrator joined from a bundle of format %q", joined.Format)
+	}
+	raw, err := arb.File(t.Context(), mustCID(t, joined.Bundle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := node.VerifyBundleWith(t.Context(), bytes.NewReader(raw), node.BundleVerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := false
+	for _, p := range parties {
+		signed = signed || v.Signer.EVMAddress == [20]byte(p.Address())
+	}
+	if v.Report.Version != 2 || !signed {
+		t.Fatalf("the bundle the arbitrator joined from: version %d, signed by %s", v.Report.Version, v.Signer.EVMAddress)
+	}
+	for _, e := range v.Report.Negotiation {
+		if e.NegotiationID != nid {
+			t.Fatalf("the bundle carries entry %d of %q", e.Seq, e.NegotiationID)
+		}
+	}
+}
