@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -454,5 +455,20 @@ func TestParseProofBound(t *testing.T) {
 	h := negotiation.Hash{1}.String()
 	if p, err := parseProof([]string{h, h}); err != nil || len(p) != 2 {
 		t.Fatalf("a proof of 2 hashes: %v", err)
+	}
+}
+
+// TestReplayThreadFromBundleV2: an arbitrator rebuilds the thread from a
+// version-2 bundle alone, as from version 1.
+func TestReplayThreadFromBundleV2(t *testing.T) {
+	l := open(t, testConfig(t, t.TempDir()))
+	th, params := negotiateToFunded(t, l)
+	rep := verifyV2(t, exportV2(t, l, newTestSigner("node"), params.NegotiationID))
+	got, err := rep.ReplayThread(negotiation.Params{NegotiationID: params.NegotiationID}, taskFundedFact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State() != th.State() || !reflect.DeepEqual(got.Log(), th.Log()) || got.Agreement().Digest != th.Agreement().Digest {
+		t.Fatalf("replayed state %s, live %s; or the log or agreement differ", got.State(), th.State())
 	}
 }
