@@ -41,7 +41,9 @@ func newDemoCmd() *cobra.Command {
 			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
 			"and checks, the poster releases each milestone (part of the second one first: the worker asks for\n" +
 			"two hours of work, the poster releases them with releasePart) and the worker withdraws. Task 2: a dispute; both\n" +
-			"parties propose the same arbitrator, which joins from a proof bundle and refuses to rule (the\n" +
+			"parties propose the same arbitrator, which joins from a version-2 proof bundle (the demo prints\n" +
+			"`parley bundle verify --rpc` of it: its inclusion proofs, the signed tree head and the anchored\n" +
+			"head on chain) and refuses to rule (the\n" +
 			"contract unassigns it); the parties name it again, it reads the evidence (also on the dispute's\n" +
 			"topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
 			"approval gate until the demo approves it through the API with the node's software key (a passkey\n" +
