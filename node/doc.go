@@ -24,9 +24,14 @@
 // hand-over of a thread to an arbitrator, a replacement worker or a
 // supervisor, the late join from its proof bundle and the dispute's
 // evidence topic (handover; the supervisor's side, its supervision notice
-// and the veto, are in veto.go; it also gets the address, the chain and the transport's
+// and the veto, are in veto.go; it also gets the address, the keys (which
+// sign the tree head of the version-2 bundle it hands an arbitrator), the
+// chain and the transport's
 // links and topics at Start, and the node's send and fact paths as
-// functions), the event stream (broadcaster), the stores' opener
+// functions), the verification of proof bundles (bundle.go: VerifyBundle,
+// and VerifyBundleWith, which names each check and with a chain holds a
+// bundle's tree head to the anchors its signer posted; compare.go:
+// CompareBundles, both parties' bundles envelope by envelope), the event stream (broadcaster), the stores' opener
 // (storeOpener), the chain side of the acts (chainActs: the co-signed
 // pairs it signs, submits and submits again, the task's state on chain,
 // and the chain facts of contract events and of the node's own receipts,

@@ -234,6 +234,7 @@ func TestDisputeToRuling(t *testing.T) {
 	if k["thread.joined"] != 1 || k["identity.link"] < 2 {
 		t.Fatalf("the arbitrator's ledger: %v", k)
 	}
+	joinedFromV2(t, arb, nid, poster, worker)
 
 	events, stop := arb.Subscribe(256)
 	defer stop()

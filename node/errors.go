@@ -44,6 +44,11 @@ const (
 	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
 	CodeRateLimited        Code = "rate_limited"         // over a rate: try again after RetryAfter(err)
 	CodeScopeMismatch      Code = "scope_mismatch"       // an announcement's named scope hash is contradicted on chain (scope.go)
+	// The verifier's codes of a version-2 proof bundle (bundle.go).
+	CodeForgedHead           Code = "forged_head"            // the tree head's signer link or signature does not verify
+	CodeAnchorForeign        Code = "anchor_foreign"         // the bundle's anchor was sent by another address than the signer's
+	CodeAnchorMissing        Code = "anchor_missing"         // the bundle's anchor is not on chain
+	CodeRewrittenAfterAnchor Code = "rewritten_after_anchor" // an on-chain anchor of the signer is not proved consistent with the bundle's head
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -92,6 +97,11 @@ var classes = map[Code]string{
 	CodeNoCard:             classConflict,
 	CodeForeignDomain:      classConflict,
 	CodeScopeMismatch:      classConflict,
+	// The verifier's codes of a version-2 proof bundle.
+	CodeForgedHead:           classUnprocessable,
+	CodeAnchorForeign:        classUnprocessable,
+	CodeAnchorMissing:        classUnprocessable,
+	CodeRewrittenAfterAnchor: classUnprocessable,
 }
 
 // Class returns the class of c: the node's own codes by their table, a

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -54,6 +53,7 @@ type handover struct {
 
 	log    *slog.Logger // set again at Start, with the node's address
 	led    *ledger.Ledger
+	keys   headKeys // the node's keys, which sign its tree heads
 	self   negotiation.Address
 	chain  handoverChain  // nil without a chain
 	links  linkBook       // the transport's identity links
@@ -181,9 +181,14 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 	if court, err := h.courtArbitrator(ctx, nid, arb); err != nil || court {
 		return err // a court reads the ERC-1497 documents (court.go), not a proof bundle
 	}
-	var buf bytes.Buffer
-	head, err := h.led.Export(ctx, nid, &buf)
+	// A version-2 bundle: the negotiation's entries only, each with its
+	// inclusion proof against a tree head signed now.
+	head, link, err := signHead(ctx, h.led, h.keys, h.now())
 	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := h.led.ExportV2(ctx, nid, head, link, &buf); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	c, err := h.blobs.store(ctx, nid, "proof-bundle.json", MediaTypeBundle, "", buf.Bytes())
@@ -201,7 +206,7 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 		taskID := taskOf(t)
 		p := &negotiation.DisputeEvidence{
 			DisputeID: negotiation.NewUint256(chain.DisputeID(taskID)), EvidenceCID: negotiation.CID(c.String()), Files: files,
-			Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the arbitrator", head.Seq, head.Hash),
+			Description: fmt.Sprintf("proof bundle of the thread so far (tree head %d %s), for the arbitrator", head.Size, negotiation.Hash(head.Root)),
 		}
 		if err := h.send(ctx, t, p, h.eng.Recipients(t, true)); err != nil {
 			return err
@@ -360,7 +365,11 @@ func (h *handover) importBundle(ctx context.Context, params negotiation.Params, 
 			}
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"bundle": bc.String(), "head": rep.Head.Hash, "count": rep.Head.Seq, "from": rep.From, "entries": len(rep.Negotiation)})
+	joined := map[string]any{"bundle": bc.String(), "head": rep.Head.Hash, "count": rep.Head.Seq, "from": rep.From, "entries": len(rep.Negotiation)}
+	if th := rep.TreeHead; th != nil {
+		joined = map[string]any{"bundle": bc.String(), "format": ledger.BundleFormatV2, "treeSize": th.Size, "treeRoot": negotiation.Hash(th.Root), "signer": th.Signer, "from": rep.From, "entries": len(rep.Negotiation)}
+	}
+	body, _ := json.Marshal(joined)
 	if _, _, err := h.led.Append(ctx, ledger.Record{Kind: KindThreadJoined, NegotiationID: nid, Body: body, At: h.now()}); err != nil {
 		return failWrap(CodeStoreFailed, err, "thread.joined")
 	}
@@ -456,47 +465,6 @@ func (h *handover) fetchAnnouncement(ctx context.Context, p peer.ID, c cid.Cid) 
 		return nil, fail(CodeBadBundle, "the announcement %s does not verify", c)
 	}
 	return ann, nil
-}
-
-// VerifyBundle checks a proof bundle offline: everything ledger.VerifyBundle
-// checks (the hash chain to its head, every object against its CID, every
-// envelope's decoding and signature), and that the bundle carries, for
-// every envelope, the identity link of its signer: a link that verifies at
-// the envelope's timestamp and binds its sender's EVM address to its inbox
-// key. A bundle that lacks one fails with CodeMissingLink.
-func VerifyBundle(r io.Reader, opts ledger.BundleOptions) (*ledger.BundleReport, error) {
-	rep, err := ledger.VerifyBundle(r, opts)
-	if err != nil {
-		return nil, failWrap(CodeBadBundle, err, "verification")
-	}
-	links := map[negotiation.Address][]*identity.Link{}
-	for _, e := range rep.Negotiation {
-		if e.Kind != KindIdentityLink {
-			continue
-		}
-		var b engine.LinkBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return nil, failWrap(CodeBadBundle, err, "entry %d", e.Seq)
-		}
-		l, err := identity.ParseLink(b.Link)
-		if err != nil || negotiation.Address(l.EVMAddress) != b.Address {
-			return nil, fail(CodeBadBundle, "entry %d: identity link does not parse or names another address", e.Seq)
-		}
-		links[b.Address] = append(links[b.Address], l)
-	}
-	for _, env := range rep.Envelopes {
-		ok := false
-		for _, l := range links[env.Sender.EVMAddress] {
-			if bytes.Equal(l.InboxKey, env.Sender.XMTPPublicKey[:]) && l.Verify(env.Timestamp) == nil {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, fail(CodeMissingLink, "no valid identity link of %s for envelope %s", env.Sender.EVMAddress, env.Hash())
-		}
-	}
-	return rep, nil
 }
 
 // handoff is a replacement's hand-over package: a proof bundle of the

@@ -238,6 +238,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
 	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
+	n.hand.keys = n.keys
 	n.snd.log, n.snd.self, n.snd.keys = n.log, n.self, n.keys
 	n.rcv.log, n.rcv.self = n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}

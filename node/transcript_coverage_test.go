@@ -83,11 +83,16 @@ var unreachableRefusals = map[node.Code]string{
 	node.CodeStoreFailed:     "the ledger refuses a write: the ledger works",
 	node.CodeBadBundle:       "a hand-over package or proof bundle that fails to verify: the node builds them",
 	node.CodeMissingLink:     "a bundle lacking a signer's identity link: the node's bundles carry every link",
-	node.CodeLedgerDamaged:   "an act resting on a damaged ledger entry: needs a data directory damaged on disk",
-	node.CodeNoCard:          "sealing or answering without an intent card: PXP acts are not transcript commands yet",
-	node.CodeViaWebRefused:   "an API caller claiming the principal's web page: PXP acts are not transcript commands yet",
-	node.CodeForeignDomain:   "an offer for another chain or registry: the transcripts' nodes share one chain (domain_test.go refuses one)",
-	node.CodeScopeMismatch:   "an announcement's scope published on chain by another address or with another hash: no node does that (TestPublicTaskScopeOnChain sends that transaction itself)",
+	// A bundle's verifier's codes (bundle.go): no act refuses with them.
+	node.CodeForgedHead:           "a bundle whose tree head its signer did not sign: the node signs its own",
+	node.CodeAnchorForeign:        "a bundle whose anchor another address sent: read on chain by a verifier",
+	node.CodeAnchorMissing:        "a bundle whose anchor is not on chain: read on chain by a verifier",
+	node.CodeRewrittenAfterAnchor: "a bundle not consistent with its signer's anchor: read on chain by a verifier",
+	node.CodeLedgerDamaged:        "an act resting on a damaged ledger entry: needs a data directory damaged on disk",
+	node.CodeNoCard:               "sealing or answering without an intent card: PXP acts are not transcript commands yet",
+	node.CodeViaWebRefused:        "an API caller claiming the principal's web page: PXP acts are not transcript commands yet",
+	node.CodeForeignDomain:        "an offer for another chain or registry: the transcripts' nodes share one chain (domain_test.go refuses one)",
+	node.CodeScopeMismatch:        "an announcement's scope published on chain by another address or with another hash: no node does that (TestPublicTaskScopeOnChain sends that transaction itself)",
 }
 
 // nodeCodes returns the codes node declares (constants of type Code in

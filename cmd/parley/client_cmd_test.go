@@ -333,6 +333,13 @@ func TestClientCommands(t *testing.T) {
 	if out = ok(t, "bundle", "verify", bundle); !strings.Contains(out, "ok negotiation "+nid) || !strings.Contains(out, "identity links verified") {
 		t.Fatalf("bundle verify: %q", out)
 	}
+	// Both parties' bundles agree envelope by envelope.
+	wbundle := filepath.Join(t.TempDir(), "w.json")
+	ok(t, with(W, "ledger", "export", nid, "-o", wbundle)...)
+	var cmp node.BundleComparison
+	if out = ok(t, "bundle", "compare", bundle, wbundle); json.Unmarshal([]byte(out), &cmp) != nil || !cmp.Agree || cmp.Same == 0 || cmp.NegotiationID != nid {
+		t.Fatalf("bundle compare: %q", out)
+	}
 
 	// The data directory's ledger is held by the running node: the ledger
 	// commands ask the API its parley.yaml names, and say so; when that

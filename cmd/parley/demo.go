@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/node/demo"
@@ -40,7 +41,9 @@ func newDemoCmd() *cobra.Command {
 			"worker delivers two files (their CIDs on chain) which the poster fetches over the blob protocol\n" +
 			"and checks, the poster releases each milestone (part of the second one first: the worker asks for\n" +
 			"two hours of work, the poster releases them with releasePart) and the worker withdraws. Task 2: a dispute; both\n" +
-			"parties propose the same arbitrator, which joins from a proof bundle and refuses to rule (the\n" +
+			"parties propose the same arbitrator, which joins from a version-2 proof bundle (the demo prints\n" +
+			"`parley bundle verify --rpc` of it: its inclusion proofs, the signed tree head and the anchored\n" +
+			"head on chain) and refuses to rule (the\n" +
 			"contract unassigns it); the parties name it again, it reads the evidence (also on the dispute's\n" +
 			"topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
 			"approval gate until the demo approves it through the API with the node's software key (a passkey\n" +
@@ -85,6 +88,7 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	played := time.Now()
 	if err := demo.Run(ctx, out, demo.Options{
 		Poster: dn.parties["poster"], Worker: dn.parties["worker"], Arbitrator: dn.parties["arbitrator"], Wait: wait,
+		VerifyOnChain: dn.verifyOnChain,
 	}); err != nil {
 		return dn.fail(err)
 	}
@@ -225,6 +229,35 @@ func demoParties(ctx context.Context, dir string, exited <-chan error, limit tim
 		}
 	}
 	return parties, nil
+}
+
+// verifyOnChain writes bundle beside the devnet and runs `parley bundle
+// verify --rpc` of it, in this process, against the devnet's chain with
+// the arbitrator's configuration (its contracts): the command a person
+// would type, and what it printed.
+func (d *devnetProcess) verifyOnChain(ctx context.Context, bundle []byte) (string, string, error) {
+	dataDir := filepath.Join(d.dir, "arbitrator")
+	fs := pflag.NewFlagSet("demo", pflag.ContinueOnError)
+	fs.String("data-dir", "", "")
+	if err := fs.Set("data-dir", dataDir); err != nil {
+		return "", "", err
+	}
+	s, err := loadSettings(fs, func(string) string { return "" })
+	if err != nil {
+		return "", "", err
+	}
+	file := filepath.Join(filepath.Dir(d.dir), "arbitrator.bundle.json")
+	if err := os.WriteFile(file, bundle, 0o600); err != nil {
+		return "", "", err
+	}
+	args := []string{"bundle", "verify", file, "--rpc", s.Node.Chain.RPC, "--data-dir", dataDir}
+	var out bytes.Buffer
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err = root.ExecuteContext(ctx)
+	return "parley " + strings.Join(args, " "), out.String(), err
 }
 
 // tail returns the last n lines of a file.

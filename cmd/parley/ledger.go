@@ -353,35 +353,6 @@ func newBundleCmd() *cobra.Command {
 		Use:   "bundle",
 		Short: "Work with proof bundles",
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "verify FILE",
-		Short: "Check a proof bundle offline: chain, head, objects, envelope signatures, identity links, anchors",
-		Long: "Check a proof bundle with nothing but its bytes: the hash chain to its head, every object against\n" +
-			"its CID, every envelope's signature, and that the bundle carries the identity link of every\n" +
-			"envelope's signer, valid at the envelope's time. Exit status 0: it proves what it says;\n" +
-			"1: the first failure is printed; 2: cannot read the file.",
-		Example: "  parley bundle verify task1.bundle.json",
-		Args:    usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			defer f.Close()
-			rep, err := node.VerifyBundle(f, ledger.BundleOptions{})
-			if err != nil {
-				return bundleExit(cmd, err)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "ok negotiation %s\n", rep.NegotiationID)
-			fmt.Fprintf(w, "head %d %s\n", rep.Head.Seq, rep.Head.Hash)
-			fmt.Fprintf(w, "entries %d (from %d), of the negotiation %d, envelopes %d (signatures and signers' identity links verified), pruned objects %d\n",
-				rep.Entries, rep.From, len(rep.Negotiation), len(rep.Envelopes), rep.Pruned)
-			for _, a := range rep.Anchors {
-				fmt.Fprintf(w, "anchor entry %d: %s\n", a.Seq, a.Body)
-			}
-			return nil
-		},
-	})
+	cmd.AddCommand(newBundleVerifyCmd(), newBundleCompareCmd())
 	return cmd
 }

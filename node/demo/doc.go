@@ -5,7 +5,9 @@
 // the poster's card (an escalation, the principal's answer sealed as an
 // amendment), both signatures on one settlement digest, escrow, a
 // delivered file checked against its CID, acceptance, withdrawal, a
-// second task through a dispute to a ruling, and each side's decision
+// second task through a dispute to a ruling (the arbitrator joins from a
+// version-2 proof bundle, which the story verifies and, given
+// Options.VerifyOnChain, prints `parley bundle verify --rpc` of), and each side's decision
 // brief. Every gated act waits in the
 // node's approval gate until the driver approves it through the API. Every
 // step is checked: a step that did not happen as the story says is an

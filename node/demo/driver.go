@@ -55,6 +55,10 @@ type Options struct {
 	// Wait bounds each wait for something to happen at a node (an
 	// announcement to arrive, a state to be reached).
 	Wait time.Duration
+	// VerifyOnChain, when not nil, runs `parley bundle verify --rpc` of the
+	// proof bundle the arbitrator joined from and returns the command it
+	// ran and what it printed; an error fails the story.
+	VerifyOnChain func(ctx context.Context, bundle []byte) (command, output string, err error)
 }
 
 // story is one run.
@@ -485,6 +489,12 @@ func (s *story) task2() error {
 		return s.failed("poster's evidence", err)
 	}
 	s.act("poster submits evidence", early)
+	joinCtx, stopJoin := context.WithCancel(s.ctx)
+	defer stopJoin()
+	joined, err := s.arb.API.Events(joinCtx, nid)
+	if err != nil {
+		return s.failed("follow the arbitrator's events", err)
+	}
 	if err := s.nameArbitrator(nid, ""); err != nil {
 		return err
 	}
@@ -496,6 +506,10 @@ func (s *story) task2() error {
 		return fmt.Errorf("demo: the arbitrator's view of the thread: role %s, observer %v", av.Role, av.Observer)
 	}
 	s.line("arbitrator joins from a proof bundle", fmt.Sprintf("%d envelopes", len(av.Log)), "dispute "+short(av.DisputeID), string(av.State))
+	if err := s.joinedBundle(joined); err != nil {
+		return err
+	}
+	stopJoin()
 	for _, c := range []string{early.Detail["cid"], delivered} {
 		if err := s.until("the arbitrator to fetch "+c, func() (bool, error) {
 			var buf bytes.Buffer
@@ -581,6 +595,62 @@ func (s *story) task2() error {
 		return fmt.Errorf("demo: the proof bundle of task 2 does not verify: %w", err)
 	}
 	s.line("proof bundle exported and verified offline", fmt.Sprintf("%d envelopes", len(rep.Envelopes)), fmt.Sprintf("%d bytes", bundle.Len()), "identity links included")
+	return nil
+}
+
+// joinedBundle reads the proof bundle the arbitrator joined from (the
+// CID its joined event names, fetched from its API), checks that it is a
+// version-2 bundle that verifies offline, and prints `parley bundle
+// verify --rpc` of it when the story can run it (Options.VerifyOnChain).
+func (s *story) joinedBundle(events <-chan node.Event) error {
+	c := ""
+	deadline := time.After(s.opts.Wait)
+	for c == "" {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return errors.New("demo: the arbitrator's event stream ended before it joined")
+			}
+			if ev.Kind == node.EventJoined {
+				c = ev.CID
+			}
+		case <-deadline:
+			return errors.New("demo: the arbitrator's joined event never came")
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+	}
+	var buf bytes.Buffer
+	if err := s.arb.API.File(s.ctx, c, &buf); err != nil {
+		return s.failed("read the bundle the arbitrator joined from", err)
+	}
+	rep, err := node.VerifyBundle(bytes.NewReader(buf.Bytes()), ledger.BundleOptions{})
+	if err != nil {
+		return fmt.Errorf("demo: the bundle the arbitrator joined from does not verify: %w", err)
+	}
+	if rep.Version != 2 || rep.TreeHead == nil {
+		return fmt.Errorf("demo: the arbitrator joined from a version-%d bundle, want 2", rep.Version)
+	}
+	anchored := "no anchor"
+	if rep.Anchor != nil {
+		anchored = fmt.Sprintf("anchored at %d", rep.Anchor.Size)
+	}
+	s.line("the bundle it joined from: "+ledger.BundleFormatV2, fmt.Sprintf("%d entries, %d bytes", len(rep.Negotiation), buf.Len()),
+		fmt.Sprintf("head %d", rep.TreeHead.Size), anchored)
+	if s.opts.VerifyOnChain == nil {
+		return nil
+	}
+	command, out, err := s.opts.VerifyOnChain(s.ctx, buf.Bytes())
+	s.printf("    $ %s\n", command)
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		s.printf("    %s\n", l)
+	}
+	if err != nil {
+		return fmt.Errorf("demo: parley bundle verify --rpc of the arbitrator's bundle: %w", err)
+	}
+	if !strings.Contains(out, "ok "+node.CheckAnchorConsistency) {
+		return fmt.Errorf("demo: parley bundle verify --rpc did not check the anchored head")
+	}
 	return nil
 }
 
