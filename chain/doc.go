@@ -26,6 +26,8 @@
 //     a restart. Delivery is at least once: handlers must be idempotent.
 //     FactOf turns an event into the negotiation fact it reports and the
 //     task it concerns, so callers never read the bindings' event structs.
+//     AnchorsOf reads a node's ledger anchors back from LedgerAnchor's
+//     Anchored events (indexed by the sending address), oldest first.
 //  5. StartDevchain runs an embedded chain like `geth --dev` with a data
 //     directory, JSON-RPC on 127.0.0.1, funded dev accounts and the contracts
 //     deployed on first start.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 func TestIdentityLink(t *testing.T) {
@@ -115,5 +116,41 @@ func TestLedgerAnchor(t *testing.T) {
 	}
 	if n, err := e.outsider.c.LastAnchorCount(ctx, e.poster.addr); err != nil || n != 10 {
 		t.Fatalf("last count %d %v", n, err)
+	}
+}
+
+// TestAnchorsOf reads a node's anchors back from the Anchored events: every
+// anchor of that node (root, size, block, tx), oldest first, and none of
+// another node's.
+func TestAnchorsOf(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	if got, err := e.outsider.c.AnchorsOf(ctx, e.poster.addr); err != nil || len(got) != 0 {
+		t.Fatalf("anchors before any: %v %v", got, err)
+	}
+	roots := [][32]byte{rand32(), rand32()}
+	var receipts []*types.Receipt
+	for i, root := range roots {
+		r, err := e.poster.c.Anchor(ctx, root, uint64(5*(i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		receipts = append(receipts, r)
+		if _, err := e.worker.c.Anchor(ctx, rand32(), uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.outsider.c.AnchorsOf(ctx, e.poster.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d anchors, want 2: %+v", len(got), got)
+	}
+	for i, a := range got {
+		if a.Node != e.poster.addr || a.Root != roots[i] || a.Size != uint64(5*(i+1)) ||
+			a.TxHash != receipts[i].TxHash || a.Block != receipts[i].BlockNumber.Uint64() || a.Timestamp == 0 {
+			t.Errorf("anchor %d = %+v, want root %x size %d tx %s", i, a, roots[i], 5*(i+1), receipts[i].TxHash)
+		}
 	}
 }
