@@ -20,6 +20,8 @@ const (
 	KindEnvelopeRejected = "envelope.rejected" // reserved: AppendRejected; non-authentic input, by hash and code only
 	KindAnchor           = "anchor"            // reserved: RecordAnchor; a head anchored on chain
 	KindRetentionPruned  = "retention.pruned"  // reserved: Prune; objects deleted under the retention rule
+	KindTreeHead         = "tree.head"         // reserved: RecordTreeHead; a signed head of the Merkle tree
+	KindTreeAnchor       = "tree.anchor"       // reserved: RecordTreeAnchor; a tree root anchored on chain
 	KindThreadState      = "thread.state"      // a negotiation's state changed; body.state names the new state
 	KindCardSealed       = "card.sealed"       // an intent card was sealed
 	KindCardAmended      = "card.amended"      // the principal's answer sealed as an amendment
@@ -35,7 +37,7 @@ const (
 // reservedKinds may be written only by their own methods.
 var reservedKinds = map[string]bool{
 	KindEnvelopeSent: true, KindEnvelopeReceived: true, KindEnvelopeRejected: true,
-	KindAnchor: true, KindRetentionPruned: true,
+	KindAnchor: true, KindRetentionPruned: true, KindTreeHead: true, KindTreeAnchor: true,
 }
 
 // Object codecs (multicodec): envelopes and other JSON documents are json,

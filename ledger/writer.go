@@ -19,6 +19,7 @@ const (
 	opAnchor               // append an anchor entry after checking its head
 	opPrune                // delete a closed negotiation's objects, append the record
 	opBatch                // append the records of parts in one transaction, all or none (AppendAll)
+	opTree                 // append a tree head or tree anchor entry after checking its root at its size
 )
 
 // request is one prepared append handed to the writer goroutine.
@@ -32,6 +33,7 @@ type request struct {
 	cid    cid.Cid
 	state  string     // body.state of a thread.state entry
 	anchor Head       // opAnchor: the head the anchor names
+	tree   sizedRoot  // opTree: the size and root the tree head or anchor names
 	parts  []*request // opBatch: the prepared records, in order
 	size   int64      // estimated transaction bytes
 	done   chan result
@@ -269,6 +271,10 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 	switch r.op {
 	case opAnchor:
 		if err := st.checkAnchor(r.anchor); err != nil {
+			return result{}, err
+		}
+	case opTree:
+		if err := st.checkTreeRoot(r.tree); err != nil {
 			return result{}, err
 		}
 	case opPrune:
