@@ -44,6 +44,8 @@ const (
 	CodeMissingLink        Code = "missing_link"         // a bundle lacks the identity link of a signer
 	CodeRateLimited        Code = "rate_limited"         // over a rate: try again after RetryAfter(err)
 	CodeScopeMismatch      Code = "scope_mismatch"       // an announcement's named scope hash is contradicted on chain (scope.go)
+	CodeAnchorBudget       Code = "anchor_budget"        // an anchor would take the day's gas over ledger.anchor_gas_per_day (anchor.go)
+	CodeAnchorUnchanged    Code = "anchor_unchanged"     // nothing was added to the ledger since its last anchor
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -92,6 +94,8 @@ var classes = map[Code]string{
 	CodeNoCard:             classConflict,
 	CodeForeignDomain:      classConflict,
 	CodeScopeMismatch:      classConflict,
+	CodeAnchorBudget:       classRateLimited,
+	CodeAnchorUnchanged:    classConflict,
 }
 
 // Class returns the class of c: the node's own codes by their table, a
