@@ -51,10 +51,10 @@ type TreeAnchorView struct {
 type LedgerHeads struct {
 	// Entries is how many entries the ledger holds.
 	Entries uint64 `json:"entries"`
-	// Head is the latest signed tree head (null: none yet).
-	Head *TreeHeadView `json:"head"`
-	// Anchor is the latest anchor on chain (null: none yet).
-	Anchor *TreeAnchorView `json:"anchor"`
+	// Head is the latest signed tree head (absent: none yet).
+	Head *TreeHeadView `json:"head,omitempty"`
+	// Anchor is the latest anchor on chain (absent: none yet).
+	Anchor *TreeAnchorView `json:"anchor,omitempty"`
 	// Budget is the day's gas budget of the anchors.
 	Budget Budget `json:"budget"`
 }
@@ -67,7 +67,7 @@ type Consistency struct {
 	FromRoot string        `json:"fromRoot"`
 	ToRoot   string        `json:"toRoot"`
 	Proof    []string      `json:"proof"`
-	Head     *TreeHeadView `json:"head"`
+	Head     *TreeHeadView `json:"head,omitempty"`
 }
 
 func headView(h ledger.TreeHead, e ledger.Entry) *TreeHeadView {
@@ -232,8 +232,8 @@ type AuditReport struct {
 	Peer    string `json:"peer"`
 	Address string `json:"address"`
 	// Head is the node's latest signed tree head, its signature checked
-	// with the node's identity link (null when it gave none that checks).
-	Head *TreeHeadView `json:"head"`
+	// with the node's identity link (absent when it gave none that checks).
+	Head *TreeHeadView `json:"head,omitempty"`
 	// Anchors are the node's anchors on chain, oldest first.
 	Anchors []AuditedAnchor `json:"anchors"`
 	// Code is "ok" when every anchor checked, else the first failure:
