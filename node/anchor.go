@@ -253,6 +253,9 @@ func (a *treeHeads) anchorLocked(ctx context.Context, reason string) (ledger.Tre
 	if a.client == nil {
 		return ledger.TreeAnchor{}, ledger.Entry{}, fail(CodeNoChain, "anchoring needs a chain")
 	}
+	if err := a.recover(ctx); err != nil {
+		return ledger.TreeAnchor{}, ledger.Entry{}, err
+	}
 	last, _, err := a.led.LatestTreeAnchor(ctx, math.MaxUint64)
 	anchored := err == nil
 	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
@@ -309,6 +312,54 @@ func (a *treeHeads) anchorLocked(ctx context.Context, reason string) (ledger.Tre
 		return ta, e, failWrap(CodeStoreFailed, err, "recording the anchor of tx %s", r.TxHash)
 	}
 	return ta, e, nil
+}
+
+// recover records the anchors of this node's address on chain that the
+// ledger lacks (a stop between an anchor's receipt and its entry): when
+// the chain's last anchored count is above the ledger's last anchor, each
+// anchor above it whose root is this tree's at its size is recorded, and
+// counts in the day's spend (a.mu held). One whose root the tree does not
+// have is not this ledger's and is left (an audit reports it).
+func (a *treeHeads) recover(ctx context.Context) error {
+	onChain, err := a.client.LastAnchorCount(ctx, a.client.Address())
+	if err != nil {
+		return chainErr("last anchored count", err)
+	}
+	last, _, err := a.led.LatestTreeAnchor(ctx, math.MaxUint64)
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		return failWrap(CodeStoreFailed, err, "latest tree anchor")
+	}
+	if onChain <= last.Size {
+		return nil
+	}
+	evs, err := a.client.AnchorsOf(ctx, a.client.Address())
+	if err != nil {
+		return chainErr("anchors", err)
+	}
+	chainID, err := a.client.ChainID(ctx)
+	if err != nil {
+		return chainErr("chain id", err)
+	}
+	for _, ev := range evs {
+		if ev.Size <= last.Size || ev.Size > a.led.Head().Seq {
+			continue
+		}
+		if root, err := a.led.TreeHead(ev.Size); err != nil || root != ev.Root {
+			a.log.Warn("an anchor of this node's address is not of its ledger", "size", ev.Size, "root", negotiation.Hash(ev.Root), "tx", ev.TxHash)
+			continue
+		}
+		ta := ledger.TreeAnchor{
+			Size: ev.Size, Root: ev.Root, ChainID: chainID.Uint64(),
+			Contract: negotiation.Address(a.client.Contracts().LedgerAnchor), Address: negotiation.Address(ev.Node),
+			TxHash: negotiation.Hash(ev.TxHash), BlockNumber: ev.Block,
+		}
+		if _, err := a.led.RecordTreeAnchor(ctx, ta); err != nil {
+			return failWrap(CodeStoreFailed, err, "recording the anchor of tx %s", ev.TxHash)
+		}
+		a.day = "" // counted again with it
+		a.log.Warn("an anchor on chain the ledger lacked was recorded", "size", ev.Size, "tx", ev.TxHash)
+	}
+	return nil
 }
 
 // run signs heads every head_every and anchors every anchor_every (each

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -244,4 +245,56 @@ func TestAuditLedger(t *testing.T) {
 	if codes[2] != node.AuditInconsistent {
 		t.Fatalf("audit events %v", codes)
 	}
+}
+
+// TestAnchorRecoversUnrecorded: an anchor of the node's tree on chain that
+// its ledger lacks (a stop between the receipt and the entry) is recorded
+// before the next anchor and counts in the day's spend.
+func TestAnchorRecoversUnrecorded(t *testing.T) {
+	w := newWorld(t, true)
+	n := w.add("recovering")
+	ctx := t.Context()
+	grow(t, n)
+	h, err := n.SignTreeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := n.Ledger().TreeHead(h.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := n.Chain().Anchor(ctx, root, h.Size) // sent, never recorded
+	if err != nil {
+		t.Fatal(err)
+	}
+	grow(t, n)
+	next, err := n.AnchorLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for e, err := range n.Ledger().ByKind(ctx, "tree.anchor") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ta, err := parseAnchor(e.Body); err == nil && ta == r.TxHash.Hex() {
+			found = true
+		}
+	}
+	if !found || next.Size <= h.Size {
+		t.Fatalf("the unrecorded anchor %s was not recovered (next %+v)", r.TxHash, next)
+	}
+	heads, err := n.LedgerHeads(ctx)
+	if err != nil || heads.Budget.Spent < r.GasUsed+29_000 {
+		t.Fatalf("the day's spend %d does not count the recovered anchor (%d gas): %v", heads.Budget.Spent, r.GasUsed, err)
+	}
+}
+
+// parseAnchor returns a tree.anchor body's transaction hash.
+func parseAnchor(body []byte) (string, error) {
+	var b struct {
+		TxHash string `json:"txHash"`
+	}
+	err := json.Unmarshal(body, &b)
+	return common.HexToHash(b.TxHash).Hex(), err
 }
