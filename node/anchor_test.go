@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/parleynet/parley/chain"
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 )
@@ -297,4 +299,32 @@ func parseAnchor(body []byte) (string, error) {
 	}
 	err := json.Unmarshal(body, &b)
 	return common.HexToHash(b.TxHash).Hex(), err
+}
+
+// TestHeadEvery: with ledger.head_every the node signs its tree head once
+// the ledger grew, with its inbox key, naming its identity link; an idle
+// ledger gets no further head.
+func TestHeadEvery(t *testing.T) {
+	w := newWorld(t, false)
+	n := w.add("signer", func(n *tnode) { n.cfg.Ledger.HeadEvery = time.Second })
+	grow(t, n)
+	var h ledger.TreeHead
+	var he ledger.Entry
+	eventually(t, "a signed head", func() bool {
+		var err error
+		h, he, err = n.Ledger().LatestTreeHead(t.Context())
+		return err == nil
+	})
+	root, err := n.Ledger().TreeHead(h.Size)
+	if err != nil || h.Root != root || h.Size != he.Seq-1 {
+		t.Fatalf("head %+v at entry %d, root at its size %x (%v)", h, he.Seq, root, err)
+	}
+	link := n.Link()
+	if h.Signer != negotiation.Hash(link.Hash()) || !ed25519.Verify(link.InboxKey, h.SigningBytes(), h.Signature) {
+		t.Fatal("the head is not signed by the node's inbox key under its link")
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if again, _, err := n.Ledger().LatestTreeHead(t.Context()); err != nil || again.Size != h.Size || n.Ledger().Head().Seq != he.Seq {
+		t.Fatalf("an idle ledger got another head: %+v (ledger at %d)", again, n.Ledger().Head().Seq)
+	}
 }
