@@ -238,7 +238,7 @@ func (l *Ledger) prepare(r Record) (*request, error) {
 		req.state = s
 	}
 	req.body = body
-	n := len(`{"at":"2006-01-02T15:04:05.000Z","body":,"kind":"","negotiationId":"","seq":18446744073709551615}`) +
+	n := len(`{"at":"2006-01-02T15:04:05.000Z","body":,"kind":"","negotiationId":"","negotiationPrev":18446744073709551615,"seq":18446744073709551615}`) +
 		len(body) + len(r.Kind) + len(r.NegotiationID)
 	if n > l.cfg.MaxEntryBytes {
 		return nil, refuse(CodeTooLarge, "", "entry of %d bytes exceeds the limit of %d", n, l.cfg.MaxEntryBytes)

@@ -134,7 +134,19 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 	if prev != head.Hash {
 		return fail(Damage{Seq: head.Seq, Code: CodeHeadMismatch, Msg: fmt.Sprintf("chain hash %s, recorded head %s", prev, head.Hash)})
 	}
-	bw.WriteString("\n],\n\"objects\":[")
+	bw.WriteString("\n],\n")
+	if err := writeObjects(bw, txn, negotiationID, cids, stored, fail); err != nil {
+		return err
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// writeObjects writes the members "objects" (each object the
+// negotiation's entries name, checked against its CID) and "pruned" (the
+// CIDs of those deleted under retention) of a bundle.
+func writeObjects(bw *bufio.Writer, txn *badger.Txn, negotiationID string, cids []cid.Cid, stored map[cid.Cid]uint64, fail func(Damage) error) error {
+	bw.WriteString("\"objects\":[")
 	var pruned []cid.Cid
 	first := true
 	for _, c := range cids {
@@ -177,8 +189,8 @@ func exportTxn(ctx context.Context, txn *badger.Txn, negotiationID string, head 
 		}
 		bw.WriteString(`"` + c.String() + `"`)
 	}
-	bw.WriteString("]\n}\n")
-	return bw.Flush()
+	bw.WriteString("]")
+	return nil
 }
 
 func writeHeader(bw *bufio.Writer, negotiationID string, head Head, from uint64, prev negotiation.Hash) {

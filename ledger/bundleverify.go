@@ -23,6 +23,8 @@ type BundleOptions struct {
 
 // BundleReport is what a verified bundle proves.
 type BundleReport struct {
+	// Version is the bundle's format version: 1 or 2.
+	Version int
 	// NegotiationID is the negotiation the bundle is about.
 	NegotiationID string
 	// Head is the head the chain in the bundle ends at: the value to compare
@@ -44,6 +46,25 @@ type BundleReport struct {
 	// Pruned counts objects the negotiation's entries name that were deleted
 	// under the retention rule (their entries and CIDs remain).
 	Pruned int
+
+	// Version 2 only (Head, Prev and Anchors stay zero; From is the first
+	// bundled entry's seq).
+
+	// TreeHead is the signed tree head every inclusion proof was checked
+	// against. Its signature is NOT checked here (the ledger holds no
+	// identity): the caller checks it with the inbox key of the identity
+	// link Signer, whose SHA-256 must be TreeHead.Signer.
+	TreeHead *TreeHead
+	// Signer is the signer's identity link as bundled (its JCS bytes).
+	Signer []byte
+	// Anchor is the bundled tree anchor, whose root was checked to be a
+	// prefix of the tree head's (nil when the bundle carries none). That it
+	// is on chain, sent by the signer's address, is the caller's to check.
+	Anchor *TreeAnchor
+	// Unlinked counts the negotiation's entries stored before the
+	// negotiationPrev back-link was kept: an omission among them cannot be
+	// seen (they come before every linked entry).
+	Unlinked int
 }
 
 // bundleFile is the JSON shape of a proof bundle.
@@ -69,8 +90,9 @@ type bundleObject struct {
 	Base64 string          `json:"base64,omitempty"`
 }
 
-// VerifyBundle checks a proof bundle offline, with nothing but its bytes:
-// the chain from the first bundled entry to the head (each entry
+// VerifyBundle checks a proof bundle offline, with nothing but its bytes.
+// It reads both formats: version 2 (BundleFormatV2, verifyBundleV2
+// describes its checks) and version 1, read-only: the chain from the first bundled entry to the head (each entry
 // canonicalised and hashed as SHA-256(prev || JCS(entry))), every object
 // the negotiation's entries name against its CID, every envelope with
 // negotiation.Decode and Verify (its signature) and against the entry that
@@ -83,30 +105,42 @@ func VerifyBundle(r io.Reader, opts BundleOptions) (*BundleReport, error) {
 		limit = DefaultMaxBundleBytes
 	}
 	lr := &io.LimitedReader{R: r, N: limit + 1}
-	f, err := decodeBundle(lr)
-	if lr.N <= 0 {
-		return nil, bad(0, CodeBadBundle, "bundle exceeds %d bytes", limit)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return verifyBundle(f, opts)
-}
-
-func decodeBundle(r io.Reader) (*bundleFile, error) {
-	fail := func(format string, args ...any) (*bundleFile, error) {
-		return nil, bad(0, CodeBadBundle, format, args...)
-	}
 	// The project's strict decoder judges the whole text first: a member
 	// named twice at any depth, invalid UTF-8 or a lone surrogate anywhere
 	// refuses the bundle; each member is then decoded with it too (names
 	// matched exactly, no unknown members).
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(lr)
+	if lr.N <= 0 {
+		return nil, bad(0, CodeBadBundle, "bundle exceeds %d bytes", limit)
+	}
 	if err != nil {
-		return fail("%v", err)
+		return nil, bad(0, CodeBadBundle, "%v", err)
 	}
 	if err := strictjson.Check(b); err != nil {
-		return fail("%v", err)
+		return nil, bad(0, CodeBadBundle, "%v", err)
+	}
+	if bundleFormat(b) == BundleFormatV2 {
+		f, err := decodeBundleV2(b)
+		if err != nil {
+			return nil, err
+		}
+		return verifyBundleV2(f, opts)
+	}
+	f, err := decodeBundle(b)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := verifyBundle(f, opts)
+	if rep != nil {
+		rep.Version = 1
+	}
+	return rep, err
+}
+
+// decodeBundle decodes a version-1 bundle that strictjson.Check accepted.
+func decodeBundle(b []byte) (*bundleFile, error) {
+	fail := func(format string, args ...any) (*bundleFile, error) {
+		return nil, bad(0, CodeBadBundle, format, args...)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {

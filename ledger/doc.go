@@ -40,10 +40,17 @@
 //     against their CID: damaged bytes are a *VerifyError, never
 //     returned); Verify the whole chain, or Scan it throttled without
 //     stopping at damage, or VerifyNegotiation one negotiation; Export a
-//     negotiation as a proof bundle that VerifyBundle checks offline. Damage
-//     any of them finds goes to Config.OnDamage.
+//     negotiation as a proof bundle that VerifyBundle checks offline, or
+//     ExportV2 it as a version-2 bundle: only its entries (each names the
+//     negotiation's previous entry, negotiationPrev), each with its
+//     inclusion proof against a signed tree head, and the newest tree
+//     anchor with its consistency proof. Damage any of them finds goes to
+//     Config.OnDamage.
 //  4. The anchor hook yields (head, count) for the chain layer; RecordAnchor
-//     brings the anchored head back as an entry. Prune deletes the objects
+//     brings the anchored head back as an entry. RecordTreeHead records a
+//     tree head the caller signed, RecordTreeAnchor a tree root the caller
+//     anchored on chain: the writer refuses a root the tree does not have
+//     at that size. Prune deletes the objects
 //     of a closed negotiation, never of an open or disputed one, and never
 //     an entry.
 //

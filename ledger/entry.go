@@ -87,6 +87,12 @@ type Entry struct {
 	Kind string
 	// NegotiationID is the negotiation the entry belongs to, or "".
 	NegotiationID string
+	// NegotiationPrev is the seq of the negotiation's previous entry (0
+	// for its first, and for an entry of no negotiation). Linked says
+	// whether the entry carries it: an entry of a negotiation stored before
+	// the back-link was kept does not.
+	NegotiationPrev uint64
+	Linked          bool
 	// Body is the entry's body in JCS form.
 	Body json.RawMessage
 	// At is when the event happened (millisecond precision, UTC).
@@ -112,11 +118,14 @@ const entryOverhead = 2048 + treeOverhead
 // 64 more hashes, and 128 bytes of slack.
 const treeOverhead = 64*32 + 128
 
-// encodeEntry returns JCS({seq, kind, negotiationId?, body, at}). kind and
-// negotiationID are validated plain ASCII, body is canonical, and the
-// members are written in JCS order: at, body, kind, negotiationId, seq.
-func encodeEntry(seq uint64, kind, negotiationID string, body []byte, at time.Time) []byte {
-	out := make([]byte, 0, len(body)+len(kind)+len(negotiationID)+96)
+// encodeEntry returns JCS({seq, kind, negotiationId?, negotiationPrev?,
+// body, at}). kind and negotiationID are validated plain ASCII, body is
+// canonical, and the members are written in JCS order: at, body, kind,
+// negotiationId, negotiationPrev, seq. An entry of a negotiation carries
+// negotiationPrev, the seq of the negotiation's previous entry (0 for its
+// first); an entry of none carries neither.
+func encodeEntry(seq uint64, kind, negotiationID string, negotiationPrev uint64, body []byte, at time.Time) []byte {
+	out := make([]byte, 0, len(body)+len(kind)+len(negotiationID)+128)
 	out = append(out, `{"at":"`...)
 	out = at.UTC().AppendFormat(out, negotiation.TimeLayout)
 	out = append(out, `","body":`...)
@@ -126,8 +135,12 @@ func encodeEntry(seq uint64, kind, negotiationID string, body []byte, at time.Ti
 	if negotiationID != "" {
 		out = append(out, `","negotiationId":"`...)
 		out = append(out, negotiationID...)
+		out = append(out, `","negotiationPrev":`...)
+		out = strconv.AppendUint(out, negotiationPrev, 10)
+		out = append(out, `,"seq":`...)
+	} else {
+		out = append(out, `","seq":`...)
 	}
-	out = append(out, `","seq":`...)
 	out = strconv.AppendUint(out, seq, 10)
 	return append(out, '}')
 }
@@ -155,6 +168,8 @@ type parsedEntry struct {
 	seq           uint64
 	kind          string
 	negotiationID string
+	negPrev       uint64 // negotiationPrev
+	linked        bool   // negotiationPrev is present
 	body          []byte
 	at            string
 	cid           []byte // raw body.cid value, or nil
@@ -163,14 +178,16 @@ type parsedEntry struct {
 var (
 	entryMembers4 = []string{"at", "body", "kind", "seq"}
 	entryMembers5 = []string{"at", "body", "kind", "negotiationId", "seq"}
+	entryMembers6 = []string{"at", "body", "kind", "negotiationId", "negotiationPrev", "seq"}
 )
 
 // parseEntry reads the members of JCS(entry) without decoding the body.
-// It requires exactly the members at, body, kind, negotiationId (optional)
-// and seq, in that order.
+// It requires exactly the members at, body, kind, negotiationId and
+// negotiationPrev (both optional, the second only with the first) and seq,
+// in that order.
 func parseEntry(raw []byte) (parsedEntry, error) {
 	var p parsedEntry
-	var arr [5]member
+	var arr [6]member
 	ms := arr[:0]
 	tooMany := false
 	err := eachMember(raw, func(m member) bool {
@@ -188,8 +205,11 @@ func parseEntry(raw []byte) (parsedEntry, error) {
 		return p, errMalformed
 	}
 	want := entryMembers4
-	if len(ms) == 5 {
+	switch len(ms) {
+	case 5:
 		want = entryMembers5
+	case 6:
+		want = entryMembers6
 	}
 	if len(ms) != len(want) {
 		return p, errMalformed
@@ -222,6 +242,12 @@ func parseEntry(raw []byte) (parsedEntry, error) {
 				return p, errMalformed
 			}
 			p.negotiationID = s
+		case "negotiationPrev":
+			v, err := parseSeq(m.val)
+			if err != nil {
+				return p, err
+			}
+			p.negPrev, p.linked = v, true
 		case "seq":
 			v, err := parseSeq(m.val)
 			if err != nil {
@@ -230,7 +256,7 @@ func parseEntry(raw []byte) (parsedEntry, error) {
 			p.seq = v
 		}
 	}
-	if p.kind == "" || p.seq == 0 {
+	if p.kind == "" || p.seq == 0 || (p.linked && p.negPrev >= p.seq) {
 		return p, errMalformed
 	}
 	v, ok, err := lookupSorted(p.body, "cid")
@@ -276,6 +302,7 @@ func decodeStored(seq uint64, val []byte) (Entry, error) {
 		return Entry{}, bad(seq, CodeMalformedEntry, "at: %v", err)
 	}
 	e.Seq, e.Kind, e.NegotiationID, e.Body, e.At = p.seq, p.kind, p.negotiationID, p.body, at
+	e.NegotiationPrev, e.Linked = p.negPrev, p.linked
 	if p.cid != nil {
 		c, err := parseCIDValue(p.cid)
 		if err != nil {

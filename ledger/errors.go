@@ -40,6 +40,14 @@ const (
 	CodeBadBundle      Code = "bad_bundle"      // the bundle file is not a proof bundle of this format
 	CodeTreeMismatch   Code = "tree_mismatch"   // a stored Merkle tree node or the tree record is not what the entries give
 	CodeBadProof       Code = "bad_proof"       // an inclusion or consistency proof does not verify
+
+	// Version-2 proof bundles (VerifyBundle), each its own.
+	CodeOutOfOrder   Code = "out_of_order"  // the bundled entries' seqs are not strictly increasing
+	CodeForeignEntry Code = "foreign_entry" // a bundled entry is not of the bundle's negotiation
+	CodeBadInclusion Code = "bad_inclusion" // an entry's inclusion proof does not give the tree head's root
+	CodeOmittedEntry Code = "omitted_entry" // an entry's negotiationPrev names an entry of the negotiation the bundle omits
+	CodeSenderChain  Code = "sender_chain"  // a sender's envelopes skip a sequence or do not chain by previousHash
+	CodeInconsistent Code = "inconsistent"  // the anchored root is not a prefix of the tree head's, by the consistency proof
 )
 
 // The classes of codes and sentinels: what kind of failure each is, in the
@@ -82,6 +90,13 @@ var classes = map[Code]string{
 	CodeBadBundle:      classUnprocessable,
 	CodeTreeMismatch:   classConflict,
 	CodeBadProof:       classUnprocessable,
+
+	CodeOutOfOrder:   classUnprocessable,
+	CodeForeignEntry: classUnprocessable,
+	CodeBadInclusion: classUnprocessable,
+	CodeOmittedEntry: classUnprocessable,
+	CodeSenderChain:  classUnprocessable,
+	CodeInconsistent: classUnprocessable,
 }
 
 // Class returns the class of c: invalid for a malformed input, too_large

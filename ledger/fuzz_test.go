@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -89,6 +91,11 @@ func FuzzMembers(f *testing.F) {
 func FuzzVerifyBundle(f *testing.F) {
 	f.Add([]byte(`{"format":"parley-proof-bundle/1","negotiationId":"6e65672d-3030-4030-b030-303030303031","head":{"seq":1,"hash":"0x0000000000000000000000000000000000000000000000000000000000000000"},"from":1,"prev":"0x0000000000000000000000000000000000000000000000000000000000000000","entries":[{"at":"2026-06-13T12:00:00.000Z","body":{},"kind":"chain.event","negotiationId":"6e65672d-3030-4030-b030-303030303031","seq":1}],"objects":[],"pruned":[]}`))
 	f.Add([]byte(`{}`))
+	for _, name := range []string{"bundle-v2.json", "bundle-v2-anchor.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rep, err := VerifyBundle(bytes.NewReader(b), BundleOptions{MaxBytes: 1 << 20})
 		if err == nil && rep == nil {

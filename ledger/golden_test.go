@@ -14,7 +14,7 @@ import (
 	"github.com/parleynet/parley/negotiation"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/chain-vector.json")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata (chain-vector.json, bundle-v2*.json)")
 
 // chainVector is the golden chain other implementations can test against:
 // the exact entry bytes and hashes of a short ledger.

@@ -39,6 +39,9 @@ type Ledger struct {
 	// Start, then the writer goroutine's alone (nil for a ledger written
 	// before the tree and opened read-only).
 	tree *compact.Range
+	// negCache holds the last seqs of recently written negotiations (the
+	// writer goroutine's alone).
+	negCache negCache
 
 	// headMu guards head and failed, written by the writer goroutine.
 	headMu sync.RWMutex
@@ -130,7 +133,7 @@ func (l *Ledger) Start(ctx context.Context) error {
 	l.private()
 	l.db = db
 	l.head = head
-	l.tree = tree
+	l.tree, l.negCache = tree, negCache{}
 	l.reqs = make(chan *request, 2*l.cfg.MaxBatch)
 	l.anchorC = make(chan struct{}, 1)
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -38,7 +38,7 @@ func TestEntryFormatAndChain(t *testing.T) {
 		}
 		wantKeys := []string{"at", "body", "kind", "seq"}
 		if r.NegotiationID != "" {
-			wantKeys = []string{"at", "body", "kind", "negotiationId", "seq"}
+			wantKeys = []string{"at", "body", "kind", "negotiationId", "negotiationPrev", "seq"} // the back-link of issue 15
 		}
 		if len(rec) != len(wantKeys) {
 			t.Fatalf("entry members %v, want %v", rec, wantKeys)

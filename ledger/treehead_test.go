@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -287,5 +288,47 @@ func TestParseTreeHeadStrict(t *testing.T) {
 		if _, err := ParseTreeAnchor([]byte(b)); CodeOf(err) != CodeMalformedEntry {
 			t.Errorf("%s: got %v, want malformed_entry", b, err)
 		}
+	}
+}
+
+// TestRecordTreeHeadConcurrent records heads of sizes just committed while
+// eight writers append: the writer checks each root against its
+// transaction's tree (which has grown since) and accepts every true one.
+func TestRecordTreeHeadConcurrent(t *testing.T) {
+	l := open(t, testConfig(t, t.TempDir()))
+	fillStates(t, l, 2)
+	s := newTestSigner("a")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, _, err := l.Append(t.Context(), Record{Kind: KindChainEvent, NegotiationID: nid(w), Body: []byte(`{}`)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range 40 {
+		h := s.head(t, l, l.Head().Seq)
+		if _, err := l.RecordTreeHead(t.Context(), h); err != nil {
+			t.Fatal(err)
+		}
+		forged := h
+		forged.Root[0] ^= 1
+		if _, err := l.RecordTreeHead(t.Context(), forged); CodeOf(err) != CodeTreeMismatch {
+			t.Fatalf("forged root: %v", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if _, err := l.Verify(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -131,6 +131,7 @@ type txnState struct {
 	objects map[string]Entry            // objects stored in this transaction, by CID key
 	hashes  map[uint64]negotiation.Hash // entries appended in this transaction
 	tree    *compact.Range              // the Merkle tree's compact range after what was set
+	negLast map[string]uint64           // the last seq of each negotiation with an entry in this transaction
 }
 
 // commit writes batch in one synced transaction and answers every caller.
@@ -171,6 +172,7 @@ func (l *Ledger) commit(batch []*request) {
 			l.head = st.head
 			l.headMu.Unlock()
 			l.tree = st.tree // the writer's alone
+			l.negCache.add(st.negLast)
 			l.batches.Add(1)
 			l.written.Add(uint64(wrote))
 			l.notifyAnchor()
@@ -198,6 +200,7 @@ func (l *Ledger) build(batch []*request, start Head, refused []error) (st *txnSt
 		objects: make(map[string]Entry),
 		hashes:  make(map[uint64]negotiation.Hash),
 		tree:    cloneRange(l.tree),
+		negLast: make(map[string]uint64),
 	}
 	results = make([]result, len(batch))
 	for i, r := range batch {
@@ -294,7 +297,14 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 	if at.IsZero() {
 		at = l.cfg.Clock()
 	}
-	raw := encodeEntry(seq, r.kind, r.negID, r.body, at)
+	var negPrev uint64
+	if r.negID != "" {
+		var err error
+		if negPrev, err = l.lastOfNegotiation(st, r.negID); err != nil {
+			return result{}, err
+		}
+	}
+	raw := encodeEntry(seq, r.kind, r.negID, negPrev, r.body, at)
 	hash := chainHash(st.head.Hash, raw)
 	txn := st.txn
 	if err := txn.Set(entryKey(seq), storedValue(st.head.Hash, hash, raw)); err != nil {
@@ -325,7 +335,7 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 		}
 	}
 	e := Entry{
-		Seq: seq, Kind: r.kind, NegotiationID: r.negID, Body: r.body,
+		Seq: seq, Kind: r.kind, NegotiationID: r.negID, NegotiationPrev: negPrev, Linked: r.negID != "", Body: r.body,
 		At: at.UTC().Truncate(time.Millisecond), CID: r.cid, Prev: st.head.Hash, Hash: hash, Raw: raw,
 	}
 	// The body slice is inside raw in the stored form; point Body there so
@@ -335,6 +345,9 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 	st.hashes[seq] = hash
 	if r.object != nil {
 		st.objects[string(r.cid.Bytes())] = e
+	}
+	if r.negID != "" {
+		st.negLast[r.negID] = seq
 	}
 	return result{entry: e}, nil
 }
@@ -380,4 +393,55 @@ func (st *txnState) checkAnchor(h Head) error {
 		return refuse(CodeUnknownHead, "head", "entry %d has hash %s, not %s", h.Seq, want, h.Hash)
 	}
 	return nil
+}
+
+// lastOfNegotiation returns the seq of the last entry of negotiation id
+// before the one being written (0 when it has none): from this
+// transaction, else the cache of committed last seqs, else the
+// negotiation index.
+func (l *Ledger) lastOfNegotiation(st *txnState, id string) (uint64, error) {
+	if seq, ok := st.negLast[id]; ok {
+		return seq, nil
+	}
+	if seq, ok := l.negCache.get(id); ok {
+		return seq, nil
+	}
+	return lastIndexed(st.txn, pNeg, id)
+}
+
+// lastIndexed returns the last seq in index prefix|name, or 0.
+func lastIndexed(txn *badger.Txn, prefix byte, name string) (uint64, error) {
+	p := indexPrefix(prefix, name)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: p, Reverse: true})
+	defer it.Close()
+	for it.Seek(indexKey(prefix, name, ^uint64(0))); it.Valid(); it.Next() {
+		if k := it.Item().Key(); len(k) == len(p)+8 {
+			return seqOfIndexKey(k), nil
+		}
+	}
+	return 0, nil
+}
+
+// negCacheSize bounds the committed last seqs the writer keeps.
+const negCacheSize = 4096
+
+// negCache holds the last committed seq of recently written negotiations,
+// so that the back-link of an entry costs no index read in the common
+// case. It is the writer goroutine's alone. When full it starts over: a
+// miss only costs one index seek.
+type negCache struct{ last map[string]uint64 }
+
+func (c *negCache) get(id string) (uint64, bool) {
+	seq, ok := c.last[id]
+	return seq, ok
+}
+
+// add records the last seqs of a committed transaction.
+func (c *negCache) add(last map[string]uint64) {
+	if c.last == nil || len(c.last)+len(last) > negCacheSize {
+		c.last = make(map[string]uint64, negCacheSize)
+	}
+	for id, seq := range last {
+		c.last[id] = seq
+	}
 }
