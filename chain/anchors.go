@@ -22,6 +22,23 @@ type AnchorEvent struct {
 	Timestamp uint64
 }
 
+// EstimateAnchor returns the gas an Anchor of (root, size) from the
+// client's address would use now (eth_estimateGas, no margin), without
+// sending anything. A refusal (bad_head, count_not_increasing) is a
+// *RevertError, as Anchor's would be.
+func (c *Client) EstimateAnchor(ctx context.Context, root [32]byte, size uint64) (uint64, error) {
+	data, err := c.anchor.TryPackAnchor(root, size)
+	if err != nil {
+		return 0, packErr("anchor", err)
+	}
+	to := c.cfg.Contracts.LedgerAnchor
+	gas, err := c.b.EstimateGas(ctx, ethereum.CallMsg{From: c.s.Address(), To: &to, Data: data})
+	if err != nil {
+		return 0, c.dec.callError("estimate gas", err)
+	}
+	return gas, nil
+}
+
 // AnchorsOf returns every anchor node posted to LedgerAnchor, oldest
 // first, read from the contract's Anchored events (indexed by node) from
 // the configured deploy block to the latest block. Sizes grow strictly:

@@ -16,6 +16,10 @@ import (
 // one-milestone ETH task with two signatures, on mainnet rules.
 const createTaskGasTarget = 80_000
 
+// anchorGasTarget bounds a tree-head anchor: node.DefaultAnchorGasPerDay
+// (5,000,000) is sized for one every ten minutes at about 29,000 gas.
+const anchorGasTarget = 50_000
+
 // TestGasReport measures the gas of every state-changing function on
 // mainnet (Osaka) rules and prints a table (go test -run TestGasReport -v
 // ./chain/); it writes nothing. It fails if createTask for a one-milestone
@@ -128,6 +132,18 @@ func TestGasReport(t *testing.T) {
 	note("TaskScopeRegistry.publish", mustR(e.poster.c.PublishScope(ctx, rand32(), rand32())))
 	note("LedgerAnchor.anchor (first)", mustR(e.poster.c.Anchor(ctx, rand32(), 1)))
 	note("LedgerAnchor.anchor (next)", mustR(e.poster.c.Anchor(ctx, rand32(), 2)))
+	// A node's tree-head anchors (node/anchor.go): the Merkle root of its
+	// ledger and the size, the first from a fresh address, then the next.
+	tree := e.worker.c
+	first := mustR(tree.Anchor(ctx, rand32(), 1_000))
+	note("LedgerAnchor.anchor, tree head (first, size 1,000)", first)
+	next := mustR(tree.Anchor(ctx, rand32(), 100_000))
+	note("LedgerAnchor.anchor, tree head (next, size 100,000)", next)
+	for _, r := range []*types.Receipt{first, next} {
+		if r.GasUsed > anchorGasTarget {
+			t.Errorf("a tree-head anchor used %d gas, over %d", r.GasUsed, anchorGasTarget)
+		}
+	}
 
 	var b strings.Builder
 	b.WriteString("\n| call | gas |\n| --- | ---: |\n")

@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -129,6 +130,13 @@ func TestAnchorsOf(t *testing.T) {
 		t.Fatalf("anchors before any: %v %v", got, err)
 	}
 	roots := [][32]byte{rand32(), rand32()}
+	if _, err := e.poster.c.EstimateAnchor(ctx, roots[0], 0); !errors.Is(err, ErrReverted) {
+		t.Fatalf("estimate of a refused anchor: %v", err)
+	}
+	est, err := e.poster.c.EstimateAnchor(ctx, roots[0], 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var receipts []*types.Receipt
 	for i, root := range roots {
 		r, err := e.poster.c.Anchor(ctx, root, uint64(5*(i+1)))
@@ -136,6 +144,9 @@ func TestAnchorsOf(t *testing.T) {
 			t.Fatal(err)
 		}
 		receipts = append(receipts, r)
+		if i == 0 && r.GasUsed > est {
+			t.Errorf("anchor used %d gas, estimated %d", r.GasUsed, est)
+		}
 		if _, err := e.worker.c.Anchor(ctx, rand32(), uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}

@@ -289,31 +289,3 @@ func checkAnchors(ctx context.Context, v *BundleVerification, head ledger.TreeHe
 		len(all), addr.Hex(), head.Size, n.Size, n.Block, time.Unix(int64(n.Timestamp), 0).UTC().Format(time.RFC3339))
 	return nil
 }
-
-// headKeys are the keys that sign a node's tree heads: the inbox key and
-// the identity link that names it (*identity.Keyring).
-type headKeys interface {
-	Inbox() *identity.InboxKey
-	Link() *identity.Link
-}
-
-// signHead signs the tree head of led at its current size with the inbox
-// key, names it by the identity link, records it (ledger.RecordTreeHead)
-// and returns it with the link's bytes, for a version-2 bundle.
-func signHead(ctx context.Context, led *ledger.Ledger, keys headKeys, now time.Time) (ledger.TreeHead, []byte, error) {
-	link := keys.Link()
-	if link == nil {
-		return ledger.TreeHead{}, nil, fail(CodeBadConfig, "no identity link to name the tree head")
-	}
-	size := led.Head().Seq
-	root, err := led.TreeHead(size)
-	if err != nil {
-		return ledger.TreeHead{}, nil, failWrap(CodeStoreFailed, err, "the tree head at %d", size)
-	}
-	h := ledger.TreeHead{Size: size, Root: root, Time: now.UTC().Truncate(time.Millisecond), Signer: negotiation.Hash(link.Hash())}
-	h.Signature = keys.Inbox().Sign(h.SigningBytes())
-	if _, err := led.RecordTreeHead(ctx, h); err != nil {
-		return ledger.TreeHead{}, nil, failWrap(CodeStoreFailed, err, "recording the tree head")
-	}
-	return h, link.Bytes(), nil
-}

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 )
@@ -55,10 +57,13 @@ func appendEntries(t *testing.T, l *ledger.Ledger, n int, tag string) {
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
-// exportV2 signs l's head with keys (signHead) and exports bundleNID.
-func exportV2(t *testing.T, l *ledger.Ledger, keys headKeys) []byte {
+// exportV2 signs l's head with keys (the node's tree-head service) and
+// exports bundleNID.
+func exportV2(t *testing.T, l *ledger.Ledger, keys *identity.Keyring) []byte {
 	t.Helper()
-	head, link, err := signHead(t.Context(), l, keys, time.Now())
+	heads := newTreeHeads(LedgerConfig{}, time.Now, nil)
+	heads.open(l, keys.Inbox(), keys.Link, nil, slog.New(slog.DiscardHandler))
+	head, link, err := heads.bundleHead(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +75,7 @@ func exportV2(t *testing.T, l *ledger.Ledger, keys headKeys) []byte {
 }
 
 // TestVerifyBundleV2: a node's version-2 bundle (its head signed by
-// signHead) verifies offline and names its checks; its head re-signed by
+// the tree-head service) verifies offline and names its checks; its head re-signed by
 // another key, or its signer link swapped, is forged_head; a tampered
 // entry keeps the ledger's code (bad_inclusion) under bad_bundle.
 func TestVerifyBundleV2(t *testing.T) {

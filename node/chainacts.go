@@ -51,6 +51,9 @@ type chainActs struct {
 	joinEvidence func(t *thread)
 	handOff      func(ctx context.Context, nid string)
 	takeOver     func(t *thread, wait bool)
+	// disputeOpened asks for an anchor of the ledger's tree head (it never
+	// blocks: the anchor runs on its own goroutine).
+	disputeOpened func()
 }
 
 // open gives c what the node has only once it started: its address, its

@@ -61,7 +61,38 @@ type Config struct {
 	// Timeouts says how the node watches the contracts' timeout exits and
 	// which it takes by itself (timeouts.*).
 	Timeouts TimeoutsConfig
+	// Ledger says how often the node signs its ledger's tree head and
+	// anchors it on chain, and the gas the anchors may spend (ledger.*).
+	Ledger LedgerConfig
 }
+
+// LedgerConfig configures the ledger's signed tree heads and their
+// anchors on chain (anchor.go). Anchoring is not a gated act (it moves no
+// escrow) but it spends the node's gas, so it runs only within
+// AnchorGasPerDay.
+type LedgerConfig struct {
+	// HeadEvery is how often the node signs and records its tree head when
+	// the ledger grew (ledger.head_every; 0: only on demand).
+	HeadEvery time.Duration
+	// AnchorEvery is how often the node anchors its tree head on chain
+	// through LedgerAnchor when the ledger grew (ledger.anchor_every; 0:
+	// off, except when a dispute opens and on demand). parley init and
+	// parley devnet set DevAnchorEvery.
+	AnchorEvery time.Duration
+	// AnchorGasPerDay is the gas the anchors may use per UTC day
+	// (ledger.anchor_gas_per_day; 0: no anchor is sent at all): an anchor
+	// that would exceed it is refused with CodeAnchorBudget.
+	AnchorGasPerDay uint64
+}
+
+// Defaults of LedgerConfig. DefaultAnchorGasPerDay covers an anchor every
+// ten minutes all day (an anchor uses about 29,000 gas, the node's first
+// about 46,000: docs/benchmarks.md).
+const (
+	DefaultHeadEvery       = 10 * time.Minute
+	DevAnchorEvery         = 10 * time.Minute
+	DefaultAnchorGasPerDay = 5_000_000
+)
 
 // TimeoutsConfig configures the watch over the timeout exits
 // (timeouts.go): how often the node reads them on chain, and which the
@@ -228,6 +259,9 @@ func DefaultConfig() Config {
 		Board: BoardConfig{MaxPerPoster: DefaultBoardMaxPerPoster, MaxTotal: DefaultBoardMaxTotal, MaxAge: DefaultBoardMaxAge},
 		// The timeout exits are read every minute; none is taken by itself.
 		Timeouts: TimeoutsConfig{Scan: DefaultTimeoutScan},
+		// Heads are signed every ten minutes; anchoring is off unless
+		// configured (on for the dev chain: parley init, parley devnet).
+		Ledger: LedgerConfig{HeadEvery: DefaultHeadEvery, AnchorGasPerDay: DefaultAnchorGasPerDay},
 	}
 }
 
@@ -330,6 +364,12 @@ func (c Config) Validate() error {
 	}
 	if c.Timeouts.Scan < 0 || (c.Timeouts.Scan > 0 && c.Timeouts.Scan < 10*time.Millisecond) {
 		return bad("timeouts.scan", "%v is under 10ms", c.Timeouts.Scan)
+	}
+	if c.Ledger.HeadEvery < 0 || (c.Ledger.HeadEvery > 0 && c.Ledger.HeadEvery < time.Second) {
+		return bad("ledger.head_every", "%v is under a second", c.Ledger.HeadEvery)
+	}
+	if c.Ledger.AnchorEvery < 0 || (c.Ledger.AnchorEvery > 0 && c.Ledger.AnchorEvery < time.Second) {
+		return bad("ledger.anchor_every", "%v is under a second", c.Ledger.AnchorEvery)
 	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {

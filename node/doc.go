@@ -20,7 +20,10 @@
 // rejected input (rejectionLog), the refusals of this node's envelopes
 // (refusals), the negotiations' files, stored and fetched (blobStore), the
 // metadata of the ERC-20 tokens tasks name, read once per token
-// (tokenBook), the
+// (tokenBook), the ledger's signed tree heads and their anchors on chain
+// (treeHeads, anchor.go: it serialises signing and anchoring and holds the
+// day's anchor gas, counted from the ledger's tree.anchor entries; the
+// engine's DisputeOpened fact wakes it through chainActs), the
 // hand-over of a thread to an arbitrator, a replacement worker or a
 // supervisor, the late join from its proof bundle and the dispute's
 // evidence topic (handover; the supervisor's side, its supervision notice

@@ -49,6 +49,8 @@ const (
 	CodeAnchorForeign        Code = "anchor_foreign"         // the bundle's anchor was sent by another address than the signer's
 	CodeAnchorMissing        Code = "anchor_missing"         // the bundle's anchor is not on chain
 	CodeRewrittenAfterAnchor Code = "rewritten_after_anchor" // an on-chain anchor of the signer is not proved consistent with the bundle's head
+	CodeAnchorBudget         Code = "anchor_budget"          // an anchor would take the day's gas over ledger.anchor_gas_per_day (anchor.go)
+	CodeAnchorUnchanged      Code = "anchor_unchanged"       // nothing was added to the ledger since its last anchor
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -102,6 +104,8 @@ var classes = map[Code]string{
 	CodeAnchorForeign:        classUnprocessable,
 	CodeAnchorMissing:        classUnprocessable,
 	CodeRewrittenAfterAnchor: classUnprocessable,
+	CodeAnchorBudget:         classRateLimited,
+	CodeAnchorUnchanged:      classConflict,
 }
 
 // Class returns the class of c: the node's own codes by their table, a

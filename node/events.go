@@ -41,6 +41,13 @@ const (
 	// Detail claim_unanswered's milestone, Code "due"): the principal may
 	// take it (timeouts.go).
 	EventTimeout EventKind = "timeout"
+	// EventAnchor: the node anchored its tree head on chain (Code "ok",
+	// Hash the transaction) or could not (Code anchor_budget, chain_failed,
+	// ...); Detail is why it anchored: interval, dispute or demand.
+	EventAnchor EventKind = "anchor"
+	// EventAudit: an audit of another node's ledger ended (Code "ok",
+	// inconsistent_with_anchor or forged_head; Detail the node's address).
+	EventAudit EventKind = "audit"
 )
 
 // Event is one thing that happened to the node's threads, for the API's

@@ -116,8 +116,9 @@ func (c *chainActs) applyFact(ctx context.Context, nid string, f negotiation.Fac
 // factApplied is the engine's Config.OnFact (t.mu held): the fact is
 // counted and published, and one that took effect starts the work it
 // calls for: the task index learns the thread, a party joins a dispute's
-// evidence topic when the dispute opens, and hands the thread over to the
-// arbitrator once the chain assigns one.
+// evidence topic when the dispute opens and asks for an anchor of its
+// ledger's tree head (the record the dispute rests on, fixed on chain),
+// and hands the thread over to the arbitrator once the chain assigns one.
 func (c *chainActs) factApplied(t *thread, f negotiation.Fact, at engine.LogRef, out negotiation.Outcome, now time.Time) {
 	code := "ok"
 	if out.Code != "" {
@@ -137,6 +138,9 @@ func (c *chainActs) factApplied(t *thread, f negotiation.Fact, at engine.LogRef,
 	switch f.(type) {
 	case negotiation.DisputeOpened:
 		c.joinEvidence(t)
+		if c.disputeOpened != nil {
+			c.disputeOpened()
+		}
 	case negotiation.ArbitratorAssigned:
 		c.joinEvidence(t)
 		nid := t.ID

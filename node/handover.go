@@ -53,7 +53,7 @@ type handover struct {
 
 	log    *slog.Logger // set again at Start, with the node's address
 	led    *ledger.Ledger
-	keys   headKeys // the node's keys, which sign its tree heads
+	heads  *treeHeads // the node's signed tree heads (anchor.go), for its bundles
 	self   negotiation.Address
 	chain  handoverChain  // nil without a chain
 	links  linkBook       // the transport's identity links
@@ -183,7 +183,7 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 	}
 	// A version-2 bundle: the negotiation's entries only, each with its
 	// inclusion proof against a tree head signed now.
-	head, link, err := signHead(ctx, h.led, h.keys, h.now())
+	head, link, err := h.heads.bundleHead(ctx)
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,7 @@ type Node struct {
 	stores storeOpener    // opens the stores at Start (stores.go)
 	tokens tokenBook      // the metadata of the ERC-20 tokens tasks name (token.go)
 	tw     *timeoutWatch  // the timeout exits due and taken (timeouts.go)
+	heads  *treeHeads     // the signed tree heads and their anchors on chain (anchor.go)
 
 	onchain *chainActs // the chain side of the acts: co-signed pairs, chain facts (chainacts.go)
 	snd     *sender    // the path out: build, judge, record, queue (send.go)
@@ -176,6 +177,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 	n.courts = newCourtFiles()
 	n.check = newLedgerCheck(m)
 	n.tw = newTimeoutWatch(cfg.Timeouts)
+	n.heads = newTreeHeads(cfg.Ledger, n.now, n.events)
 	n.rej = newRejectionLog(m.rejected, n.now, cfg.RejectionWindow)
 	n.blobs = newBlobStore(n.now, n.log, m.files, n.events, n.spawn, cfg.FetchTimeout)
 	n.hand = &handover{
@@ -192,6 +194,7 @@ func New(cfg Config, opts ...Option) (*Node, error) {
 		eng: n.eng, log: n.log, facts: m.facts, events: n.events, check: n.check,
 		authorize: n.authorize, send: n.snd.send, may: n.may, view: n.viewLocked, spawn: n.spawn,
 		joinEvidence: n.hand.joinEvidence, handOff: n.hand.handOff, takeOver: n.hand.takeOverLocked,
+		disputeOpened: n.heads.disputeOpened,
 	}
 	n.rcv = &receiver{
 		eng: n.eng, now: n.now, events: n.events, received: m.received, rejected: m.rejected,
@@ -238,7 +241,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	n.log = n.log.With("address", n.self.String())
 	n.check.log = n.log // before the ledger opens: its damage is logged from the first read
 	n.blobs.log, n.hand.log, n.hand.self = n.log, n.log, n.self
-	n.hand.keys = n.keys
+	n.hand.heads = n.heads
 	n.snd.log, n.snd.self, n.snd.keys = n.log, n.self, n.keys
 	n.rcv.log, n.rcv.self = n.log, n.self
 	n.stores = storeOpener{reset: n.o.reset, log: n.log, logger: n.o.logger, now: n.now, owner: n.keys.Inbox().PeerID().String()}
@@ -283,6 +286,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 		return err
 	}
 	n.onchain.open(n.self, n.keys.EVM(), n.client, n.cursor, n.log)
+	n.heads.open(n.led, n.keys.Inbox(), n.keys.Link, n.client, n.log)
 	if err = checkAutoGate(ctx, n.o.gate, n.client, n.cfg.Chain.ChainID, n.eng, n.self); err != nil {
 		return err
 	}
@@ -301,6 +305,7 @@ func (n *Node) Start(ctx context.Context) (err error) {
 	if n.client != nil {
 		n.spawn(n.watchTimeouts)
 	}
+	n.spawn(n.heads.run)
 	n.resume()
 	n.px.resumeConfirmations()
 	n.log.Info("node started", "peer", n.host.ID(), "threads", n.eng.Len(), "ledger_head", n.led.Head().Seq)
@@ -371,6 +376,7 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.Outbox = NewOutboxStore(n.led)
 	pc.Handler = n
 	pc.Blobs = n
+	pc.Consistency = n
 	pc.OnEvent = n.rcv.onEvent
 	pc.ListenAddrs = n.cfg.P2P.Listen
 	pc.Bootstrap = n.cfg.P2P.Bootstrap

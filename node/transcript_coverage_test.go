@@ -69,6 +69,10 @@ var notActRefusals = map[node.Code]string{
 	node.CodeBadConfig:    "a Config field or an option, refused by New and Start",
 	node.CodeStarted:      "a second Start",
 	node.CodeStoreRefused: "a Start on a store that holds less than its record, or a reset of a store that was not refused",
+	// Anchoring the ledger's tree head is not an act of a negotiation
+	// (anchor_test.go produces both).
+	node.CodeAnchorBudget:    "an anchor over ledger.anchor_gas_per_day (TestAnchorBudget)",
+	node.CodeAnchorUnchanged: "an anchor with nothing new since the last (TestAnchorLedger)",
 }
 
 // unreachableRefusals are the act refusals no transcript can produce

@@ -27,6 +27,9 @@ type Config struct {
 	Handler Handler
 	// Blobs serves files by CID over /parley/blob/1; nil serves none.
 	Blobs BlobProvider
+	// Consistency answers /parley/ledger-consistency/1 (proofs between
+	// sizes of the node's ledger tree); nil answers not_found.
+	Consistency ConsistencyProvider
 	// Mailbox, when set, makes this node a store node: it keeps sealed
 	// envelopes for the peers it serves and topic history. nil: not a store.
 	Mailbox MailboxStore
@@ -125,6 +128,10 @@ type Config struct {
 	// BlobChunk is the size of one chunk.
 	MaxBlobBytes int64
 	BlobChunk    int
+	// ConsistencyRate and ConsistencyBurst bound the consistency requests
+	// per second each peer may make (over it: over_rate).
+	ConsistencyRate  float64
+	ConsistencyBurst int
 
 	// Registerer receives libp2p's metrics; nil disables them (never the
 	// global registry).
@@ -200,6 +207,8 @@ func DefaultConfig() Config {
 		SubscriptionBuffer: 4096,
 		MaxBlobBytes:       1 << 30,
 		BlobChunk:          256 << 10,
+		ConsistencyRate:    20,
+		ConsistencyBurst:   200,
 		Logger:             slog.New(slog.DiscardHandler),
 		Clock:              time.Now,
 	}
@@ -266,6 +275,8 @@ func (c Config) Validate() error {
 		return bad("SubscriptionBuffer %d is under 32", c.SubscriptionBuffer)
 	case c.MaxBlobBytes < 1 || c.BlobChunk < 1024 || c.BlobChunk > c.MaxFrameBytes:
 		return bad("MaxBlobBytes %d / BlobChunk %d out of range", c.MaxBlobBytes, c.BlobChunk)
+	case c.ConsistencyRate <= 0 || c.ConsistencyBurst < 1:
+		return bad("ConsistencyRate %v / ConsistencyBurst %d must be positive", c.ConsistencyRate, c.ConsistencyBurst)
 	case c.MailboxPoll <= 0:
 		return bad("MailboxPoll is not positive")
 	case c.DHT && c.RecordTTL < time.Minute:

@@ -20,6 +20,10 @@
 //     envelopes re-offered when the gap before them fills);
 //   - /parley/blob/1, files by CID, sealed to the requester and checked
 //     against the CID;
+//   - /parley/ledger-consistency/1, RFC 6962 consistency proofs between
+//     two sizes of a node's ledger tree with its latest signed tree head,
+//     for auditors (a ConsistencyProvider the node implements answers;
+//     bounded requests, a rate per peer);
 //   - gossipsub topics (the task board, dispute evidence threads) with
 //     validators and peer scoring;
 //   - discovery (configured bootstrap peers, a Kademlia DHT under /parley

@@ -35,6 +35,7 @@ const (
 	CodeBadConfig      Code = "bad_config"       // a Config field is missing or out of range
 	CodeClosed         Code = "closed"           // the host is not started or already closed
 	CodeCIDMismatch    Code = "cid_mismatch"     // bytes that do not hash to the CID they were fetched by
+	CodeBadRange       Code = "bad_range"        // a ledger consistency request whose from is above its to
 )
 
 // Consent refusals: the receiver's principal takes no new negotiation
@@ -81,6 +82,7 @@ var classes = map[Code]string{
 	CodeBadConfig:      classInternal,
 	CodeClosed:         classUnavailable,
 	CodeCIDMismatch:    classInvalid,
+	CodeBadRange:       classInvalid,
 	CodeConsentDenied:  classForbidden,
 	CodeConsentLimit:   classForbidden,
 }

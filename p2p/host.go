@@ -22,6 +22,7 @@ import (
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
+	"golang.org/x/time/rate"
 
 	"github.com/parleynet/parley/negotiation"
 )
@@ -64,6 +65,8 @@ type Host struct {
 	mdns    mdns.Service
 	stores  []peer.AddrInfo
 	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
+
+	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
 }
 
 // New returns a Host for cfg. It does no I/O and starts nothing.
@@ -76,6 +79,8 @@ func New(cfg Config) (*Host, error) {
 		log:  cfg.Logger.With("component", "p2p"),
 		self: negotiation.Address(cfg.Link().EVMAddress),
 		book: newPeerBook(),
+
+		consistency: &consistencyLimits{r: rate.Limit(cfg.ConsistencyRate), burst: cfg.ConsistencyBurst},
 	}
 	h.out = newOutbox(h)
 	h.in = newInbound(h)
@@ -107,6 +112,7 @@ func (h *Host) Start(ctx context.Context) error {
 	p.SetStreamHandler(ProtocolIdentity, h.handleIdentity)
 	p.SetStreamHandler(ProtocolEnvelope, h.in.handleStream)
 	p.SetStreamHandler(ProtocolBlob, h.handleBlob)
+	p.SetStreamHandler(ProtocolConsistency, h.handleConsistency)
 	if h.cfg.Mailbox != nil {
 		p.SetStreamHandler(ProtocolMailbox, h.handleMailbox)
 	}

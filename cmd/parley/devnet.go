@@ -28,6 +28,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/strictjson"
 )
@@ -321,6 +322,7 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 	s.Node.P2P.RetryMax = 5 * time.Second
 	s.Node.Chain.RPC, s.Node.Chain.ChainID, s.Node.Chain.Contracts = rpc, chainID, contracts
 	s.Node.Chain.PollInterval = 100 * time.Millisecond
+	s.Node.Ledger.AnchorEvery = node.DevAnchorEvery // anchoring is on by default on the devnet
 	return s
 }
 

@@ -54,6 +54,7 @@ func roleSettings(role string) (settings, error) {
 	s.Node.Chain.RPC = "http://127.0.0.1:8545"
 	s.Node.Chain.ChainID = 1337
 	s.Node.Chain.Contracts = devchainContracts
+	s.Node.Ledger.AnchorEvery = node.DevAnchorEvery // the dev chain's gas is free: anchor by default
 	switch role {
 	case "poster":
 		s.Node.Capabilities = []string{"translation"}

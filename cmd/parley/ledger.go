@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -110,6 +111,7 @@ func newLedgerCmd() *cobra.Command {
 	}
 	f.register(cmd.PersistentFlags())
 	cmd.AddCommand(newLedgerVerifyCmd(&f), newLedgerExportCmd(&f))
+	cmd.AddCommand(newLedgerAnchorCmd(&f), newLedgerHeadsCmd(&f), newLedgerAuditCmd(&f))
 	return cmd
 }
 
@@ -354,5 +356,125 @@ func newBundleCmd() *cobra.Command {
 		Short: "Work with proof bundles",
 	}
 	cmd.AddCommand(newBundleVerifyCmd(), newBundleCompareCmd())
+	return cmd
+}
+
+// The ledger's signed tree heads, their anchors on chain and audits
+// (issue 15): each asks the running node's API, which holds the keys and
+// the chain.
+
+func newLedgerAnchorCmd(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "anchor",
+		Short: "Sign the ledger's tree head and anchor it on chain now",
+		Long: "Asks the running node (POST /v1/ledger/anchor) to sign its ledger's Merkle tree head and anchor\n" +
+			"it through LedgerAnchor from its own EVM key (the address its identity link binds), then prints the\n" +
+			"anchor it recorded. Not gated (it moves no escrow), but it spends gas: refused over\n" +
+			"ledger.anchor_gas_per_day (anchor_budget, with the wait until the next UTC day) and when nothing\n" +
+			"was added since the last anchor (anchor_unchanged). Exit status 1 when refused, 3 when the node\n" +
+			"does not answer.",
+		Example: "  parley ledger anchor --data-dir ~/.parley-poster\n" +
+			"  parley ledger anchor --api http://127.0.0.1:7464 --api-key-file ~/.parley-poster/api.key --json",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			a, err := s.c.AnchorLedger(s.ctx())
+			if err != nil {
+				return s.fail(err)
+			}
+			return s.show(func(w io.Writer) {
+				fmt.Fprintf(w, "anchored size %d root %s\n  tx %s block %d, from %s (LedgerAnchor %s, chain %d); ledger entry %d\n",
+					a.Size, a.Root, a.TxHash, a.BlockNumber, a.Address, a.Contract, a.ChainID, a.Seq)
+			})
+		},
+	}
+}
+
+func newLedgerHeadsCmd(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "heads",
+		Short: "Show the ledger's latest signed tree head, its latest anchor and the day's anchor gas",
+		Long: "Asks the running node (GET /v1/ledger/heads) for its ledger's latest signed tree head, its latest\n" +
+			"anchor on chain and the gas the day's anchors used of ledger.anchor_gas_per_day. Signs nothing.",
+		Example: "  parley ledger heads --data-dir ~/.parley-worker\n" +
+			"  parley ledger heads --api http://127.0.0.1:7465 --api-key-file ~/.parley-worker/api.key --json",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			h, err := s.c.LedgerHeads(s.ctx())
+			if err != nil {
+				return s.fail(err)
+			}
+			return s.show(func(w io.Writer) {
+				fmt.Fprintf(w, "ledger %d entries\n", h.Entries)
+				if h.Head != nil {
+					fmt.Fprintf(w, "head   size %d root %s, signed %s (entry %d)\n", h.Head.Size, h.Head.Root, h.Head.Time.Format(time.RFC3339), h.Head.Seq)
+				} else {
+					fmt.Fprintln(w, "head   none signed yet")
+				}
+				if h.Anchor != nil {
+					fmt.Fprintf(w, "anchor size %d root %s, tx %s block %d (entry %d)\n", h.Anchor.Size, h.Anchor.Root, h.Anchor.TxHash, h.Anchor.BlockNumber, h.Anchor.Seq)
+				} else {
+					fmt.Fprintln(w, "anchor none yet")
+				}
+				fmt.Fprintf(w, "gas    %d of %d on %s (UTC)\n", h.Budget.Spent, h.Budget.Limit, h.Budget.Day)
+			})
+		},
+	}
+}
+
+func newLedgerAuditCmd(f *clientFlags) *cobra.Command {
+	var target, rpc string
+	cmd := &cobra.Command{
+		Use:   "audit --peer ADDR|PEERID [--rpc URL]",
+		Short: "Audit another node's ledger against the tree heads it anchored on chain",
+		Long: "Asks the running node (POST /v1/ledger/audit) to audit another node: read the anchors the other\n" +
+			"node's EVM address posted to LedgerAnchor (through --rpc, else the node's chain), ask it over p2p\n" +
+			"(/parley/ledger-consistency/1) for the consistency proof from each anchored size to its latest\n" +
+			"signed tree head, and check each proof, the anchored root and the head's signature. A node that\n" +
+			"cannot prove consistency with an anchor is reported: inconsistent_with_anchor (forged_head for a\n" +
+			"head its link does not sign), exit status 1. Exit status 0: every anchor checks.",
+		Example: "  parley ledger audit --peer 0x5B38Da6a701c568545dCfcB03FcB875f56beddC4 --data-dir ~/.parley-arbitrator\n" +
+			"  parley ledger audit --peer 12D3KooWQ... --rpc http://127.0.0.1:8545 --api http://127.0.0.1:7466 --api-key-file api.key",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if target == "" {
+				return usageErr(fmt.Errorf("name the node to audit: --peer ADDR|PEERID"))
+			}
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			rep, err := s.c.AuditLedger(s.ctx(), target, rpc)
+			if err != nil {
+				return s.fail(err)
+			}
+			_ = s.show(func(w io.Writer) {
+				fmt.Fprintf(w, "%s %s (%s): %d anchors\n", rep.Code, rep.Address, rep.Peer, len(rep.Anchors))
+				if rep.Head != nil {
+					fmt.Fprintf(w, "  head size %d root %s, signed %s\n", rep.Head.Size, rep.Head.Root, rep.Head.Time.Format(time.RFC3339))
+				}
+				for _, a := range rep.Anchors {
+					fmt.Fprintf(w, "  %-24s size %d root %s tx %s", a.Code, a.Size, a.Root, a.TxHash)
+					if a.Detail != "" {
+						fmt.Fprintf(w, ": %s", a.Detail)
+					}
+					fmt.Fprintln(w)
+				}
+			})
+			if rep.Code != "ok" {
+				return &exitError{code: 1, err: fmt.Errorf("the audit of %s failed: %s: %s", rep.Address, rep.Code, rep.Detail)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&target, "peer", "", "the node to audit: its EVM address or peer id")
+	cmd.Flags().StringVar(&rpc, "rpc", "", "JSON-RPC endpoint to read the anchors from (default: the node's chain)")
 	return cmd
 }

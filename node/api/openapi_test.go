@@ -117,6 +117,12 @@ var routeDocs = []routeDoc{
 	{pattern: RouteSetConsent, id: "setConsent", summary: "Set a counterparty's consent state (allowed, unknown, denied); recorded in the ledger", req: ConsentRequest{}, resp: node.ConsentView{}},
 	{pattern: RouteAudit, id: "audit", summary: "The approval audit trail, newest first: labels, intent hashes, decisions, methods, hashed credential references; never argument values", resp: []approval.AuditEvent{},
 		query: []param{{"limit", "how many events (1..1000, default 100)"}}},
+	// The ledger's signed tree heads, anchors and audits (ledger.go).
+	{pattern: RouteLedgerAnchor, id: "anchorLedger", summary: "Sign the ledger's tree head and anchor it on chain through LedgerAnchor now, from the node's EVM key (not gated; 429 anchor_budget over ledger.anchor_gas_per_day, with Retry-After; 409 anchor_unchanged when nothing was added since the last anchor)", req: Empty{}, resp: node.TreeAnchorView{}, limited: true},
+	{pattern: RouteLedgerHeads, id: "ledgerHeads", summary: "The ledger's latest signed tree head and anchor on chain (absent when none) and the day's gas budget of the anchors", resp: node.LedgerHeads{}},
+	{pattern: RouteLedgerConsistency, id: "ledgerConsistency", summary: "The RFC 6962 consistency proof between two sizes of the ledger's Merkle tree, both roots and the latest signed tree head", resp: node.Consistency{},
+		query: []param{{"from", "the smaller tree size (default 0)"}, {"to", "the larger tree size (0 or omitted: the latest signed tree head's)"}}},
+	{pattern: RouteLedgerAudit, id: "auditLedger", summary: "Audit another node's ledger: read its anchors on chain, ask it over p2p for consistency from each to its latest signed head and check them (code inconsistent_with_anchor when it cannot prove one)", req: AuditRequest{}, resp: node.AuditReport{}},
 }
 
 // intentRequestSchema is the JSON Schema of a Human Intent Protocol

@@ -290,6 +290,7 @@ func (s *Server) register() {
 	post(RoutePasskeyRevoke, s.revokePasskey)
 	get(RouteAudit, s.audit)
 	s.registerOnchain(get, post) // onchain.go
+	s.registerLedger(get, post)  // ledger.go
 
 	s.mux.HandleFunc("/", s.notFound)
 }

@@ -161,6 +161,13 @@ func routeCases(t testing.TB) []routeCase {
 		// The API's key never gives the principal's own word (via web);
 		// a card via api waits for a passkey (TestPXPOverHTTP).
 		{pattern: RouteSealCard, path: "/v1/card", body: `{"card":` + cardJSON + `,"via":"web"}`, want: 403, code: string(node.CodeViaWebRefused)},
+		// The ledger's heads, anchors and audits (last: the cases above
+		// wrote entries). This node has no gas: its anchor's body is
+		// refused before (TestLedgerRoutes anchors).
+		{pattern: RouteLedgerAnchor, path: "/v1/ledger/anchor", body: `{"now":true}`, want: 400, code: CodeUnknownField},
+		{pattern: RouteLedgerHeads, path: "/v1/ledger/heads", want: 200, schema: "LedgerHeads"},
+		{pattern: RouteLedgerConsistency, path: "/v1/ledger/consistency?from=1", want: 200, schema: "Consistency", badPaths: []string{"/v1/ledger/consistency?from=x", "/v1/ledger/consistency?to=-1"}},
+		{pattern: RouteLedgerAudit, path: "/v1/ledger/audit", body: `{"peer":"nobody"}`, want: 400, code: string(node.CodeBadArgument)},
 	}
 }
 

@@ -123,6 +123,16 @@ const (
 	RouteCourtDocuments   = "GET /v1/negotiations/{id}/court"  // node.CourtDocuments
 )
 
+// The routes of the ledger's signed tree heads, their anchors on chain and
+// audits (issue 15): anchor now, the latest head and anchor, a consistency
+// proof between two sizes of the tree, and an audit of another node.
+const (
+	RouteLedgerAnchor      = "POST /v1/ledger/anchor"     // Empty -> node.TreeAnchorView (not gated; held to ledger.anchor_gas_per_day)
+	RouteLedgerHeads       = "GET /v1/ledger/heads"       // node.LedgerHeads
+	RouteLedgerConsistency = "GET /v1/ledger/consistency" // node.Consistency; ?from=&to= (to 0 or omitted: the latest signed head)
+	RouteLedgerAudit       = "POST /v1/ledger/audit"      // AuditRequest -> node.AuditReport
+)
+
 // HeaderIdempotencyKey is VXP's idempotency header.
 const HeaderIdempotencyKey = "Idempotency-Key"
 
