@@ -29,7 +29,7 @@ func TestDemo(t *testing.T) {
 		"worker withdraws 0.2800 ETH", "poster withdraws 0.1200 ETH",
 		"proof bundle exported and verified offline", "demo passed",
 		"the bundle it joined from: parley-proof-bundle/2", "$ parley bundle verify ", " --rpc http://",
-		"ok tree head: size ", "ok anchor on chain: ", "ok consistency from the anchored head: ",
+		"ok tree head: size ", "anchored head: size ", "ok anchor on chain: ", "ok consistency from the anchored head: ",
 		"poster's principal Dana Whitfield seals an intent card", "worker's principal Sam Ortega seals an intent card",
 		"poster's node escalates instead of signing", "must_never:must_never[0]",
 		"question to the poster's principal: May I go on although the terms cross must_never[0] (\"pay more than 0.55 ETH in total\")?",
