@@ -108,11 +108,17 @@ func (l *Ledger) RecordTreeHead(ctx context.Context, h TreeHead) (Entry, error) 
 	if err := h.check(); err != nil {
 		return Entry{}, err
 	}
-	req, err := l.prepare(Record{Kind: KindTreeHead, Body: h.body()})
+	return l.recordTree(ctx, KindTreeHead, h.body(), sizedRoot{h.Size, h.Root})
+}
+
+// recordTree appends an entry of a reserved tree kind whose root at its
+// size the writer checks against its transaction's tree (opTree).
+func (l *Ledger) recordTree(ctx context.Context, kind string, body []byte, at sizedRoot) (Entry, error) {
+	req, err := l.prepare(Record{Kind: kind, Body: body})
 	if err != nil {
 		return Entry{}, err
 	}
-	req.op, req.tree = opTree, sizedRoot{h.Size, h.Root}
+	req.op, req.tree = opTree, at
 	res := l.submit(ctx, req)
 	return res.entry, res.err
 }
@@ -237,13 +243,7 @@ func (l *Ledger) RecordTreeAnchor(ctx context.Context, a TreeAnchor) (Entry, err
 	if err := a.check(); err != nil {
 		return Entry{}, err
 	}
-	req, err := l.prepare(Record{Kind: KindTreeAnchor, Body: a.body()})
-	if err != nil {
-		return Entry{}, err
-	}
-	req.op, req.tree = opTree, sizedRoot{a.Size, a.Root}
-	res := l.submit(ctx, req)
-	return res.entry, res.err
+	return l.recordTree(ctx, KindTreeAnchor, a.body(), sizedRoot{a.Size, a.Root})
 }
 
 // ParseTreeAnchor reads a tree anchor from the body of a tree.anchor entry.
