@@ -203,6 +203,18 @@ func (a *treeHeads) export(ctx context.Context, nid string, w io.Writer) (ledger
 	return head, a.led.ExportV2(ctx, nid, head, link, w)
 }
 
+// ExportBundle writes the version-2 proof bundle of negotiation nid of
+// led, a ledger opened read-write with no node running on it (parley
+// ledger export), as the node would (treeHeads.export): against the
+// ledger's latest signed tree head, or a new one signed with inbox,
+// naming link, and recorded, when the ledger grew since or link is not
+// the one the head names. It returns the head.
+func ExportBundle(ctx context.Context, led *ledger.Ledger, inbox *identity.InboxKey, link *identity.Link, nid string, w io.Writer) (ledger.TreeHead, error) {
+	a := newTreeHeads(LedgerConfig{}, time.Now, nil)
+	a.open(led, inbox, func() *identity.Link { return link }, nil, slog.New(slog.DiscardHandler))
+	return a.export(ctx, nid, w)
+}
+
 // signIfGrew signs a head when the ledger grew since the last one (the
 // head_every tick).
 func (a *treeHeads) signIfGrew(ctx context.Context) {
