@@ -265,6 +265,14 @@ func TestReplaceWorker(t *testing.T) {
 	connect(t, poster, newcomer)
 	connect(t, worker, newcomer)
 	nid := agree(t, poster, worker, eth(400))
+	// Another negotiation of the same parties, after this one's first
+	// entries: the hand-over package carries none of it.
+	op, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Index the glossary", eth(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := op.Thread.NegotiationID
+	worker.waitState(other, negotiation.StateProposed)
 
 	before, _ := poster.Thread(nid)
 	for _, to := range []negotiation.Address{poster.Address(), worker.Address(), {}} {
@@ -316,6 +324,13 @@ func TestReplaceWorker(t *testing.T) {
 	})
 	if k := kinds(t, newcomer, nid); k["thread.joined"] != 1 {
 		t.Fatalf("the newcomer's ledger: %v", k)
+	}
+	// The package is a version-2 bundle of this negotiation alone, the one
+	// the chain's handoffHash names, and the newcomer joined from it.
+	pkg := joinedBundle(t, newcomer, nid)
+	checkMinimalV2(t, "the hand-over package", pkg, nid, other)
+	if c, err := handoffCIDOf(pkg); err != nil || c != res.Detail["handoffCid"] {
+		t.Fatalf("the newcomer joined from %s, the package is %s (%v)", c, res.Detail["handoffCid"], err)
 	}
 	if task := chainTask(t, w, nv); task.Worker != [20]byte(newcomer.Address()) || task.Nonce != 1 {
 		t.Fatalf("the task on chain: %+v", task)

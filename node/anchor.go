@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"sync"
@@ -173,6 +174,45 @@ func (a *treeHeads) bundleHead(ctx context.Context) (ledger.TreeHead, []byte, er
 		return ledger.TreeHead{}, nil, err
 	}
 	return h, link.Bytes(), nil
+}
+
+// export writes the version-2 proof bundle of negotiation nid to w
+// (ledger.ExportV2): the negotiation's entries only, each with its
+// inclusion proof against the head bundleHead gives, and the signer's
+// identity link. Every bundle the node makes goes through here: the
+// arbitrator's and the supervisor's hand-over, a replacement's hand-over
+// package and the API's export.
+// A negotiation the ledger holds no entry of is ledger.ErrNotFound, and
+// no head is signed for it.
+func (a *treeHeads) export(ctx context.Context, nid string, w io.Writer) (ledger.TreeHead, error) {
+	held := false
+	for _, err := range a.led.ByNegotiation(ctx, nid) {
+		if err != nil {
+			return ledger.TreeHead{}, err
+		}
+		held = true
+		break
+	}
+	if !held {
+		return ledger.TreeHead{}, fmt.Errorf("negotiation %s: %w", nid, ledger.ErrNotFound)
+	}
+	head, link, err := a.bundleHead(ctx)
+	if err != nil {
+		return head, err
+	}
+	return head, a.led.ExportV2(ctx, nid, head, link, w)
+}
+
+// ExportBundle writes the version-2 proof bundle of negotiation nid of
+// led, a ledger opened read-write with no node running on it (parley
+// ledger export), as the node would (treeHeads.export): against the
+// ledger's latest signed tree head, or a new one signed with inbox,
+// naming link, and recorded, when the ledger grew since or link is not
+// the one the head names. It returns the head.
+func ExportBundle(ctx context.Context, led *ledger.Ledger, inbox *identity.InboxKey, link *identity.Link, nid string, w io.Writer) (ledger.TreeHead, error) {
+	a := newTreeHeads(LedgerConfig{}, time.Now, nil)
+	a.open(led, inbox, func() *identity.Link { return link }, nil, slog.New(slog.DiscardHandler))
+	return a.export(ctx, nid, w)
 }
 
 // signIfGrew signs a head when the ledger grew since the last one (the

@@ -185,31 +185,25 @@ func (c *ledgerCheck) damageFor(nid string, from uint64) error {
 	return nil
 }
 
-// Export writes the proof bundle of negotiation nid to w (ledger.Export).
-// It refuses with CodeLedgerDamaged, before writing anything, a bundle
-// that rests on damage the node knows of (the negotiation's own entries
-// and objects, and every entry from its first to the head, which the
-// bundle's chain carries), and fails with CodeLedgerDamaged when the
-// export itself reads a damaged entry or object (the bundle is then never
-// completed).
-func (n *Node) Export(ctx context.Context, nid string, w io.Writer) (ledger.Head, error) {
+// Export writes the version-2 proof bundle of negotiation nid to w
+// (ledger.ExportV2 against the node's latest signed tree head, signing a
+// new one when the ledger grew since; treeHeads.export) and returns that
+// head. The bundle carries the negotiation's entries and objects only, so
+// it rests on those and on the entries of no negotiation (the node's own
+// records, its tree heads among them): it refuses with CodeLedgerDamaged,
+// before writing anything, a bundle that rests on damage the node knows
+// of, and fails with CodeLedgerDamaged when the export itself reads a
+// damaged entry or object or a proof that does not hold (the bundle is
+// then never completed). A negotiation the ledger does not hold is
+// ledger.ErrNotFound.
+func (n *Node) Export(ctx context.Context, nid string, w io.Writer) (ledger.TreeHead, error) {
 	if err := n.running(); err != nil {
-		return ledger.Head{}, err
+		return ledger.TreeHead{}, err
 	}
-	var first uint64
-	for e, err := range n.led.ByNegotiation(ctx, nid) {
-		if err != nil {
-			return ledger.Head{}, err
-		}
-		first = e.Seq
-		break
+	if err := n.check.damageFor(nid, 0); err != nil {
+		return ledger.TreeHead{}, err
 	}
-	if first > 0 {
-		if err := n.check.damageFor(nid, first); err != nil {
-			return ledger.Head{}, err
-		}
-	}
-	head, err := n.led.Export(ctx, nid, w)
+	head, err := n.heads.export(ctx, nid, w)
 	var ve *ledger.VerifyError
 	if errors.As(err, &ve) {
 		return head, failWrap(CodeLedgerDamaged, err, "the proof bundle of %s", nid)

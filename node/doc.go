@@ -28,8 +28,9 @@
 // supervisor, the late join from its proof bundle and the dispute's
 // evidence topic (handover; the supervisor's side, its supervision notice
 // and the veto, are in veto.go; it also gets the address, the keys (which
-// sign the tree head of the version-2 bundle it hands an arbitrator), the
-// chain and the transport's
+// sign the tree head of the version-2 bundles it hands over: every bundle
+// the node makes, the API's export too, is of version 2, through
+// treeHeads.export), the chain and the transport's
 // links and topics at Start, and the node's send and fact paths as
 // functions), the verification of proof bundles (bundle.go: VerifyBundle,
 // and VerifyBundleWith, which names each check and with a chain holds a

@@ -182,13 +182,10 @@ func (h *handover) handOffOnce(ctx context.Context, nid string) error {
 		return err // a court reads the ERC-1497 documents (court.go), not a proof bundle
 	}
 	// A version-2 bundle: the negotiation's entries only, each with its
-	// inclusion proof against a tree head signed now.
-	head, link, err := h.heads.bundleHead(ctx)
-	if err != nil {
-		return err
-	}
+	// inclusion proof against the node's latest signed tree head.
 	var buf bytes.Buffer
-	if err := h.led.ExportV2(ctx, nid, head, link, &buf); err != nil {
+	head, err := h.heads.export(ctx, nid, &buf)
+	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	c, err := h.blobs.store(ctx, nid, "proof-bundle.json", MediaTypeBundle, "", buf.Bytes())
@@ -487,15 +484,17 @@ func handoffCID(h negotiation.Hash) (cid.Cid, error) {
 	return cid.NewCidV1(cid.Raw, mh), nil
 }
 
-// exportHandoff makes this node's hand-over package of nid: the proof
-// bundle of its ledger's record of the thread, with the identity links of
-// every signer, so it verifies with nothing else.
+// exportHandoff makes this node's hand-over package of nid: the
+// version-2 proof bundle of its ledger's record of the thread (the
+// negotiation's entries only, each proven against the node's signed tree
+// head), with the identity links of every signer, so it verifies with
+// nothing else.
 func (h *handover) exportHandoff(ctx context.Context, nid string) (*handoff, error) {
 	var pkg *handoff
 	// Nothing is sent in the thread while it is exported.
 	err := h.eng.With(nid, func(t *thread) error {
 		var buf bytes.Buffer
-		if _, err := h.led.Export(ctx, nid, &buf); err != nil {
+		if _, err := h.heads.export(ctx, nid, &buf); err != nil {
 			return failWrap(CodeStoreFailed, err, "export")
 		}
 		sum := negotiation.Hash(sha256.Sum256(buf.Bytes()))

@@ -96,7 +96,8 @@ func (n *Node) keepSupervisor(t *thread) {
 	})
 }
 
-// handToSupervisor exports thread nid from the ledger (with the identity
+// handToSupervisor exports thread nid from the ledger as a version-2
+// proof bundle (treeHeads.export: its entries only, with the identity
 // links of every signer), stores the bundle as a file the supervisor may
 // fetch, and queues the supervision notice naming it.
 func (n *Node) handToSupervisor(ctx context.Context, nid string, sup negotiation.Address) error {
@@ -105,7 +106,7 @@ func (n *Node) handToSupervisor(ctx context.Context, nid string, sup negotiation
 		return err
 	}
 	var buf bytes.Buffer
-	head, err := n.led.Export(ctx, nid, &buf)
+	head, err := n.heads.export(ctx, nid, &buf)
 	if err != nil {
 		return failWrap(CodeStoreFailed, err, "export")
 	}
@@ -119,7 +120,7 @@ func (n *Node) handToSupervisor(ctx context.Context, nid string, sup negotiation
 	}
 	p := &negotiation.DisputeEvidence{
 		DisputeID: negotiation.U64(0), EvidenceCID: negotiation.CID(c.String()), Files: files,
-		Description: fmt.Sprintf("proof bundle of the thread so far (ledger head %d %s), for the supervisor %s named", head.Seq, head.Hash, n.self),
+		Description: fmt.Sprintf("proof bundle of the thread so far (tree head %d %s), for the supervisor %s named", head.Size, negotiation.Hash(head.Root), n.self),
 	}
 	var pk negotiation.PublicKey
 	copy(pk[:], n.keys.Inbox().PublicKey())

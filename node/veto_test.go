@@ -80,6 +80,7 @@ func TestVetoBeforeFunding(t *testing.T) {
 	if !sv.Observer || sv.Role != negotiation.RoleSupervisor {
 		t.Fatalf("the supervisor's thread: role %s, observer %v", sv.Role, sv.Observer)
 	}
+	checkMinimalV2(t, "the supervision notice's bundle", joinedBundle(t, sup, nid), nid)
 	worker.waitState(nid, negotiation.StateProposed)
 	if _, err := worker.Accept(t.Context(), nid); err != nil {
 		t.Fatal(err)
@@ -154,6 +155,14 @@ func TestVetoAfterFunding(t *testing.T) {
 	}
 	nid := res.Thread.NegotiationID
 	worker.waitState(nid, negotiation.StateProposed)
+	// Another negotiation in the worker's ledger, after this one's first
+	// entries: the bundle the supervisor joins from carries none of it.
+	op, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Index the glossary", eth(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := op.Thread.NegotiationID
+	worker.waitState(other, negotiation.StateProposed)
 	sa := sup.Address()
 	cs := node.CounterSpec{Milestones: []node.MilestoneSpec{{Amount: eth(350), Description: "part 1"}, {Amount: eth(250), Description: "part 2"}}, Reason: "more work", Supervisor: &sa}
 	if _, err := worker.Counter(t.Context(), nid, cs); err != nil {
@@ -161,6 +170,7 @@ func TestVetoAfterFunding(t *testing.T) {
 	}
 	sup.waitState(nid, negotiation.StateCountered)
 	poster.waitState(nid, negotiation.StateCountered)
+	checkMinimalV2(t, "the supervision notice's bundle", joinedBundle(t, sup, nid), nid, other)
 	if _, err := poster.Accept(t.Context(), nid); err != nil {
 		t.Fatal(err)
 	}

@@ -194,6 +194,10 @@ func verifyBundleCmd(ctx context.Context, cmd *cobra.Command, path string, ch no
 		if ch == nil {
 			fmt.Fprintf(w, "anchors on chain not checked (no --rpc)\n")
 		}
+		// The summary, as for version 1.
+		fmt.Fprintf(w, "ok negotiation %s\n", rep.NegotiationID)
+		fmt.Fprintf(w, "tree head %d %s, entries of the negotiation %d (each included in it), envelopes %d (signatures and signers' identity links verified), pruned objects %d\n",
+			rep.TreeHead.Size, negotiation.Hash(rep.TreeHead.Root), len(rep.Negotiation), len(rep.Envelopes), rep.Pruned)
 		return nil
 	}
 	fmt.Fprintf(w, "ok negotiation %s\n", rep.NegotiationID)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
+	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/storeguard"
@@ -212,17 +213,29 @@ func newLedgerVerifyCmd(f *clientFlags) *cobra.Command {
 }
 
 func newLedgerExportCmd(f *clientFlags) *cobra.Command {
-	var negotiationID, out string
+	var negotiationID, out, passFile string
+	var format int
 	cmd := &cobra.Command{
 		Use:   "export NEGOTIATION -o FILE",
 		Short: "Write a negotiation's proof bundle (docs/ledger.md) to FILE",
 		Long: "Writes the proof bundle of one negotiation: offline from a data directory, or streamed from the\n" +
 			"running node (GET /v1/negotiations/{id}/bundle) and verified before FILE is written. The bundle\n" +
-			"proves the thread to anyone with nothing but the file (parley bundle verify).",
+			"proves the thread to anyone with nothing but the file (parley bundle verify).\n\n" +
+			"The bundle is of version 2 (parley-proof-bundle/2): the negotiation's entries only, each with its\n" +
+			"inclusion proof against a tree head the node signed, and the node's identity link. Offline it\n" +
+			"uses the ledger's latest signed tree head when that covers the negotiation and names the data\n" +
+			"directory's identity link; otherwise it signs a new head with the node's inbox key and records\n" +
+			"it in the ledger, which needs the keys' passphrase (--passphrase-file, else $" + identity.PassphraseEnv + ",\n" +
+			"else a prompt on a terminal). --format 1 writes a version-1 bundle (every entry from the\n" +
+			"negotiation's first to the head; no keys needed), offline only.",
 		Example: "  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o task1.bundle.json --data-dir ~/.parley-poster\n" +
-			"  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o - --api http://127.0.0.1:7464 --api-key-file api.key",
+			"  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o - --api http://127.0.0.1:7464 --api-key-file api.key\n" +
+			"  parley ledger export 6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b -o task1.v1.json --format 1 --data-dir ~/.parley-poster",
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != 1 && format != 2 {
+				return usageErr(fmt.Errorf("--format is 1 or 2, not %d", format))
+			}
 			switch {
 			case len(args) == 1 && negotiationID != "" && args[0] != negotiationID:
 				return usageErr(fmt.Errorf("the negotiation is given twice: %s and --negotiation %s", args[0], negotiationID))
@@ -239,14 +252,27 @@ func newLedgerExportCmd(f *clientFlags) *cobra.Command {
 				return err
 			}
 			if l != nil {
-				defer l.Close()
-				return exportOffline(cmd, l, negotiationID, out)
+				x := offlineExport{cmd: cmd, l: l, dataDir: f.dataDir, passFile: passFile}
+				defer func() {
+					if x.l != nil {
+						x.l.Close()
+					}
+				}()
+				if format == 1 {
+					return exportOffline(cmd, x.l, negotiationID, out)
+				}
+				return x.exportV2(negotiationID, out)
+			}
+			if format == 1 {
+				return usageErr(fmt.Errorf("a running node exports version-2 bundles only: --format 1 reads a data directory's ledger (stop the node first)"))
 			}
 			return exportViaAPI(cmd, s, negotiationID, out)
 		},
 	}
 	cmd.Flags().StringVar(&negotiationID, "negotiation", "", "negotiation id (lowercase UUID), instead of the argument")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "bundle file to write (- for standard output)")
+	cmd.Flags().IntVar(&format, "format", 2, "bundle version: 2 (the negotiation's entries with inclusion proofs against a signed tree head) or 1 (offline only)")
+	cmd.Flags().StringVar(&passFile, "passphrase-file", "", "read the keys' passphrase from this file, when a new tree head must be signed (else $"+identity.PassphraseEnv+", else a prompt)")
 	return cmd
 }
 
@@ -305,6 +331,110 @@ func exportOffline(cmd *cobra.Command, l *ledger.Ledger, negotiationID, out stri
 	return nil
 }
 
+// offlineExport is a version-2 export of a data directory's ledger, with
+// no node running on it; l is read-only until a new tree head must be
+// signed, then read-write.
+type offlineExport struct {
+	cmd      *cobra.Command
+	l        *ledger.Ledger
+	dataDir  string // the --data-dir flag ("" for the default)
+	passFile string
+}
+
+// exportV2 writes the version-2 bundle of negotiationID: against the
+// ledger's latest signed tree head when it covers every entry of the
+// negotiation and names the data directory's identity link (no key
+// needed), else against a head signed now with the keys and recorded
+// (node.ExportBundle, the node's own path).
+func (x *offlineExport) exportV2(negotiationID, out string) error {
+	cmd := x.cmd
+	dir, err := ledgerDir(x.dataDir)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	var last uint64
+	for e, err := range x.l.ByNegotiation(cmd.Context(), negotiationID) {
+		if err != nil {
+			return verifyExit(cmd, err)
+		}
+		last = e.Seq
+	}
+	if last == 0 {
+		return &exitError{code: 1, err: fmt.Errorf("the ledger holds no entry of negotiation %s: %w", negotiationID, ledger.ErrNotFound)}
+	}
+	dataDir := filepath.Dir(dir)
+	_, link, err := identity.ReadPublic(dataDir)
+	if err == nil && link == nil {
+		err = errors.New("no identity link")
+	}
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("a version-2 bundle names the node's identity link, and %s has none (%v): --format 1 writes a version-1 bundle", identity.KeysDir(dataDir), err)}
+	}
+	var export func(w io.Writer) (ledger.TreeHead, error)
+	head, _, err := x.l.LatestTreeHead(cmd.Context())
+	switch {
+	case err == nil && head.Size >= last && head.Signer == negotiation.Hash(link.Hash()):
+		export = func(w io.Writer) (ledger.TreeHead, error) {
+			return head, x.l.ExportV2(cmd.Context(), negotiationID, head, link.Bytes(), w)
+		}
+	case err != nil && !errors.Is(err, ledger.ErrNotFound):
+		return verifyExit(cmd, err)
+	default:
+		// A new head: the keys sign it and the ledger records it.
+		kr, err := x.keys(dataDir)
+		if err != nil {
+			return err
+		}
+		x.l.Close()
+		if x.l, err = openLedgerMode(cmd, x.dataDir, false); err != nil {
+			x.l = nil
+			return err
+		}
+		export = func(w io.Writer) (ledger.TreeHead, error) {
+			return node.ExportBundle(cmd.Context(), x.l, kr.Inbox(), kr.Link(), negotiationID, w)
+		}
+	}
+	var th ledger.TreeHead
+	write := func(w io.Writer) (err error) {
+		if th, err = export(w); err != nil {
+			if errors.Is(err, ledger.ErrNotFound) {
+				return &exitError{code: 1, err: err}
+			}
+			return bundleExit(cmd, err)
+		}
+		return nil
+	}
+	if out == "-" {
+		return write(cmd.OutOrStdout())
+	}
+	if err := writeAtomic(out, write, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (version 2, tree head %d %s)\n", negotiationID, out, th.Size, negotiation.Hash(th.Root))
+	return nil
+}
+
+// keys opens the data directory's keyring for a new tree head; a
+// passphrase that cannot be read is exit status 2, naming --format 1.
+func (x *offlineExport) keys(dataDir string) (*identity.Keyring, error) {
+	src := identity.PassphraseSource{File: x.passFile, Env: os.Getenv(identity.PassphraseEnv), Prompt: x.cmd.ErrOrStderr()}
+	if in, ok := x.cmd.InOrStdin().(*os.File); ok {
+		src.Terminal = in
+	}
+	pass, err := src.Read(false)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("the ledger's latest signed tree head does not cover the negotiation, and signing a new one needs the keys' passphrase (--passphrase-file or $%s): %w; --format 1 writes a version-1 bundle without keys", identity.PassphraseEnv, err)}
+	}
+	kr, err := identity.Open(identity.DefaultConfig(dataDir), pass)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("opening the keys to sign a tree head: %w", err)}
+	}
+	if kr.Link() == nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("the keys in %s have no identity link: --format 1 writes a version-1 bundle", identity.KeysDir(dataDir))}
+	}
+	return kr, nil
+}
+
 func exportViaAPI(cmd *cobra.Command, s *session, negotiationID, out string) error {
 	nid, err := parseNegArg(negotiationID)
 	if err != nil {
@@ -329,6 +459,10 @@ func exportViaAPI(cmd *cobra.Command, s *session, negotiationID, out string) err
 	})
 	if err != nil {
 		return err
+	}
+	if th := rep.TreeHead; th != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (version 2, tree head %d %s)\n", nid, out, th.Size, negotiation.Hash(th.Root))
+		return nil
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "exported negotiation %s to %s (head %d %s)\n", nid, out, rep.Head.Seq, rep.Head.Hash)
 	return nil

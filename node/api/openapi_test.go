@@ -60,7 +60,7 @@ var routeDocs = []routeDoc{
 	{pattern: RouteNegotiations, id: "negotiations", summary: "Every negotiation, in the order of their ids", resp: []node.ThreadView{},
 		query: []param{{"state", "only negotiations in this state"}}},
 	{pattern: RouteNegotiation, id: "negotiation", summary: "One negotiation: state, A2A projection, parties, offer, agreement, log", resp: node.ThreadView{}},
-	{pattern: RouteBundle, id: "bundle", summary: "The negotiation's proof bundle (parley-proof-bundle/1, streamed)", resp: json.RawMessage{}},
+	{pattern: RouteBundle, id: "bundle", summary: "The negotiation's proof bundle (parley-proof-bundle/2, streamed)", resp: json.RawMessage{}},
 	{pattern: RouteCounter, id: "counter", summary: "Counter the current offer", req: node.CounterSpec{}, resp: node.ActResult{}},
 	{pattern: RouteAccept, id: "accept", summary: "Accept the current offer (the intent card first: outside it, 409 escalation_required and the negotiation pauses; then gated: sign_settlement)", req: node.AcceptSpec{}, resp: node.ActResult{}},
 	{pattern: RouteFund, id: "fund", summary: "Fund the agreed escrow (poster; gated: fund_escrow)", req: Empty{}, resp: node.ActResult{}},
