@@ -205,7 +205,11 @@ func (l *Ledger) prepare(r Record) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := &request{op: opAppend, kind: r.Kind, negID: r.NegotiationID, at: r.At}
+	at := r.At
+	if at.IsZero() {
+		at = l.cfg.Clock()
+	}
+	req := &request{op: opAppend, kind: r.Kind, negID: r.NegotiationID, at: at}
 	if r.Object != nil {
 		c, err := objectCID(r.Object, r.ObjectCodec, l.cfg.MaxObjectBytes)
 		if err != nil {
@@ -238,6 +242,7 @@ func (l *Ledger) prepare(r Record) (*request, error) {
 		req.state = s
 	}
 	req.body = body
+	req.seal()
 	n := len(`{"at":"2006-01-02T15:04:05.000Z","body":,"kind":"","negotiationId":"","negotiationPrev":18446744073709551615,"seq":18446744073709551615}`) +
 		len(body) + len(r.Kind) + len(r.NegotiationID)
 	if n > l.cfg.MaxEntryBytes {

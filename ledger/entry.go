@@ -56,7 +56,8 @@ type Record struct {
 	NegotiationID string
 	// Body is one JSON object (nil means {}). It is stored in JCS form.
 	Body []byte
-	// At is when the event happened; zero means the ledger's clock at commit.
+	// At is when the event happened; zero means the ledger's clock when the
+	// append is made (Append, AppendAll or a Record method is called).
 	At time.Time
 	// Object, when set, is stored once under its CID and the ledger sets
 	// body.cid to that CID. Appending an object already stored returns the
@@ -125,6 +126,14 @@ const treeOverhead = 64*32 + 128
 // negotiationPrev, the seq of the negotiation's previous entry (0 for its
 // first); an entry of none carries neither.
 func encodeEntry(seq uint64, kind, negotiationID string, negotiationPrev uint64, body []byte, at time.Time) []byte {
+	return appendEntryTail(entryPrefix(kind, negotiationID, body, at), negotiationID, negotiationPrev, seq)
+}
+
+// entryPrefix returns the bytes of encodeEntry up to the first value only
+// the writer knows (negotiationPrev's, else seq's): what the caller's
+// goroutine can write, and hash, before the writer assigns the seq. It
+// leaves room for the tail.
+func entryPrefix(kind, negotiationID string, body []byte, at time.Time) []byte {
 	out := make([]byte, 0, len(body)+len(kind)+len(negotiationID)+128)
 	out = append(out, `{"at":"`...)
 	out = at.UTC().AppendFormat(out, negotiation.TimeLayout)
@@ -135,11 +144,16 @@ func encodeEntry(seq uint64, kind, negotiationID string, negotiationPrev uint64,
 	if negotiationID != "" {
 		out = append(out, `","negotiationId":"`...)
 		out = append(out, negotiationID...)
-		out = append(out, `","negotiationPrev":`...)
+		return append(out, `","negotiationPrev":`...)
+	}
+	return append(out, `","seq":`...)
+}
+
+// appendEntryTail appends to an entryPrefix the values the writer assigns.
+func appendEntryTail(out []byte, negotiationID string, negotiationPrev, seq uint64) []byte {
+	if negotiationID != "" {
 		out = strconv.AppendUint(out, negotiationPrev, 10)
 		out = append(out, `,"seq":`...)
-	} else {
-		out = append(out, `","seq":`...)
 	}
 	out = strconv.AppendUint(out, seq, 10)
 	return append(out, '}')

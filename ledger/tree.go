@@ -3,9 +3,11 @@ package ledger
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/transparency-dev/merkle/compact"
@@ -170,11 +172,11 @@ func cloneRange(r *compact.Range) *compact.Range {
 	return c
 }
 
-// appendLeaf adds raw as the next leaf of st's tree and sets the nodes it
-// completes in st's transaction.
-func (st *txnState) appendLeaf(raw []byte) error {
+// appendLeaf adds the leaf hash of the next entry to st's tree and sets
+// the nodes it completes in st's transaction.
+func (st *txnState) appendLeaf(leafHash []byte) error {
 	index := st.tree.End()
-	group, err := appendGroup(st.tree, hasher.HashLeaf(raw))
+	group, err := appendGroup(st.tree, leafHash)
 	if err != nil || len(group) == 0 {
 		return err
 	}
@@ -361,6 +363,26 @@ func (l *Ledger) ConsistencyProof(from, to uint64) ([][32]byte, error) {
 		return err
 	})
 	return out, err
+}
+
+// seal writes r's entry prefix and starts its leaf hash over it (on the
+// caller's goroutine: prepare).
+func (r *request) seal() {
+	r.prefix = entryPrefix(r.kind, r.negID, r.body, r.at)
+	r.leaf = sha256.New()
+	r.leaf.Write([]byte{rfc6962.RFC6962LeafHashPrefix})
+	r.leaf.Write(r.prefix)
+}
+
+// finishLeaf returns the leaf hash of an entry from the state over its
+// prefix (left as it was: a retried build uses it again) and its tail.
+func finishLeaf(prefix hash.Hash, tail []byte) []byte {
+	h, err := prefix.(hash.Cloner).Clone()
+	if err != nil {
+		panic(err) // SHA-256 always clones
+	}
+	h.Write(tail)
+	return h.Sum(nil)
 }
 
 // LeafHash returns the RFC 6962 leaf hash of an entry's stored bytes

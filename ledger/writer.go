@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -31,9 +32,16 @@ type request struct {
 	at     time.Time
 	object []byte
 	cid    cid.Cid
-	state  string     // body.state of a thread.state entry
-	anchor Head       // opAnchor: the head the anchor names
-	tree   sizedRoot  // opTree: the size and root the tree head or anchor names
+	state  string    // body.state of a thread.state entry
+	anchor Head      // opAnchor: the head the anchor names
+	tree   sizedRoot // opTree: the size and root the tree head or anchor names
+	// prefix is the entry's bytes up to what the writer assigns
+	// (entryPrefix), and leaf the SHA-256 state of its RFC 6962 leaf hash
+	// over them: written and hashed on the caller's goroutine (seal), so
+	// the writer hashes only the tail. nil when the writer changes the
+	// body (opPrune): it then encodes and hashes the whole entry.
+	prefix []byte
+	leaf   hash.Hash
 	parts  []*request // opBatch: the prepared records, in order
 	size   int64      // estimated transaction bytes
 	done   chan result
@@ -285,7 +293,7 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 		if err != nil {
 			return result{}, err
 		}
-		r.body = body
+		r.body, r.prefix, r.leaf = body, nil, nil
 	}
 	if r.object != nil {
 		if e, ok, err := st.existing(r.cid); err != nil || ok {
@@ -304,13 +312,20 @@ func (l *Ledger) apply(st *txnState, r *request) (result, error) {
 			return result{}, err
 		}
 	}
-	raw := encodeEntry(seq, r.kind, r.negID, negPrev, r.body, at)
+	var raw, leaf []byte
+	if r.prefix != nil {
+		raw = appendEntryTail(append(make([]byte, 0, len(r.prefix)+48), r.prefix...), r.negID, negPrev, seq)
+		leaf = finishLeaf(r.leaf, raw[len(r.prefix):])
+	} else {
+		raw = encodeEntry(seq, r.kind, r.negID, negPrev, r.body, at)
+		leaf = hasher.HashLeaf(raw)
+	}
 	hash := chainHash(st.head.Hash, raw)
 	txn := st.txn
 	if err := txn.Set(entryKey(seq), storedValue(st.head.Hash, hash, raw)); err != nil {
 		return result{}, err
 	}
-	if err := st.appendLeaf(raw); err != nil {
+	if err := st.appendLeaf(leaf); err != nil {
 		return result{}, err
 	}
 	if err := txn.Set(indexKey(pKind, r.kind, seq), nil); err != nil {
