@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
@@ -58,10 +59,20 @@ type treeHeads struct {
 	inbox  *identity.InboxKey
 	link   func() *identity.Link
 	client *chain.Client // nil without a chain
+	// send sends an anchor and waits for its receipt (client.Anchor).
+	send func(ctx context.Context, root [32]byte, size uint64) (*types.Receipt, error)
 
-	mu    sync.Mutex // held across one signing or anchoring
-	day   string     // the UTC day spent counts, "" before the first count
-	spent uint64     // gas the anchors of day used
+	// anchorMu is held across one anchor, its transaction's wait
+	// included, so anchors and their budget checks never overlap; it is
+	// taken before mu.
+	anchorMu sync.Mutex
+	// mu is held across one signing, and across an anchor's steps before
+	// and after its transaction, never across the wait for its receipt:
+	// signing (the API, p2p answers, a bundle's export under a thread's
+	// lock) does not wait for a block.
+	mu    sync.Mutex
+	day   string // the UTC day spent counts, "" before the first count
+	spent uint64 // gas the anchors of day used
 }
 
 func newTreeHeads(cfg LedgerConfig, now func() time.Time, events *broadcaster) *treeHeads {
@@ -71,6 +82,9 @@ func newTreeHeads(cfg LedgerConfig, now func() time.Time, events *broadcaster) *
 // open gives the service what the node has only once it started.
 func (a *treeHeads) open(led *ledger.Ledger, inbox *identity.InboxKey, link func() *identity.Link, client *chain.Client, log *slog.Logger) {
 	a.led, a.inbox, a.link, a.client, a.log = led, inbox, link, client, log
+	if client != nil && a.send == nil {
+		a.send = client.Anchor
+	}
 }
 
 // disputeOpened asks for an anchor soon; it never blocks (a wake-up
@@ -294,13 +308,13 @@ func (a *treeHeads) budget(ctx context.Context) (Budget, error) {
 // the next UTC day); every outcome but unchanged is published as an
 // EventAnchor with its code.
 func (a *treeHeads) anchor(ctx context.Context, reason string) (ledger.TreeAnchor, ledger.Entry, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ta, e, err := a.anchorLocked(ctx, reason)
+	a.anchorMu.Lock()
+	defer a.anchorMu.Unlock()
+	ta, e, spent, err := a.anchorOnce(ctx)
 	switch code := CodeOf(err); {
 	case err == nil:
 		a.events.publish(Event{Kind: EventAnchor, Code: "ok", Detail: reason, Hash: ta.TxHash.String(), At: a.now()})
-		a.log.Info("tree head anchored", "reason", reason, "size", ta.Size, "tx", ta.TxHash, "block", ta.BlockNumber, "gas_today", a.spent)
+		a.log.Info("tree head anchored", "reason", reason, "size", ta.Size, "tx", ta.TxHash, "block", ta.BlockNumber, "gas_today", spent)
 	case code == CodeAnchorUnchanged:
 		a.log.Debug("nothing new to anchor", "reason", reason)
 	default:
@@ -310,58 +324,28 @@ func (a *treeHeads) anchor(ctx context.Context, reason string) (ledger.TreeAncho
 	return ta, e, err
 }
 
-func (a *treeHeads) anchorLocked(ctx context.Context, reason string) (ledger.TreeAnchor, ledger.Entry, error) {
-	if a.client == nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, fail(CodeNoChain, "anchoring needs a chain")
-	}
-	if err := a.recover(ctx); err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, err
-	}
-	last, _, err := a.led.LatestTreeAnchor(ctx, math.MaxUint64)
-	anchored := err == nil
-	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
-		return last, ledger.Entry{}, failWrap(CodeStoreFailed, err, "latest tree anchor")
-	}
-	if anchored {
-		grew, err := a.grewSince(ctx, last.Size)
-		if err != nil {
-			return last, ledger.Entry{}, failWrap(CodeStoreFailed, err, "ledger entries")
-		}
-		if !grew {
-			return last, ledger.Entry{}, fail(CodeAnchorUnchanged, "nothing was added to the ledger since the anchor of size %d", last.Size)
-		}
-	}
-	head, _, err := a.current(ctx)
+// anchorOnce is one anchor (a.anchorMu held): its checks and the head
+// under a.mu, the transaction and the wait for its receipt without it,
+// the spend and the record under a.mu again. It returns the day's spend.
+func (a *treeHeads) anchorOnce(ctx context.Context) (ledger.TreeAnchor, ledger.Entry, uint64, error) {
+	a.mu.Lock()
+	head, err := a.anchorable(ctx)
+	a.mu.Unlock()
 	if err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, err
+		return ledger.TreeAnchor{}, ledger.Entry{}, 0, err
 	}
-	if anchored && head.Size <= last.Size {
-		return last, ledger.Entry{}, fail(CodeAnchorUnchanged, "the tree head of size %d is not above the anchor of size %d", head.Size, last.Size)
-	}
-	now := a.now()
-	spent, err := a.spentToday(ctx, now)
-	if err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, err
-	}
-	gas, err := a.client.EstimateAnchor(ctx, head.Root, head.Size)
-	if err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, chainErr("estimating the anchor", err)
-	}
-	if spent+gas > a.cfg.AnchorGasPerDay {
-		midnight := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
-		return ledger.TreeAnchor{}, ledger.Entry{}, &Error{Code: CodeAnchorBudget, Err: &retryAfter{after: midnight.Sub(now)}, Msg: fmt.Sprintf(
-			"an anchor of about %d gas would take today's spend (%d) over ledger.anchor_gas_per_day (%d); nothing was sent", gas, spent, a.cfg.AnchorGasPerDay)}
-	}
-	r, err := a.client.Anchor(ctx, head.Root, head.Size)
+	r, err := a.send(ctx, head.Root, head.Size)
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if r != nil {
 		a.spent += r.GasUsed // a mined transaction spent its gas, whatever its outcome
 	}
 	if err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, chainErr("anchoring the tree head", err)
+		return ledger.TreeAnchor{}, ledger.Entry{}, a.spent, chainErr("anchoring the tree head", err)
 	}
 	chainID, err := a.client.ChainID(ctx)
 	if err != nil {
-		return ledger.TreeAnchor{}, ledger.Entry{}, chainErr("chain id", err)
+		return ledger.TreeAnchor{}, ledger.Entry{}, a.spent, chainErr("chain id", err)
 	}
 	ta := ledger.TreeAnchor{
 		Size: head.Size, Root: head.Root, ChainID: chainID.Uint64(),
@@ -370,9 +354,57 @@ func (a *treeHeads) anchorLocked(ctx context.Context, reason string) (ledger.Tre
 	}
 	e, err := a.led.RecordTreeAnchor(ctx, ta)
 	if err != nil {
-		return ta, e, failWrap(CodeStoreFailed, err, "recording the anchor of tx %s", r.TxHash)
+		return ta, e, a.spent, failWrap(CodeStoreFailed, err, "recording the anchor of tx %s", r.TxHash)
 	}
-	return ta, e, nil
+	return ta, e, a.spent, nil
+}
+
+// anchorable returns the signed head to anchor (a.mu held): it records
+// anchors the ledger lacks, refuses without a chain, when nothing is new
+// and when the anchor would take the day over its budget.
+func (a *treeHeads) anchorable(ctx context.Context) (ledger.TreeHead, error) {
+	if a.client == nil {
+		return ledger.TreeHead{}, fail(CodeNoChain, "anchoring needs a chain")
+	}
+	if err := a.recover(ctx); err != nil {
+		return ledger.TreeHead{}, err
+	}
+	last, _, err := a.led.LatestTreeAnchor(ctx, math.MaxUint64)
+	anchored := err == nil
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		return ledger.TreeHead{}, failWrap(CodeStoreFailed, err, "latest tree anchor")
+	}
+	if anchored {
+		grew, err := a.grewSince(ctx, last.Size)
+		if err != nil {
+			return ledger.TreeHead{}, failWrap(CodeStoreFailed, err, "ledger entries")
+		}
+		if !grew {
+			return ledger.TreeHead{}, fail(CodeAnchorUnchanged, "nothing was added to the ledger since the anchor of size %d", last.Size)
+		}
+	}
+	head, _, err := a.current(ctx)
+	if err != nil {
+		return head, err
+	}
+	if anchored && head.Size <= last.Size {
+		return ledger.TreeHead{}, fail(CodeAnchorUnchanged, "the tree head of size %d is not above the anchor of size %d", head.Size, last.Size)
+	}
+	now := a.now()
+	spent, err := a.spentToday(ctx, now)
+	if err != nil {
+		return ledger.TreeHead{}, err
+	}
+	gas, err := a.client.EstimateAnchor(ctx, head.Root, head.Size)
+	if err != nil {
+		return ledger.TreeHead{}, chainErr("estimating the anchor", err)
+	}
+	if spent+gas > a.cfg.AnchorGasPerDay {
+		midnight := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+		return ledger.TreeHead{}, &Error{Code: CodeAnchorBudget, Err: &retryAfter{after: midnight.Sub(now)}, Msg: fmt.Sprintf(
+			"an anchor of about %d gas would take today's spend (%d) over ledger.anchor_gas_per_day (%d); nothing was sent", gas, spent, a.cfg.AnchorGasPerDay)}
+	}
+	return head, nil
 }
 
 // recover records the anchors of this node's address on chain that the
