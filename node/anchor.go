@@ -68,8 +68,8 @@ type treeHeads struct {
 	anchorMu sync.Mutex
 	// mu is held across one signing, and across an anchor's steps before
 	// and after its transaction, never across the wait for its receipt:
-	// signing (the API, p2p answers, a bundle's export under a thread's
-	// lock) does not wait for a block.
+	// signing for the API and p2p answers does not wait for a block (a
+	// bundle's export does, under anchorMu: export).
 	mu    sync.Mutex
 	day   string // the UTC day spent counts, "" before the first count
 	spent uint64 // gas the anchors of day used
@@ -210,6 +210,12 @@ func (a *treeHeads) export(ctx context.Context, nid string, w io.Writer) (ledger
 	if !held {
 		return ledger.TreeHead{}, fmt.Errorf("negotiation %s: %w", nid, ledger.ErrNotFound)
 	}
+	// An anchor in flight is waited for: its head is signed before its
+	// transaction and recorded after its receipt, so a bundle exported in
+	// between would not prove the signer's newest anchor on chain (which a
+	// verifier with the chain reports as rewritten_after_anchor).
+	a.anchorMu.Lock()
+	defer a.anchorMu.Unlock()
 	head, link, err := a.bundleHead(ctx)
 	if err != nil {
 		return head, err

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // transaction's receipt (held here, as a slow chain holds it), the node
 // still signs tree heads (the API, p2p answers and a bundle's export under
 // a thread's lock ask for one), and the anchor then completes and is
-// recorded.
+// recorded; a bundle's export waits for it, so that the bundle proves
+// the newest anchor on chain.
 func TestSigningDoesNotWaitForAnAnchor(t *testing.T) {
 	w := newAnchorWorld(t)
 	l := testLedger(t, 8, "anchored")
@@ -50,6 +52,19 @@ func TestSigningDoesNotWaitForAnAnchor(t *testing.T) {
 		close(release)
 		t.Fatal("signing a tree head waited for the anchor's receipt")
 	}
+	// A bundle's export waits for the anchor in flight, so that it proves
+	// the signer's newest anchor on chain.
+	var bundle bytes.Buffer
+	exported := make(chan error, 1)
+	go func() {
+		_, err := heads.export(t.Context(), bundleNID, &bundle)
+		exported <- err
+	}()
+	select {
+	case err := <-exported:
+		t.Fatalf("a bundle was exported while an anchor was in flight (%v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
 	close(release)
 	if err := <-anchored; err != nil {
 		t.Fatal(err)
@@ -57,5 +72,12 @@ func TestSigningDoesNotWaitForAnAnchor(t *testing.T) {
 	ta, _, err := l.LatestTreeAnchor(t.Context(), l.Head().Seq)
 	if err != nil || ta.Size != 8 {
 		t.Fatalf("recorded anchor %+v (%v), want the head of size 8", ta, err)
+	}
+	if err := <-exported; err != nil {
+		t.Fatal(err)
+	}
+	v, err := VerifyBundleWith(t.Context(), &bundle, BundleVerifyOptions{Chain: w.node})
+	if err != nil || v.Report.Anchor == nil || v.Report.Anchor.Size != 8 {
+		t.Fatalf("the bundle exported after the anchor: %+v (%v)", v, err)
 	}
 }
