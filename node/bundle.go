@@ -87,6 +87,14 @@ type BundleVerification struct {
 	Checks []BundleCheck
 }
 
+// checks returns the checks passed (none of a nil verification).
+func (v *BundleVerification) checks() []BundleCheck {
+	if v == nil {
+		return nil
+	}
+	return v.Checks
+}
+
 func (v *BundleVerification) pass(name, format string, args ...any) {
 	v.Checks = append(v.Checks, BundleCheck{Name: name, Detail: fmt.Sprintf(format, args...)})
 }

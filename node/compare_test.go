@@ -160,18 +160,36 @@ func joinedFromV2(t *testing.T, arb *tnode, nid string, parties ...*tnode) {
 		Bundle string `json:"bundle"`
 		Format string `json:"format"`
 	}
-	for e, err := range arb.Ledger().ByNegotiation(t.Context(), nid) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Kind == node.KindThreadJoined {
-			if err := json.Unmarshal(e.Body, &joined); err != nil {
+	var checked struct {
+		Bundle string   `json:"bundle"`
+		Code   string   `json:"code"`
+		Checks []string `json:"checks"`
+	}
+	// The check on chain is recorded just after the join.
+	eventually(t, "the arbitrator's bundle.checked entry", func() bool {
+		for e, err := range arb.Ledger().ByNegotiation(t.Context(), nid) {
+			if err != nil {
 				t.Fatal(err)
 			}
+			switch e.Kind {
+			case node.KindThreadJoined:
+				if err := json.Unmarshal(e.Body, &joined); err != nil {
+					t.Fatal(err)
+				}
+			case node.KindBundleChecked:
+				if err := json.Unmarshal(e.Body, &checked); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-	}
+		return checked.Bundle != ""
+	})
 	if joined.Format != ledger.BundleFormatV2 {
 		t.Fatalf("the arbitrator joined from a bundle of format %q", joined.Format)
+	}
+	// It held the bundle to the chain and recorded what it found.
+	if checked.Bundle != joined.Bundle || checked.Code != "ok" || !slices.Contains(checked.Checks, node.CheckAnchorConsistency) {
+		t.Fatalf("the arbitrator's check on chain of the bundle it joined from: %+v", checked)
 	}
 	raw, err := arb.File(t.Context(), mustCID(t, joined.Bundle))
 	if err != nil {

@@ -249,7 +249,40 @@ func (h *handover) joinFrom(ctx context.Context, d p2p.Delivery, f negotiation.F
 			return fail(CodeNotParty, "the chain's arbitrator of the dispute is %s, not this node", rec.Arbitrator)
 		}
 	}
-	return h.importBundle(ctx, b.params, b.rep, b.cid, b.raw, negotiation.RoleArbitrator)
+	if err := h.importBundle(ctx, b.params, b.rep, b.cid, b.raw, negotiation.RoleArbitrator); err != nil {
+		return err
+	}
+	h.checkOnChain(ctx, b.rep.NegotiationID, d.Envelope.Sender.EVMAddress, b)
+	return nil
+}
+
+// checkOnChain holds a version-2 bundle the arbitrator joined from to the
+// chain (VerifyBundleWith with the node's chain: the anchor it carries was
+// posted by its signer, and the signer's newest anchor at or below its
+// head is proved consistent with it) and records what it found as a
+// bundle.checked entry of the negotiation, for the people who rule: the
+// join does not wait on it (the thread is joined from the offline checks),
+// and a bundle that fails is evidence against its sender, not a reason to
+// leave the dispute unjoined. A node without a chain records nothing.
+func (h *handover) checkOnChain(ctx context.Context, nid string, from negotiation.Address, b *delivered) {
+	ac, ok := h.chain.(AnchorChain)
+	if !ok || ac == nil || b.rep.Version != 2 {
+		return
+	}
+	v, err := VerifyBundleWith(ctx, bytes.NewReader(b.raw), BundleVerifyOptions{Chain: ac})
+	checks := []string{}
+	for _, c := range v.checks() {
+		checks = append(checks, c.Name)
+	}
+	body := map[string]any{"bundle": b.cid.String(), "from": from, "code": "ok", "checks": checks}
+	if err != nil {
+		body["code"], body["error"] = string(CodeOf(err)), err.Error()
+		h.log.Warn("a bundle the arbitrator joined from fails against the chain", "negotiation", nid, "from", from, "code", CodeOf(err), "err", err)
+	}
+	raw, _ := json.Marshal(body)
+	if _, _, err := h.led.Append(ctx, ledger.Record{Kind: KindBundleChecked, NegotiationID: nid, Body: raw, At: h.now()}); err != nil {
+		h.log.Warn("recording the bundle's check on chain", "negotiation", nid, "err", err)
+	}
 }
 
 // delivered is a proof bundle a party handed over in a DisputeEvidence

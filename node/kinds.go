@@ -11,6 +11,11 @@ const (
 	// KindThreadJoined records that the node joined a thread late (an
 	// arbitrator) from a proof bundle: body {bundle, head, from, entries}.
 	KindThreadJoined = "thread.joined"
+	// KindBundleChecked records what the arbitrator found when it held the
+	// version-2 bundle it joined from to the chain: body {bundle, from,
+	// code ("ok" or the failing check's code), checks (the names passed),
+	// error?}.
+	KindBundleChecked = "bundle.checked"
 	// KindIdentityLink records a party's identity link in a negotiation,
 	// so that the negotiation's proof bundle verifies with nothing else:
 	// body {address, link}.
