@@ -40,7 +40,7 @@ type rule struct {
 // rules is every package's import rule (DESIGN.md, "Layout and dependency
 // direction"): cmd -> node/{api,web,mcp,demo,soak,loadtest} -> node ->
 // {node/engine, node/gate} -> {p2p, ledger, chain, approval} ->
-// {negotiation, identity} -> schemas; the leaves strictjson and storeguard
+// {negotiation, identity, vxp} -> schemas; the leaves strictjson and storeguard
 // import nothing of the module; siblings never import each other.
 var rules = map[string]rule{
 	// Leaves.
@@ -66,6 +66,12 @@ var rules = map[string]rule{
 	"identity": {
 		may:   []string{"strictjson"},
 		never: []string{"negotiation", "ledger", "p2p", "chain", "approval", "node"},
+	},
+	// VXP's native profile, pure, beside negotiation and identity
+	// (vxp/doc.go): it reads negotiation's JCS and A2A names.
+	"vxp": {
+		may:   []string{"strictjson", "negotiation"},
+		never: []string{"identity", "ledger", "p2p", "chain", "approval", "node"},
 	},
 
 	// The parts behind node: siblings, none imports another.

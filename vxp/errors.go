@@ -1,0 +1,152 @@
+package vxp
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable refusal code, spelled as VXP and the
+// OAuth RFCs spell their error codes. Tests, the node's HTTP side and the
+// proof speak in codes; messages are for people.
+type Code string
+
+// Request codes (states.go).
+const (
+	CodeInvalidTransition Code = "invalid_transition" // the event does not apply in the request's state
+	CodeRequestFinal      Code = "request_final"      // the request already reached a final state
+	CodeEffectUnknown     Code = "effect_unknown"     // the event would give up on an effect that may have happened
+	CodeUnknownState      Code = "unknown_state"      // not a state of E1
+	CodeUnknownEvent      Code = "unknown_event"      // not an event of the transition table
+	CodeBadArgument       Code = "bad_argument"       // a caller's argument is missing or out of range
+)
+
+// Proposal codes (proposal.go).
+const (
+	CodeProposalNotFound        Code = "proposal_not_found"        // names no revision of this operation
+	CodeTermsChanged            Code = "terms_changed"             // accepts a superseded revision
+	CodeAlreadyAccepted         Code = "already_accepted"          // the operation's proposal is accepted already
+	CodeProposalExpired         Code = "proposal_expired"          // accepted or countered after expires_at
+	CodeRevisionLimit           Code = "revision_limit"            // a revision beyond max_revisions
+	CodeAcceptAttemptsExhausted Code = "accept_attempts_exhausted" // max_accept_attempts refused acceptances already
+	CodeBadTerms                Code = "bad_terms"                 // terms that are not a JSON object, or that carry vxp_salt
+	CodeBadApprovedBy           Code = "bad_approved_by"           // approved_by other than "user"
+	CodeBadCommitment           Code = "bad_commitment"            // a commitment mode the capability does not offer
+	CodeBadLimits               Code = "bad_limits"                // a limit below 1
+	CodeSaltReused              Code = "salt_reused"               // the random source repeated an earlier revision's vxp_salt
+)
+
+// Authorization details codes (rar.go), as RFC 9396 names its error.
+const (
+	CodeInvalidAuthorizationDetails Code = "invalid_authorization_details" // not capability entries VXP takes
+)
+
+// Idempotency codes (idempotency.go), as the seed names them.
+const (
+	CodeIdempotencyKeyRequired Code = "idempotency_key_required" // POST /v1/requests without Idempotency-Key
+	CodeIdempotencyKeyReused   Code = "idempotency_key_reused"   // the key names a request with another body
+	CodeIdempotencyKeyInvalid  Code = "idempotency_key_invalid"  // empty, too long, or not visible ASCII
+)
+
+// Discovery codes (discovery.go).
+const (
+	CodeBadBaseURL        Code = "bad_base_url"       // vxp.public_url is not an https origin (http only on loopback when allowed)
+	CodeUnknownCapability Code = "unknown_capability" // names no operation of the catalogue, or names one twice
+	CodeIssuerMismatch    Code = "issuer_mismatch"    // metadata whose issuer is not the document's, character by character
+)
+
+// The classes of codes: what kind of refusal a code is, in the same words
+// in every package of Parley (docs/api.md, "Errors").
+const (
+	classInvalid  = "invalid"   // the input is malformed or out of range
+	classConflict = "conflict"  // the request's or proposal's state does not allow it
+	classNotFound = "not_found" // names nothing
+	classInternal = "internal"  // the node's own fault (configuration, a broken random source)
+)
+
+// classes holds the class of every code of this package.
+var classes = map[Code]string{
+	CodeInvalidTransition: classConflict,
+	CodeRequestFinal:      classConflict,
+	CodeEffectUnknown:     classConflict,
+	CodeUnknownState:      classInvalid,
+	CodeUnknownEvent:      classInvalid,
+	CodeBadArgument:       classInvalid,
+
+	CodeProposalNotFound:        classNotFound,
+	CodeTermsChanged:            classConflict,
+	CodeAlreadyAccepted:         classConflict,
+	CodeProposalExpired:         classConflict,
+	CodeRevisionLimit:           classConflict,
+	CodeAcceptAttemptsExhausted: classConflict,
+	CodeBadTerms:                classInvalid,
+	CodeBadApprovedBy:           classInvalid,
+	CodeBadCommitment:           classInvalid,
+	CodeBadLimits:               classInvalid,
+	CodeSaltReused:              classInternal,
+
+	CodeInvalidAuthorizationDetails: classInvalid,
+
+	CodeIdempotencyKeyRequired: classInvalid,
+	CodeIdempotencyKeyReused:   classConflict,
+	CodeIdempotencyKeyInvalid:  classInvalid,
+
+	CodeBadBaseURL:        classInternal,
+	CodeUnknownCapability: classInternal,
+	CodeIssuerMismatch:    classInvalid,
+}
+
+// Class returns the class of c: invalid for malformed input, conflict for
+// what a request's or proposal's state refuses (409), not_found for a name
+// that names nothing, internal for the node's own configuration or random
+// source; "" for a string that is no code of this package.
+func (c Code) Class() string { return classes[c] }
+
+// Error is a refusal with a stable code. Field names the offending member
+// (a JSON pointer or a name) where one is known.
+//
+// errors.Is(err, &Error{Code: c}) is true for every *Error with code c,
+// whatever the other fields of either: the one meaning Is has for the
+// coded errors of every package of Parley.
+type Error struct {
+	Code  Code
+	Field string
+	Msg   string
+	Err   error
+}
+
+// Error returns "vxp: <code>: <field>: <msg>".
+func (e *Error) Error() string {
+	s := "vxp: " + string(e.Code)
+	if e.Field != "" {
+		s += ": " + e.Field
+	}
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	return s
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Class returns the class of e's code (Code.Class).
+func (e *Error) Class() string { return e.Code.Class() }
+
+// CodeOf returns the code of err, or "" when err carries no *Error.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+func refuse(code Code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
