@@ -363,8 +363,6 @@ func (p *Proposals) Accept(id, approvedBy string, at time.Time) (Acceptance, err
 	case r != p.Current():
 		p.Refused = append(p.Refused, RefusedAcceptance{ProposalID: id, Code: CodeTermsChanged})
 		return Acceptance{}, refuse(CodeTermsChanged, "proposal_id", "revision %d is superseded", r.Number)
-	case p.Accepted != nil: // not reached: the accepted revision is the newest
-		return Acceptance{}, refuse(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted already", p.Accepted.Revision)
 	case at.After(r.ExpiresAt):
 		p.Refused = append(p.Refused, RefusedAcceptance{ProposalID: id, Code: CodeProposalExpired})
 		return Acceptance{}, refuse(CodeProposalExpired, "proposal_id", "revision %d expired at %s", r.Number, r.ExpiresAt.Format(time.RFC3339Nano))
