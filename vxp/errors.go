@@ -147,6 +147,6 @@ func CodeOf(err error) Code {
 	return ""
 }
 
-func refuse(code Code, field, format string, args ...any) *Error {
+func coded(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
 }

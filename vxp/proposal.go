@@ -34,11 +34,11 @@ func DefaultLimits() Limits {
 func (l Limits) Validate() error {
 	switch {
 	case l.MaxRevisions < 1:
-		return refuse(CodeBadLimits, "max_revisions", "%d is below 1", l.MaxRevisions)
+		return coded(CodeBadLimits, "max_revisions", "%d is below 1", l.MaxRevisions)
 	case l.ProposalTTLSeconds < 1:
-		return refuse(CodeBadLimits, "proposal_ttl_seconds", "%d is below 1", l.ProposalTTLSeconds)
+		return coded(CodeBadLimits, "proposal_ttl_seconds", "%d is below 1", l.ProposalTTLSeconds)
 	case l.MaxAcceptAttempts < 1:
-		return refuse(CodeBadLimits, "max_accept_attempts", "%d is below 1", l.MaxAcceptAttempts)
+		return coded(CodeBadLimits, "max_accept_attempts", "%d is below 1", l.MaxAcceptAttempts)
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func ProposalID(operationID string, n int) string {
 // d at time at, its salt drawn from rand.
 func NewProposals(operationID string, limits Limits, d Draft, at time.Time, rand io.Reader) (*Proposals, error) {
 	if operationID == "" {
-		return nil, refuse(CodeBadArgument, "operation_id", "empty")
+		return nil, coded(CodeBadArgument, "operation_id", "empty")
 	}
 	if err := limits.Validate(); err != nil {
 		return nil, err
@@ -191,13 +191,13 @@ func (p *Proposals) Counter(id string, d Draft, at time.Time, rand io.Reader) (*
 	r := p.Find(id)
 	switch {
 	case r == nil:
-		return nil, refuse(CodeProposalNotFound, "proposal_id", "%q is no revision of %s", id, p.OperationID)
+		return nil, coded(CodeProposalNotFound, "proposal_id", "%q is no revision of %s", id, p.OperationID)
 	case p.Accepted != nil:
-		return nil, refuse(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
+		return nil, coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
 	case r != p.Current():
-		return nil, refuse(CodeTermsChanged, "proposal_id", "revision %d is superseded", r.Number)
+		return nil, coded(CodeTermsChanged, "proposal_id", "revision %d is superseded", r.Number)
 	case at.After(r.ExpiresAt):
-		return nil, refuse(CodeProposalExpired, "proposal_id", "revision %d expired at %s", r.Number, r.ExpiresAt.Format(time.RFC3339Nano))
+		return nil, coded(CodeProposalExpired, "proposal_id", "revision %d expired at %s", r.Number, r.ExpiresAt.Format(time.RFC3339Nano))
 	}
 	return p.add(d, at, rand)
 }
@@ -208,7 +208,7 @@ func (p *Proposals) Counter(id string, d Draft, at time.Time, rand io.Reader) (*
 // limits hold as for Counter.
 func (p *Proposals) Revise(d Draft, at time.Time, rand io.Reader) (*Revision, error) {
 	if p.Accepted != nil {
-		return nil, refuse(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
+		return nil, coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
 	}
 	return p.add(d, at, rand)
 }
@@ -218,7 +218,7 @@ func (p *Proposals) Revise(d Draft, at time.Time, rand io.Reader) (*Revision, er
 // terms_changed. It is already_accepted once a revision is accepted.
 func (p *Proposals) Supersede() error {
 	if p.Accepted != nil {
-		return refuse(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
+		return coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
 	}
 	p.Revisions[len(p.Revisions)-1].superseded = true
 	return nil
@@ -227,11 +227,11 @@ func (p *Proposals) Supersede() error {
 // add appends the next revision made from d.
 func (p *Proposals) add(d Draft, at time.Time, rand io.Reader) (*Revision, error) {
 	if at.IsZero() {
-		return nil, refuse(CodeBadArgument, "at", "no time given")
+		return nil, coded(CodeBadArgument, "at", "no time given")
 	}
 	n := len(p.Revisions) + 1
 	if n > p.Limits.MaxRevisions {
-		return nil, refuse(CodeRevisionLimit, "proposal_id", "max_revisions is %d", p.Limits.MaxRevisions)
+		return nil, coded(CodeRevisionLimit, "proposal_id", "max_revisions is %d", p.Limits.MaxRevisions)
 	}
 	if err := d.Commitment.validate(); err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func (p *Proposals) add(d Draft, at time.Time, rand io.Reader) (*Revision, error
 	}
 	for _, r := range p.Revisions {
 		if r.Salt == salt {
-			return nil, refuse(CodeSaltReused, "vxp_salt", "revision %d has the same salt: the random source repeats", r.Number)
+			return nil, coded(CodeSaltReused, "vxp_salt", "revision %d has the same salt: the random source repeats", r.Number)
 		}
 	}
 	terms, hash, err := SaltTerms(d.Terms, salt)
@@ -270,11 +270,11 @@ func (c Commitment) validate() error {
 	switch c.Mode {
 	case CommitmentFirm:
 		if len(c.Requires) > 0 {
-			return refuse(CodeBadCommitment, "commitment/requires", "a firm commitment requires nothing")
+			return coded(CodeBadCommitment, "commitment/requires", "a firm commitment requires nothing")
 		}
 	case CommitmentConditional:
 	default:
-		return refuse(CodeBadCommitment, "commitment/mode", "%q is not firm or conditional", c.Mode)
+		return coded(CodeBadCommitment, "commitment/mode", "%q is not firm or conditional", c.Mode)
 	}
 	return nil
 }
@@ -283,7 +283,7 @@ func (c Commitment) validate() error {
 // base64url.
 func drawSalt(rand io.Reader) (string, error) {
 	if rand == nil {
-		return "", refuse(CodeBadArgument, "rand", "no random source")
+		return "", coded(CodeBadArgument, "rand", "no random source")
 	}
 	b := make([]byte, SaltBytes)
 	if _, err := io.ReadFull(rand, b); err != nil {
@@ -301,10 +301,10 @@ func SaltTerms(terms []byte, salt string) (json.RawMessage, string, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(terms, &m); err != nil || m == nil {
-		return nil, "", refuse(CodeBadTerms, "terms", "not a JSON object")
+		return nil, "", coded(CodeBadTerms, "terms", "not a JSON object")
 	}
 	if _, ok := m["vxp_salt"]; ok {
-		return nil, "", refuse(CodeBadTerms, "terms/vxp_salt", "the salt is the node's to draw")
+		return nil, "", coded(CodeBadTerms, "terms/vxp_salt", "the salt is the node's to draw")
 	}
 	s, _ := json.Marshal(salt)
 	m["vxp_salt"] = s
@@ -347,25 +347,25 @@ func (p *Proposals) Accept(id, approvedBy string, at time.Time) (Acceptance, err
 	case ApprovedByUser:
 		class = ApprovedByClassAgentAsserted
 	default:
-		return Acceptance{}, refuse(CodeBadApprovedBy, "approved_by", "%q is not \"user\"", approvedBy)
+		return Acceptance{}, coded(CodeBadApprovedBy, "approved_by", "%q is not \"user\"", approvedBy)
 	}
 	if at.IsZero() {
-		return Acceptance{}, refuse(CodeBadArgument, "at", "no time given")
+		return Acceptance{}, coded(CodeBadArgument, "at", "no time given")
 	}
 	r := p.Find(id)
 	switch {
 	case r == nil:
-		return Acceptance{}, refuse(CodeProposalNotFound, "proposal_id", "%q is no revision of %s", id, p.OperationID)
+		return Acceptance{}, coded(CodeProposalNotFound, "proposal_id", "%q is no revision of %s", id, p.OperationID)
 	case p.Accepted != nil && p.Accepted.ProposalID == id:
-		return Acceptance{}, refuse(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted already", p.Accepted.Revision)
+		return Acceptance{}, coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted already", p.Accepted.Revision)
 	case len(p.Refused) >= p.Limits.MaxAcceptAttempts:
-		return Acceptance{}, refuse(CodeAcceptAttemptsExhausted, "proposal_id", "%d acceptances refused already", len(p.Refused))
+		return Acceptance{}, coded(CodeAcceptAttemptsExhausted, "proposal_id", "%d acceptances refused already", len(p.Refused))
 	case r != p.Current():
 		p.Refused = append(p.Refused, RefusedAcceptance{ProposalID: id, Code: CodeTermsChanged})
-		return Acceptance{}, refuse(CodeTermsChanged, "proposal_id", "revision %d is superseded", r.Number)
+		return Acceptance{}, coded(CodeTermsChanged, "proposal_id", "revision %d is superseded", r.Number)
 	case at.After(r.ExpiresAt):
 		p.Refused = append(p.Refused, RefusedAcceptance{ProposalID: id, Code: CodeProposalExpired})
-		return Acceptance{}, refuse(CodeProposalExpired, "proposal_id", "revision %d expired at %s", r.Number, r.ExpiresAt.Format(time.RFC3339Nano))
+		return Acceptance{}, coded(CodeProposalExpired, "proposal_id", "revision %d expired at %s", r.Number, r.ExpiresAt.Format(time.RFC3339Nano))
 	}
 	a := Acceptance{ProposalID: id, Revision: r.Number, ApprovedBy: approvedBy, ApprovedByClass: class, At: at.UTC(), NeedsHuman: r.UserApprovalRequired}
 	p.Accepted = &a

@@ -53,7 +53,7 @@ func ParseDetails(b []byte) ([]Detail, error) {
 	}
 	for i, r := range raw {
 		if r.Identifier != nil && *r.Identifier == "" {
-			return nil, refuse(CodeInvalidAuthorizationDetails, "authorization_details/"+strconv.Itoa(i)+"/identifier", "empty")
+			return nil, coded(CodeInvalidAuthorizationDetails, "authorization_details/"+strconv.Itoa(i)+"/identifier", "empty")
 		}
 		d := Detail{Type: r.Type, Actions: r.Actions}
 		if r.Identifier != nil {
@@ -72,26 +72,26 @@ func ParseDetails(b []byte) ([]Detail, error) {
 func ValidateDetails(ds []Detail) error {
 	switch {
 	case ds == nil:
-		return refuse(CodeInvalidAuthorizationDetails, "authorization_details", "not an array")
+		return coded(CodeInvalidAuthorizationDetails, "authorization_details", "not an array")
 	case len(ds) == 0:
-		return refuse(CodeInvalidAuthorizationDetails, "authorization_details", "empty")
+		return coded(CodeInvalidAuthorizationDetails, "authorization_details", "empty")
 	case len(ds) > MaxDetails:
-		return refuse(CodeInvalidAuthorizationDetails, "authorization_details", "more than %d entries", MaxDetails)
+		return coded(CodeInvalidAuthorizationDetails, "authorization_details", "more than %d entries", MaxDetails)
 	}
 	for i, d := range ds {
 		f := "authorization_details/" + strconv.Itoa(i)
 		if d.Type != CapabilityType {
-			return refuse(CodeInvalidAuthorizationDetails, f+"/type", "%q is not %s", d.Type, CapabilityType)
+			return coded(CodeInvalidAuthorizationDetails, f+"/type", "%q is not %s", d.Type, CapabilityType)
 		}
 		if len(d.Actions) == 0 {
-			return refuse(CodeInvalidAuthorizationDetails, f+"/actions", "no actions")
+			return coded(CodeInvalidAuthorizationDetails, f+"/actions", "no actions")
 		}
 		for j, a := range d.Actions {
 			if a == "" {
-				return refuse(CodeInvalidAuthorizationDetails, f+"/actions/"+strconv.Itoa(j), "empty")
+				return coded(CodeInvalidAuthorizationDetails, f+"/actions/"+strconv.Itoa(j), "empty")
 			}
 			if slices.Contains(d.Actions[:j], a) {
-				return refuse(CodeInvalidAuthorizationDetails, f+"/actions/"+strconv.Itoa(j), "%q appears twice", a)
+				return coded(CodeInvalidAuthorizationDetails, f+"/actions/"+strconv.Itoa(j), "%q appears twice", a)
 			}
 		}
 	}

@@ -210,27 +210,27 @@ func (s Step) Changed() bool { return s.State != s.From }
 // invalid_transition for any other event the table has no row for.
 func Transition(s State, event Event, at time.Time) (Step, error) {
 	if !s.Valid() {
-		return Step{}, refuse(CodeUnknownState, "state", "%q is not a state of E1", s)
+		return Step{}, coded(CodeUnknownState, "state", "%q is not a state of E1", s)
 	}
 	if !slices.Contains(Events, event) {
-		return Step{}, refuse(CodeUnknownEvent, "event", "%q is not an event", event)
+		return Step{}, coded(CodeUnknownEvent, "event", "%q is not an event", event)
 	}
 	if at.IsZero() {
-		return Step{}, refuse(CodeBadArgument, "at", "no time given")
+		return Step{}, coded(CodeBadArgument, "at", "no time given")
 	}
 	if s.Final() {
-		return Step{}, refuse(CodeRequestFinal, "state", "the request is %s", s)
+		return Step{}, coded(CodeRequestFinal, "state", "the request is %s", s)
 	}
 	for _, r := range transitions {
 		if r.from != s || r.event != event {
 			continue
 		}
 		if r.refuse != "" {
-			return Step{}, refuse(r.refuse, "event", "%s while %s: whether the effect happened is known only by reading it back", event, s)
+			return Step{}, coded(r.refuse, "event", "%s while %s: whether the effect happened is known only by reading it back", event, s)
 		}
 		return Step{State: r.to, From: s, Event: event, At: at.UTC()}, nil
 	}
-	return Step{}, refuse(CodeInvalidTransition, "event", "%s does not apply to a request that is %s", event, s)
+	return Step{}, coded(CodeInvalidTransition, "event", "%s does not apply to a request that is %s", event, s)
 }
 
 // PoppyState is a request's state projected onto Poppy's enum. The seed
