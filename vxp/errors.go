@@ -52,6 +52,7 @@ const (
 	CodeBadBaseURL        Code = "bad_base_url"       // vxp.public_url is not an https origin (http only on loopback when allowed)
 	CodeUnknownCapability Code = "unknown_capability" // names no operation of the catalogue, or names one twice
 	CodeIssuerMismatch    Code = "issuer_mismatch"    // metadata whose issuer is not the document's, character by character
+	CodeWrongHost         Code = "wrong_host"         // a request's Host is not the document's organization.domain
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -93,6 +94,7 @@ var classes = map[Code]string{
 	CodeBadBaseURL:        classInternal,
 	CodeUnknownCapability: classInternal,
 	CodeIssuerMismatch:    classInvalid,
+	CodeWrongHost:         classInvalid,
 }
 
 // Class returns the class of c: invalid for malformed input, conflict for
