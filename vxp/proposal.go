@@ -83,18 +83,48 @@ const (
 )
 
 // Revision is one revision of an operation's proposal.
+// It marshals (with Proposals) for the node's store, not for the wire:
+// View and ProofProposals are the wire's shapes.
 type Revision struct {
-	ID                   string
-	Number               int
-	Summary              string
-	Terms                json.RawMessage // JCS bytes, vxp_salt included
-	TermsHash            string          // lowercase hex SHA-256 of Terms, no 0x
-	Salt                 string
-	Commitment           Commitment
-	CreatedAt            time.Time
-	ExpiresAt            time.Time
-	UserApprovalRequired bool
-	superseded           bool
+	ID                   string          `json:"id"`
+	Number               int             `json:"revision"`
+	Summary              string          `json:"summary"`
+	Terms                json.RawMessage `json:"-"`          // JCS bytes, vxp_salt included (stored as a string: MarshalJSON)
+	TermsHash            string          `json:"terms_hash"` // lowercase hex SHA-256 of Terms, no 0x
+	Salt                 string          `json:"vxp_salt"`
+	Commitment           Commitment      `json:"commitment"`
+	CreatedAt            time.Time       `json:"created_at"`
+	ExpiresAt            time.Time       `json:"expires_at"`
+	UserApprovalRequired bool            `json:"user_approval_required"`
+	// Superseded is set on every revision but the newest, and on the
+	// newest when Supersede left it without a successor.
+	Superseded bool `json:"superseded"`
+}
+
+// revisionJSON is Revision's stored shape: the terms as a JSON string of
+// their JCS text, so that encoding/json's HTML escaping (which rewrites
+// <, > and & inside raw JSON) cannot change the bytes that were hashed.
+type revisionJSON struct {
+	revisionFields
+	TermsJCS string `json:"terms_jcs"`
+}
+
+type revisionFields Revision
+
+// MarshalJSON stores r with its terms as a string of their JCS bytes.
+func (r Revision) MarshalJSON() ([]byte, error) {
+	return json.Marshal(revisionJSON{revisionFields: revisionFields(r), TermsJCS: string(r.Terms)})
+}
+
+// UnmarshalJSON restores what MarshalJSON stored.
+func (r *Revision) UnmarshalJSON(b []byte) error {
+	var v revisionJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Revision(v.revisionFields)
+	r.Terms = json.RawMessage(v.TermsJCS)
+	return nil
 }
 
 // ApprovedBy's values and classes. An agent's body can say only "user",
@@ -108,16 +138,29 @@ const (
 	ApprovedByClassNone          = "none"
 )
 
-// Acceptance is the accepted revision, as the proof records it.
+// Acceptance is the accepted revision, as the node stores it.
 type Acceptance struct {
 	ProposalID      string    `json:"proposal_id"`
 	Revision        int       `json:"revision"`
 	ApprovedBy      string    `json:"approved_by,omitempty"`
 	ApprovedByClass string    `json:"approved_by_class"`
-	At              time.Time `json:"-"`
+	At              time.Time `json:"at"`
 	// NeedsHuman is the revision's user_approval_required: whatever
 	// approved_by says, a gated act waits for the passkey.
-	NeedsHuman bool `json:"-"`
+	NeedsHuman bool `json:"needs_human"`
+}
+
+// ProofAcceptance is the proof payload's acceptance.
+type ProofAcceptance struct {
+	ProposalID      string `json:"proposal_id"`
+	Revision        int    `json:"revision"`
+	ApprovedBy      string `json:"approved_by,omitempty"`
+	ApprovedByClass string `json:"approved_by_class"`
+}
+
+// Proof returns a as the proof payload records it.
+func (a Acceptance) Proof() ProofAcceptance {
+	return ProofAcceptance{ProposalID: a.ProposalID, Revision: a.Revision, ApprovedBy: a.ApprovedBy, ApprovedByClass: a.ApprovedByClass}
 }
 
 // RefusedAcceptance is an acceptance refused with a counted code, as the
@@ -131,12 +174,16 @@ type RefusedAcceptance struct {
 // limits, its acceptance and its refused acceptances. It is a value the
 // node keeps under the request's lock; every method takes the time, and
 // the random source where a salt is drawn.
+//
+// It marshals for the node's store (time in RFC 3339, the acceptance with
+// its time and NeedsHuman); a restored value decides as the stored one
+// did.
 type Proposals struct {
-	OperationID string
-	Limits      Limits
-	Revisions   []*Revision
-	Accepted    *Acceptance
-	Refused     []RefusedAcceptance
+	OperationID string              `json:"operation_id"`
+	Limits      Limits              `json:"limits"`
+	Revisions   []*Revision         `json:"revisions"`
+	Accepted    *Acceptance         `json:"accepted,omitempty"`
+	Refused     []RefusedAcceptance `json:"refused,omitempty"`
 }
 
 // ProposalID returns the id of an operation's revision n, as the seed
@@ -165,7 +212,7 @@ func NewProposals(operationID string, limits Limits, d Draft, at time.Time, rand
 // without a successor (Supersede).
 func (p *Proposals) Current() *Revision {
 	r := p.Revisions[len(p.Revisions)-1]
-	if r.superseded {
+	if r.Superseded {
 		return nil
 	}
 	return r
@@ -220,7 +267,7 @@ func (p *Proposals) Supersede() error {
 	if p.Accepted != nil {
 		return coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
 	}
-	p.Revisions[len(p.Revisions)-1].superseded = true
+	p.Revisions[len(p.Revisions)-1].Superseded = true
 	return nil
 }
 
@@ -250,7 +297,7 @@ func (p *Proposals) add(d Draft, at time.Time, rand io.Reader) (*Revision, error
 		return nil, err
 	}
 	if len(p.Revisions) > 0 {
-		p.Revisions[len(p.Revisions)-1].superseded = true
+		p.Revisions[len(p.Revisions)-1].Superseded = true
 	}
 	at = at.UTC()
 	r := &Revision{
@@ -377,7 +424,7 @@ func (p *Proposals) StateOf(r *Revision, at time.Time) ProposalState {
 	switch {
 	case p.Accepted != nil && p.Accepted.ProposalID == r.ID:
 		return ProposalAccepted
-	case r.superseded || r != p.Revisions[len(p.Revisions)-1]:
+	case r.Superseded || r != p.Revisions[len(p.Revisions)-1]:
 		return ProposalSuperseded
 	case at.After(r.ExpiresAt):
 		return ProposalExpired

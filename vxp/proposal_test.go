@@ -318,7 +318,7 @@ func TestApprovedBy(t *testing.T) {
 		if !a.NeedsHuman {
 			t.Fatalf("approved_by %q approved a gated act", c.approvedBy)
 		}
-		b, _ := json.Marshal(a)
+		b, _ := json.Marshal(a.Proof())
 		if c.approvedBy == "user" && string(b) != `{"proposal_id":"prop_op_XzdILOmlgiae_r1","revision":1,"approved_by":"user","approved_by_class":"agent_asserted"}` {
 			t.Fatalf("the proof's acceptance: %s", b)
 		}
@@ -344,5 +344,50 @@ func TestProofProposals(t *testing.T) {
 		if x.TermsHash != hex.EncodeToString(sum[:]) {
 			t.Fatalf("%s: terms_hash %s", x.ID, x.TermsHash)
 		}
+	}
+}
+
+// TestProposalsStore: proposals survive the node's store (JSON) and decide
+// afterwards as before: a superseded revision is still terms_changed, the
+// refused attempts still count, the accepted one is still accepted.
+func TestProposalsStore(t *testing.T) {
+	p, rnd := newProposals(t, DefaultLimits())
+	r1 := p.Current()
+	d := draft("counter")
+	d.Terms = []byte(`{"action":"counter","reason":"R&D <costs> \u2028 more"}`)
+	if _, err := p.Counter(r1.ID, d, t0, rnd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Accept(r1.ID, "user", t0); CodeOf(err) != CodeTermsChanged {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q Proposals
+	if err := json.Unmarshal(b, &q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Accept(r1.ID, "", t0); CodeOf(err) != CodeTermsChanged {
+		t.Fatalf("restored: a superseded revision: %v", err)
+	}
+	if len(q.Refused) != 2 || q.View(q.Current(), t0).Limits.AcceptAttemptsLeft != 1 {
+		t.Fatalf("restored: refused %+v", q.Refused)
+	}
+	a, err := q.Accept(q.Current().ID, "user", t0)
+	if err != nil || a.NeedsHuman != q.Current().UserApprovalRequired {
+		t.Fatalf("restored: %+v %v", a, err)
+	}
+	b, _ = json.Marshal(&q)
+	var r Proposals
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Accept(r.Current().ID, "", t0); CodeOf(err) != CodeAlreadyAccepted {
+		t.Fatalf("restored: a second accept: %v", err)
+	}
+	if !bytes.Equal(r.Current().Terms, p.Current().Terms) || TermsHash(r.Current().Terms) != r.Current().TermsHash {
+		t.Fatalf("terms changed in the store: %s", r.Current().Terms)
 	}
 }
