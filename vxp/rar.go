@@ -146,3 +146,25 @@ func Missing(granted, needed []Detail) []Detail {
 	}
 	return out
 }
+
+// AuthorizationRequired is the authorization member of a 202
+// authorization_required answer: exactly the missing details, where to
+// start the device authorization and the resource to name.
+type AuthorizationRequired struct {
+	Error                       string   `json:"error"`
+	AuthorizationDetails        []Detail `json:"authorization_details"`
+	DeviceAuthorizationEndpoint string   `json:"device_authorization_endpoint"`
+	Resource                    string   `json:"resource"`
+}
+
+// NeedAuthorization returns the authorization_required answer for a
+// request of operation on identifier under granted, or nil when granted
+// covers it. md is the issuer's metadata, endpoint vxp.json's endpoint
+// (the resource).
+func NeedAuthorization(granted []Detail, operation, identifier string, md Metadata, endpoint string) *AuthorizationRequired {
+	m := Missing(granted, Required(operation, identifier))
+	if m == nil {
+		return nil
+	}
+	return &AuthorizationRequired{Error: "authorization_required", AuthorizationDetails: m, DeviceAuthorizationEndpoint: md.DeviceAuthorizationEndpoint, Resource: endpoint}
+}

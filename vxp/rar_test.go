@@ -1,6 +1,7 @@
 package vxp
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -119,5 +120,24 @@ func TestCanonical(t *testing.T) {
 	}
 	if ds, err := ParseDetails(b); err != nil || !reflect.DeepEqual(ds, Required("offer.respond", nid)) {
 		t.Fatalf("round trip: %v %v", ds, err)
+	}
+}
+
+// TestNeedAuthorization: the seed's authorization member, for a request
+// its grant does not cover, and nothing for one it does.
+func TestNeedAuthorization(t *testing.T) {
+	d, err := BuildDocument(DocumentConfig{BaseURL: "https://store.example", Limits: DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := BuildMetadata(d.Issuer)
+	a := NeedAuthorization([]Detail{{CapabilityType, []string{"negotiation.read"}, nid}}, "offer.respond", nid, md, d.Endpoint)
+	b, _ := json.Marshal(a)
+	want := `{"error":"authorization_required","authorization_details":[{"type":"https://vxpprotocol.org/rar/capability","actions":["offer.respond"],"identifier":"` + nid + `"}],"device_authorization_endpoint":"https://store.example/vxp/oauth/device","resource":"https://store.example/vxp/v1"}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	if a := NeedAuthorization(Required("offer.respond", nid), "offer.respond", nid, md, d.Endpoint); a != nil {
+		t.Fatalf("covered, yet %+v", a)
 	}
 }
