@@ -466,7 +466,7 @@ func (p *Proposals) View(r *Revision, at time.Time) ProposalView {
 	return ProposalView{
 		ID: r.ID, Revision: r.Number, State: p.StateOf(r, at), Summary: r.Summary,
 		Terms: r.Terms, Commitment: r.Commitment,
-		ExpiresAt:            r.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z"),
+		ExpiresAt:            r.ExpiresAt.UTC().Format(TimeFormat),
 		UserApprovalRequired: r.UserApprovalRequired,
 		Limits: ProposalLimits{
 			MaxRevisions: p.Limits.MaxRevisions, RevisionsLeft: max(p.Limits.MaxRevisions-len(p.Revisions), 0),

@@ -1,6 +1,7 @@
 package vxp
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -197,6 +198,19 @@ type Step struct {
 	From  State     `json:"from"`
 	Event Event     `json:"-"`
 	At    time.Time `json:"at"`
+}
+
+// TimeFormat is how VXP's answers write times: RFC 3339 UTC with exactly
+// three fractional digits, as the seed's expires_at and Parley's wire do.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// MarshalJSON writes the step as {state, from, at}, at in TimeFormat.
+func (s Step) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		State State  `json:"state"`
+		From  State  `json:"from"`
+		At    string `json:"at"`
+	}{s.State, s.From, s.At.UTC().Format(TimeFormat)})
 }
 
 // Changed reports whether the step moves the request to another state.

@@ -269,6 +269,10 @@ func TestStepJSON(t *testing.T) {
 	if string(b) != `{"state":"accepted","from":"proposed","at":"2026-10-22T22:30:29.356Z"}` {
 		t.Fatalf("%s", b)
 	}
+	st, _ = Transition(StateProposed, EventAccepted, time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)))
+	if b, _ := json.Marshal(st); string(b) != `{"state":"accepted","from":"proposed","at":"2026-01-02T02:04:05.000Z"}` {
+		t.Fatalf("three fractional digits, UTC: %s", b)
+	}
 	if !st.Changed() {
 		t.Fatal("not changed")
 	}
