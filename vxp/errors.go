@@ -30,7 +30,7 @@ const (
 	CodeAcceptAttemptsExhausted Code = "accept_attempts_exhausted" // max_accept_attempts refused acceptances already
 	CodeBadTerms                Code = "bad_terms"                 // terms that are not a JSON object, or that carry vxp_salt
 	CodeBadApprovedBy           Code = "bad_approved_by"           // approved_by other than "user"
-	CodeBadCommitment           Code = "bad_commitment"            // a commitment mode the capability does not offer
+	CodeBadCommitment           Code = "bad_commitment"            // a mode other than firm or conditional, or a firm one that requires something
 	CodeBadLimits               Code = "bad_limits"                // a limit below 1
 	CodeSaltReused              Code = "salt_reused"               // the random source repeated an earlier revision's vxp_salt
 )

@@ -211,6 +211,9 @@ func NewProposals(operationID string, limits Limits, d Draft, at time.Time, rand
 // Current returns the newest revision, or nil when it was superseded
 // without a successor (Supersede).
 func (p *Proposals) Current() *Revision {
+	if len(p.Revisions) == 0 {
+		return nil
+	}
 	r := p.Revisions[len(p.Revisions)-1]
 	if r.Superseded {
 		return nil
@@ -266,6 +269,9 @@ func (p *Proposals) Revise(d Draft, at time.Time, rand io.Reader) (*Revision, er
 func (p *Proposals) Supersede() error {
 	if p.Accepted != nil {
 		return coded(CodeAlreadyAccepted, "proposal_id", "revision %d is accepted", p.Accepted.Revision)
+	}
+	if len(p.Revisions) == 0 {
+		return coded(CodeBadArgument, "revisions", "no revision to supersede")
 	}
 	p.Revisions[len(p.Revisions)-1].Superseded = true
 	return nil

@@ -391,3 +391,18 @@ func TestProposalsStore(t *testing.T) {
 		t.Fatalf("terms changed in the store: %s", r.Current().Terms)
 	}
 }
+
+// TestEmptyProposals: a value without revisions (a damaged store) answers
+// instead of panicking.
+func TestEmptyProposals(t *testing.T) {
+	var p Proposals
+	if p.Current() != nil {
+		t.Fatal("a current revision of nothing")
+	}
+	if err := p.Supersede(); CodeOf(err) != CodeBadArgument {
+		t.Fatal(err)
+	}
+	if _, err := p.Accept("prop_x_r1", "", t0); CodeOf(err) != CodeProposalNotFound {
+		t.Fatal(err)
+	}
+}
