@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -244,4 +246,39 @@ func TestAssertionReplayApart(t *testing.T) {
 	}
 	_, err = VerifyGrantAssertion(sign(subject), req, subject, cache)
 	wantAuthError(t, err, CodeInvalidGrant, "replay")
+}
+
+// FuzzVerifyAssertion: every refusal is an *AuthError, and an accepted
+// assertion names the client as its issuer.
+func FuzzVerifyAssertion(f *testing.F) {
+	var v assertionVectors
+	raw, err := os.ReadFile(filepath.Join("testdata", "auth", "assertions.json"))
+	if err != nil || json.Unmarshal(raw, &v) != nil {
+		f.Fatal("no vectors")
+	}
+	keys, err := ParseJWKS(v.JWKS)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range v.Cases {
+		f.Add(c.Assertion, c.Kind == "grant")
+	}
+	req := AssertionRequest{ClientID: v.ClientID, Keys: keys, Issuer: v.Issuer, TokenEndpoint: v.TokenEndpoint, Now: time.Unix(v.Now, 0)}
+	f.Fuzz(func(t *testing.T, assertion string, grant bool) {
+		kind := "client"
+		if grant {
+			kind = "grant"
+		}
+		a, err := v.verify(kind, assertion, req, NewMemoryReplayCache(1))
+		if err != nil {
+			var ae *AuthError
+			if !errors.As(err, &ae) {
+				t.Fatalf("err = %v, not an AuthError", err)
+			}
+			return
+		}
+		if a.Issuer != v.ClientID {
+			t.Fatalf("accepted %+v", a)
+		}
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -266,4 +268,30 @@ func TestNormaliseHTU(t *testing.T) {
 			t.Errorf("normaliseHTU(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
+}
+
+// FuzzVerifyDPoP: every refusal is an *AuthError, and an accepted proof
+// names the thumbprint of its key.
+func FuzzVerifyDPoP(f *testing.F) {
+	var v dpopVectors
+	raw, err := os.ReadFile(filepath.Join("testdata", "auth", "dpop.json"))
+	if err == nil && json.Unmarshal(raw, &v) == nil {
+		for _, c := range v.Cases {
+			f.Add(c.Proof, c.Method, c.URL, c.AccessToken, c.Nonce)
+		}
+	}
+	f.Fuzz(func(t *testing.T, proof, method, url, token, nonce string) {
+		req := DPoPRequest{Method: method, URL: url, AccessToken: token, Nonce: nonce, Now: time.Unix(v.Now, 0)}
+		p, err := VerifyDPoP(proof, req, NewMemoryReplayCache(1))
+		if err != nil {
+			var ae *AuthError
+			if !errors.As(err, &ae) {
+				t.Fatalf("err = %v, not an AuthError", err)
+			}
+			return
+		}
+		if p.JKT == "" || p.JKT != p.Key.Thumbprint {
+			t.Fatalf("accepted proof %+v", p)
+		}
+	})
 }

@@ -195,3 +195,28 @@ func TestThumbprintRefusesOtherCurves(t *testing.T) {
 		t.Fatalf("nil: err = %v", err)
 	}
 }
+
+// FuzzParsePublicJWK: whatever it accepts is a P-256 key whose
+// thumbprint Thumbprint recomputes.
+func FuzzParsePublicJWK(f *testing.F) {
+	var v jwkVectors
+	raw, err := os.ReadFile(filepath.Join("testdata", "auth", "jwk.json"))
+	if err == nil && json.Unmarshal(raw, &v) == nil {
+		for _, c := range v.Cases {
+			f.Add([]byte(c.JWK))
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		k, err := ParsePublicJWK(raw)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidJWK) {
+				t.Fatalf("err = %v, not ErrInvalidJWK", err)
+			}
+			return
+		}
+		tp, err := Thumbprint(k.Key)
+		if err != nil || tp != k.Thumbprint {
+			t.Fatalf("thumbprint %s, %v; parsed %s", tp, err, k.Thumbprint)
+		}
+	})
+}
