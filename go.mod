@@ -9,6 +9,7 @@ require (
 	github.com/descope/virtualwebauthn v1.0.3
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/go-webauthn/webauthn v0.18.2
 	github.com/google/cel-go v0.31.0
