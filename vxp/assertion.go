@@ -2,7 +2,6 @@ package vxp
 
 import (
 	"encoding/json"
-	"errors"
 	"regexp"
 	"time"
 
@@ -80,7 +79,7 @@ var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 // ErrBadSubject is returned by VerifyGrantAssertion when the expected
 // subject the caller passes is not an EVM address: a wiring error, not
 // a client's.
-var ErrBadSubject = errors.New("vxp: principal subject is not an EVM address")
+var ErrBadSubject = &Error{Code: CodeBadSubject, Msg: "principal subject is not an EVM address"}
 
 // VerifyGrantAssertion verifies the authorization grant of the
 // jwt-bearer grant type (RFC 7523 section 2.1 and 3): the client
@@ -112,7 +111,7 @@ func VerifyGrantAssertion(assertion string, req AssertionRequest, subject string
 //     after Now + Skew and not before exp - MaxLifetime - Skew;
 //   - jti is present and used for the first time for this client
 //     (held until exp + Skew).
-func verifyAssertion(assertion string, req AssertionRequest, subject, kind, code string, replay ReplayCache) (Assertion, error) {
+func verifyAssertion(assertion string, req AssertionRequest, subject, kind string, code Code, replay ReplayCache) (Assertion, error) {
 	bad := func(reason string, err error) (Assertion, error) {
 		return Assertion{}, refuse(code, reason, err)
 	}

@@ -63,7 +63,7 @@ func TestAssertionVectors(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			cache := NewMemoryReplayCache(4)
 			a, err := v.verify(c.Kind, c.Assertion, req, cache)
-			wantAuthError(t, err, c.Code, c.Reason)
+			wantAuthError(t, err, Code(c.Code), c.Reason)
 			if c.Code != "" {
 				if cache.Len() != 0 {
 					t.Fatal("a refused assertion used its jti")

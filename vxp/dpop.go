@@ -22,10 +22,10 @@ import (
 // (invalid_dpop_proof, use_dpop_nonce) and RFC 6749 (invalid_client,
 // invalid_grant) that the token endpoint and the resource answer with.
 const (
-	CodeInvalidDPoPProof = "invalid_dpop_proof"
-	CodeUseDPoPNonce     = "use_dpop_nonce"
-	CodeInvalidClient    = "invalid_client"
-	CodeInvalidGrant     = "invalid_grant"
+	CodeInvalidDPoPProof Code = "invalid_dpop_proof"
+	CodeUseDPoPNonce     Code = "use_dpop_nonce"
+	CodeInvalidClient    Code = "invalid_client"
+	CodeInvalidGrant     Code = "invalid_grant"
 )
 
 // AuthError is a refusal of a DPoP proof or of an assertion. Code is the
@@ -33,7 +33,7 @@ const (
 // lowercase name of the rule that refused, for logs and tests, never a
 // secret.
 type AuthError struct {
-	Code   string
+	Code   Code
 	Reason string
 	Err    error
 }
@@ -41,28 +41,31 @@ type AuthError struct {
 // Error returns "vxp: <code>: <reason>" and the cause when there is one.
 func (e *AuthError) Error() string {
 	if e.Err != nil {
-		return "vxp: " + e.Code + ": " + e.Reason + ": " + e.Err.Error()
+		return "vxp: " + string(e.Code) + ": " + e.Reason + ": " + e.Err.Error()
 	}
-	return "vxp: " + e.Code + ": " + e.Reason
+	return "vxp: " + string(e.Code) + ": " + e.Reason
 }
 
 // ErrorCode returns the OAuth error code.
-func (e *AuthError) ErrorCode() string { return e.Code }
+func (e *AuthError) ErrorCode() string { return string(e.Code) }
+
+// Class returns the class of its code (errors.go): unauthorized.
+func (e *AuthError) Class() string { return e.Code.Class() }
 
 // Unwrap returns the cause, nil when the rule itself refused.
 func (e *AuthError) Unwrap() error { return e.Err }
 
-func refuse(code, reason string, err error) *AuthError {
+func refuse(code Code, reason string, err error) *AuthError {
 	return &AuthError{Code: code, Reason: reason, Err: err}
 }
 
 // ErrReplayed is returned by a ReplayCache for a key it already holds.
-var ErrReplayed = errors.New("vxp: jti already used")
+var ErrReplayed = &Error{Code: CodeReplayed, Msg: "jti already used"}
 
 // ErrReplayCacheFull is returned by MemoryReplayCache when it holds its
 // maximum of unexpired keys: it refuses rather than forget a key that
 // could still be replayed.
-var ErrReplayCacheFull = errors.New("vxp: replay cache full")
+var ErrReplayCacheFull = &Error{Code: CodeReplayCacheFull, Msg: "replay cache full"}
 
 // ReplayCache records single-use identifiers (DPoP proof and assertion
 // jti values). The caller owns it and may keep it durable; the verifiers

@@ -32,7 +32,7 @@ type dpopVectors struct {
 
 // wantAuthError fails unless err is an *AuthError of code and reason
 // (code "" means no error).
-func wantAuthError(t *testing.T, err error, code, reason string) {
+func wantAuthError(t *testing.T, err error, code Code, reason string) {
 	t.Helper()
 	if code == "" {
 		if err != nil {
@@ -44,7 +44,7 @@ func wantAuthError(t *testing.T, err error, code, reason string) {
 	if !errors.As(err, &ae) {
 		t.Fatalf("err = %v, want %s/%s", err, code, reason)
 	}
-	if ae.Code != code || ae.Reason != reason || ae.ErrorCode() != code {
+	if ae.Code != code || ae.Reason != reason || ae.ErrorCode() != string(code) || ae.Class() != "unauthorized" {
 		t.Fatalf("err = %v, want %s/%s", err, code, reason)
 	}
 }
@@ -64,7 +64,7 @@ func TestDPoPVectors(t *testing.T) {
 			cache := NewMemoryReplayCache(16)
 			req := DPoPRequest{Method: c.Method, URL: c.URL, Now: now, AccessToken: c.AccessToken, Nonce: c.Nonce}
 			p, err := VerifyDPoP(c.Proof, req, cache)
-			wantAuthError(t, err, c.Code, c.Reason)
+			wantAuthError(t, err, Code(c.Code), c.Reason)
 			if c.Code != "" {
 				if cache.Len() != 0 {
 					t.Fatal("a refused proof used its jti")
@@ -135,7 +135,7 @@ func TestDPoPRules(t *testing.T) {
 		name   string
 		claims map[string]any
 		req    func(*DPoPRequest)
-		code   string
+		code   Code
 		reason string
 	}{
 		{"valid", claims(nil), nil, "", ""},

@@ -55,17 +55,38 @@ const (
 	CodeWrongHost         Code = "wrong_host"         // a request's Host is not the document's organization.domain
 )
 
+// Key and replay codes (jwk.go, dpop.go, assertion.go): the verifiers turn
+// them into the OAuth codes above; they are what a caller's wiring or
+// replay cache answers.
+const (
+	CodeInvalidJWK      Code = "invalid_jwk"       // not a public EC P-256 key of the form ES256 takes
+	CodeReplayed        Code = "replayed"          // a single-use jti seen before
+	CodeReplayCacheFull Code = "replay_cache_full" // the replay cache holds its maximum of unexpired keys
+	CodeBadSubject      Code = "bad_subject"       // the principal's subject given is not an EVM address
+)
+
 // The classes of codes: what kind of refusal a code is, in the same words
 // in every package of Parley (docs/api.md, "Errors").
 const (
-	classInvalid  = "invalid"   // the input is malformed or out of range
-	classConflict = "conflict"  // the request's or proposal's state does not allow it
-	classNotFound = "not_found" // names nothing
-	classInternal = "internal"  // the node's own fault (configuration, a broken random source)
+	classInvalid      = "invalid"      // the input is malformed or out of range
+	classConflict     = "conflict"     // the request's or proposal's state does not allow it
+	classNotFound     = "not_found"    // names nothing
+	classInternal     = "internal"     // the node's own fault (configuration, a broken random source)
+	classRateLimited  = "rate_limited" // over a bound: try again later
+	classUnauthorized = "unauthorized" // a DPoP proof, client or grant assertion that does not hold (dpop.go, assertion.go)
 )
 
 // classes holds the class of every code of this package.
 var classes = map[Code]string{
+	CodeInvalidDPoPProof: classUnauthorized,
+	CodeUseDPoPNonce:     classUnauthorized,
+	CodeInvalidClient:    classUnauthorized,
+	CodeInvalidGrant:     classUnauthorized,
+	CodeInvalidJWK:       classInvalid,
+	CodeReplayed:         classConflict,
+	CodeReplayCacheFull:  classRateLimited,
+	CodeBadSubject:       classInternal,
+
 	CodeInvalidTransition: classConflict,
 	CodeRequestFinal:      classConflict,
 	CodeEffectUnknown:     classConflict,

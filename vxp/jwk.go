@@ -6,7 +6,6 @@ import (
 	"crypto/elliptic"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -18,7 +17,7 @@ import (
 // ParseJWKS; the wrapping error names the rule. Callers turn it into
 // their own code (invalid_dpop_proof for a DPoP proof's jwk header,
 // invalid_client for a client's JWKS).
-var ErrInvalidJWK = errors.New("vxp: invalid jwk")
+var ErrInvalidJWK = &Error{Code: CodeInvalidJWK, Msg: "not a public ES256 key"}
 
 // p256CoordLen is the fixed length of a P-256 coordinate: RFC 7518
 // section 6.2.1.2 requires the full 32 bytes, leading zero bytes
