@@ -28,9 +28,8 @@
 //  7. jwk.go, dpop.go, assertion.go: public JWKs and thumbprints, RFC 9449
 //     DPoP proofs, RFC 7523 and private_key_jwt assertions.
 //
-// It imports only the standard library, go-jose v4 (JWS, JWK, thumbprints)
-// and two of
-// the module's packages: strictjson (the one strict decoder) and
-// negotiation (RFC 8785 canonical JSON and A2A's state names). It must
+// It imports only the standard library, go-jose v4 (JWS, JWK,
+// thumbprints) and two of the module's packages: strictjson (the one
+// strict decoder) and negotiation (RFC 8785 canonical JSON and A2A's state names). It must
 // never import identity, ledger, p2p, chain, approval or node.
 package vxp
