@@ -120,7 +120,7 @@ var rules = map[string]rule{
 	// through node/api's client.
 	"node/api": {
 		may:   []string{"node", "approval", "ledger", "negotiation", "p2p", "strictjson"},
-		tests: []string{"chain", "identity", "storeguard", "node/gate", "node/nodetest"},
+		tests: []string{"chain", "identity", "storeguard", "node/gate", "node/nodetest", "vxp"}, // vxp: the census of every package's error classes
 	},
 	"node/web": {
 		may:   []string{"node", "approval", "negotiation", "strictjson"},

@@ -21,6 +21,7 @@ import (
 	"github.com/parleynet/parley/p2p"
 	"github.com/parleynet/parley/storeguard"
 	"github.com/parleynet/parley/strictjson"
+	"github.com/parleynet/parley/vxp"
 )
 
 // classifiers ask the package that owns a code for its class, by the
@@ -36,6 +37,7 @@ var classifiers = map[string]func(string) string{
 	"p2p":         func(c string) string { return p2p.Code(c).Class() },
 	"storeguard":  func(c string) string { return storeguard.Code(c).Class() },
 	"strictjson":  func(c string) string { return strictjson.Code(c).Class() },
+	"vxp":         func(c string) string { return vxp.Code(c).Class() },
 }
 
 // notErrors are the code constants that name no failure and so have no
