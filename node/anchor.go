@@ -71,8 +71,9 @@ type treeHeads struct {
 	// signing for the API and p2p answers does not wait for a block (a
 	// bundle's export does, under anchorMu: export).
 	mu    sync.Mutex
-	day   string // the UTC day spent counts, "" before the first count
-	spent uint64 // gas the anchors of day used
+	quiet map[uint64]uint64 // size -> the last entry after it read and found bookkeeping only (grewSince)
+	day   string            // the UTC day spent counts, "" before the first count
+	spent uint64            // gas the anchors of day used
 }
 
 func newTreeHeads(cfg LedgerConfig, now func() time.Time, events *broadcaster) *treeHeads {
@@ -106,15 +107,29 @@ func treeKind(kind string) bool {
 
 // grewSince reports whether the ledger holds an entry after size that is
 // not a tree head, an anchor or a chain cursor.
+// The entries after a size that were read and found bookkeeping only are
+// remembered (quiet), so that asking again (every API call and peer
+// request that wants the latest head) reads only what was added since, not
+// everything since the head (a.mu held).
 func (a *treeHeads) grewSince(ctx context.Context, size uint64) (bool, error) {
-	for e, err := range a.led.Entries(ctx, size+1) {
+	from := size + 1
+	if q, ok := a.quiet[size]; ok {
+		from = q + 1
+	}
+	last := size
+	for e, err := range a.led.Entries(ctx, from) {
 		if err != nil {
 			return false, err
 		}
 		if !treeKind(e.Kind) {
 			return true, nil
 		}
+		last = e.Seq
 	}
+	if a.quiet == nil || len(a.quiet) >= 8 {
+		a.quiet = map[uint64]uint64{} // the sizes asked about: the last head's and the last anchor's
+	}
+	a.quiet[size] = max(last, a.quiet[size])
 	return false, nil
 }
 
