@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/ipfs/go-cid"
 
@@ -163,4 +164,52 @@ func (n *Node) PendingApprovals() []PendingApproval {
 		return nil
 	}
 	return n.gt.PendingApprovals()
+}
+
+// AgentBook is what the principal's pages and the node's API show of the
+// outside agents VXP serves (node/vxp's Server is one): each agent, its
+// grants and its requests, and the revocation of its grants. cmd/parley
+// hands it to node/web and node/api, which do not import node/vxp.
+type AgentBook interface {
+	// Agents returns every agent that holds or held a grant, or made a
+	// request, by client_id.
+	Agents() []AgentView
+	// RevokeAgent revokes every grant of clientID still in force (by
+	// names who revoked, for the ledger) and returns how many it revoked;
+	// the grants' tokens are refused at once.
+	RevokeAgent(ctx context.Context, clientID, by string) (int, error)
+	// RevokeGrant revokes one grant; false when it was not in force.
+	RevokeGrant(ctx context.Context, grantID, by string) (bool, error)
+}
+
+// AgentView is one outside agent as the pages and the API show it.
+type AgentView struct {
+	ClientID   string             `json:"clientId"`
+	ClientName string             `json:"clientName,omitempty"`
+	Grants     []AgentGrantView   `json:"grants"`
+	Requests   []AgentRequestView `json:"requests"`
+}
+
+// AgentGrantView is one grant: its operations on their targets in plain
+// words (Lines) and as authorization details (JCS text).
+type AgentGrantView struct {
+	ID             string    `json:"id"`
+	Lines          []string  `json:"lines"`
+	Details        string    `json:"authorizationDetails"`
+	RelationshipID string    `json:"relationshipId,omitempty"`
+	GrantedAt      time.Time `json:"grantedAt"`
+	ExpiresAt      time.Time `json:"expiresAt"`
+	RevokedAt      time.Time `json:"revokedAt,omitzero"`
+	Active         bool      `json:"active"`
+	IntentHash     string    `json:"intentHash"`
+}
+
+// AgentRequestView is one request an agent made.
+type AgentRequestView struct {
+	ID            string    `json:"id"`
+	Operation     string    `json:"operation"`
+	NegotiationID string    `json:"negotiationId,omitempty"`
+	State         string    `json:"state"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
