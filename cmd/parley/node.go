@@ -194,12 +194,41 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiActs = h
 		apiURL, apiBase = base+"/v1", base
 	}
+	// VXP's listener (the one meant for other machines) is opened before
+	// the node starts too; its server starts once the node has.
+	vx, err := newVXPListener(s, n, strings.TrimPrefix(webURL, "off"), log)
+	if err != nil {
+		return err
+	}
+	if vx != nil {
+		defer vx.ln.Close()
+	}
+	// TODO(issue 16): hand vx.srv (a node.AgentBook) to the pages and the
+	// API once web.Options.Agents and api.Options.Agents exist.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := n.Start(ctx); err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	defer n.Close()
+	stopVXP := func() {}
+	if vx != nil {
+		if err := vx.srv.Start(ctx); err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("vxp: %w", err)}
+		}
+		// Deferred after n.Close, so it runs first: VXP stops, and its
+		// requests' acts end, before the node closes.
+		stopVXP = sync.OnceFunc(func() {
+			shutdownAPI(vx.http, log)
+			_ = vx.srv.Close()
+		})
+		defer stopVXP()
+		go func() {
+			if err := vx.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("vxp server stopped", "err", err)
+			}
+		}()
+	}
 	stopWeb := func() {}
 	if webSrv != nil {
 		// Deferred after n.Close, so it runs first.
@@ -280,10 +309,15 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if s.ApprovalMode == ApprovalPasskey {
 		approvals += " (the principal's passkeys; pages " + webURL + ")"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, metricsURL, chainDesc, approvals)
+	vxpDesc := "off"
+	if vx != nil {
+		vxpDesc = vx.describe()
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  vxp %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, vxpDesc, metricsURL, chainDesc, approvals)
 	<-ctx.Done()
 	log.Info("stopping")
+	stopVXP()
 	stopWeb()
 	stopAPI()
 	if srv != nil {
