@@ -58,6 +58,9 @@ type devnetPorts struct {
 	// VXPURL is the node's public VXP base URL: vxp.json is at
 	// <vxp_url>/.well-known/vxp.json, the issuer <vxp_url>/vxp.
 	VXPURL string `json:"vxp_url,omitempty"`
+	// EVMAddress is the node's EVM address (EIP-55): its principal's
+	// subject, the sub of a VXP agent's jwt-bearer assertion.
+	EVMAddress string `json:"evm_address,omitempty"`
 	// SoftwareKeyFile is the software key registered as the node's
 	// passkey, which approves its gated acts (approval mode passkey), once
 	// it is registered.
@@ -191,6 +194,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		m.ports.APIKeyFile = keyFile
 		m.ports.WebURL = fmt.Sprintf("http://localhost:%d", m.ports.Web)
 		m.ports.VXPURL = devnetVXPURL(m.ports)
+		m.ports.EVMAddress = common.HexToAddress(m.pub.EVMAddress).Hex()
 		state.Nodes[role] = m.ports
 		if err := devnetFundAccount(ctx, dev, i, common.HexToAddress(m.pub.EVMAddress), out, role); err != nil {
 			return &exitError{code: 1, err: err}
