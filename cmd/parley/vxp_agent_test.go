@@ -153,7 +153,8 @@ func TestVXPOutsideAgent(t *testing.T) {
 		seen                       []string
 		discovered, identified     agentStep
 		before                     snapshot
-		counterAmounts             []string
+		counterAmounts, effectCIDs []string
+		relationship               string
 		firstSucceeded, waitedOnce bool
 	)
 	for {
@@ -162,6 +163,8 @@ func TestVXPOutsideAgent(t *testing.T) {
 			fail("after %v: %v", seen, err)
 		}
 		seen = append(seen, s.Step)
+		line, _ := json.Marshal(s.Data)
+		t.Logf("agent: %s", line)
 		switch s.Step {
 		case "discovered":
 			discovered = s
@@ -223,7 +226,15 @@ func TestVXPOutsideAgent(t *testing.T) {
 			if err := agent.resume(); err != nil {
 				t.Fatal(err)
 			}
+		case "granted":
+			relationship = s.str("relationship_id")
 		case "succeeded":
+			effs, _ := s.Data["effects"].([]any)
+			for _, e := range effs {
+				if c, _ := e.(map[string]any)["cid"].(string); c != "" {
+					effectCIDs = append(effectCIDs, c)
+				}
+			}
 			if !firstSucceeded {
 				// Succeeded only once the poster holds the counter-offer.
 				firstSucceeded = true
@@ -232,7 +243,7 @@ func TestVXPOutsideAgent(t *testing.T) {
 					t.Fatal(err)
 				}
 				i := slices.IndexFunc(v.Log, func(r node.RecordView) bool {
-					return r.Type == negotiation.TypeTaskCounterOffer && r.Sender == ws.Address && r.Code == ""
+					return r.Type == negotiation.TypeTaskCounterOffer && r.Sender == ws.Address && (r.Code == "" || r.Code == "ok")
 				})
 				if v.State != negotiation.StateCountered || i < 0 || v.Current == nil || v.Current.By != ws.Address {
 					t.Fatalf("the request succeeded, but the poster's thread is %s without the worker's counter-offer: %+v", v.State, v.Log)
@@ -248,7 +259,7 @@ func TestVXPOutsideAgent(t *testing.T) {
 			}
 			v, err := worker.API.Negotiation(ctx, nid)
 			if err != nil || !slices.ContainsFunc(v.Log, func(r node.RecordView) bool {
-				return r.Type == negotiation.TypeTaskAcceptance && r.Sender == ws.Address && r.Code == ""
+				return r.Type == negotiation.TypeTaskAcceptance && r.Sender == ws.Address && (r.Code == "" || r.Code == "ok")
 			}) {
 				t.Fatalf("the gated request succeeded without the worker's acceptance: %v %+v", err, v.Log)
 			}
@@ -274,5 +285,24 @@ func TestVXPOutsideAgent(t *testing.T) {
 	}
 	if !slices.Equal(seen, agentSteps) || !waitedOnce {
 		t.Fatalf("steps %v, want %v", seen, agentSteps)
+	}
+	// The effects' CIDs are in the negotiation's proof bundle, and nothing
+	// of the agent is: no client id, grant or relationship.
+	var bundle bytes.Buffer
+	if err := worker.API.Bundle(ctx, nid, &bundle); err != nil {
+		t.Fatal(err)
+	}
+	if len(effectCIDs) != 2 {
+		t.Fatalf("effects %v", effectCIDs)
+	}
+	for _, c := range effectCIDs {
+		if !bytes.Contains(bundle.Bytes(), []byte(c)) {
+			t.Fatalf("the bundle of %s lacks the effect %s", nid, c)
+		}
+	}
+	for _, s := range []string{identified.str("client_id"), "agent.json", relationship, "grt_", "vxp.grant", "vxp.request"} {
+		if s == "" || bytes.Contains(bundle.Bytes(), []byte(s)) {
+			t.Fatalf("the negotiation's bundle names the agent (%q)", s)
+		}
 	}
 }
