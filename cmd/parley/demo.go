@@ -86,10 +86,16 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	}
 	fmt.Fprintf(out, "devnet up in %s: dev chain, contracts, poster, worker and arbitrator nodes\n\n", time.Since(start).Round(100*time.Millisecond))
 	played := time.Now()
-	if err := demo.Run(ctx, out, demo.Options{
+	opts := demo.Options{
 		Poster: dn.parties["poster"], Worker: dn.parties["worker"], Arbitrator: dn.parties["arbitrator"], Wait: wait,
 		VerifyOnChain: dn.verifyOnChain,
-	}); err != nil {
+	}
+	if script, nodeBin, err := agentScriptFor(); err != nil {
+		opts.OutsideAgentSkipped = err.Error()
+	} else {
+		opts.OutsideAgent = demoOutsideAgent(dn, script, nodeBin, wait)
+	}
+	if err := demo.Run(ctx, out, opts); err != nil {
 		return dn.fail(err)
 	}
 	fmt.Fprintf(out, "\nstory played in %s; stopping the devnet\n", time.Since(played).Round(100*time.Millisecond))

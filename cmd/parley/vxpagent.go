@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/demo"
 )
@@ -161,13 +162,13 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 // approveAgentGrant waits for p's pending grant (tool parley.vxp.grant)
 // to clientID with userCode and approves it with p's software key, as a
 // person would on the node's /device page with a passkey. It returns the
-// approval's arguments.
-func approveAgentGrant(ctx context.Context, p demo.Party, clientID, userCode string, wait time.Duration) (map[string]any, error) {
+// approval's arguments and receipt.
+func approveAgentGrant(ctx context.Context, p demo.Party, clientID, userCode string, wait time.Duration) (map[string]any, *approval.IntentReceipt, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		reqs, err := p.API.Approvals(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, r := range reqs {
 			if r.Act != node.ActVXPGrant || r.Request.Action.Tool != node.ToolVXPGrant || r.Request.Action.Target != clientID {
@@ -175,21 +176,53 @@ func approveAgentGrant(ctx context.Context, p demo.Party, clientID, userCode str
 			}
 			var args map[string]any
 			if err := json.Unmarshal(r.Request.Action.Arguments, &args); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if args["user_code"] != userCode {
 				continue
 			}
-			_, err := p.API.Approve(ctx, r.Request.RequestID, p.Key)
-			if p.Saved != nil {
-				if serr := p.Saved(); serr != nil && err == nil {
-					err = serr
-				}
-			}
-			return args, err
+			rc, err := approveWith(ctx, p, r.Request.RequestID)
+			return args, rc, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("no grant to %s with user code %s waited at %s within %s", clientID, userCode, p.Name, wait)
+			return nil, nil, fmt.Errorf("no grant to %s with user code %s waited at %s within %s", clientID, userCode, p.Name, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// approveWith approves p's pending request id with p's software key and
+// keeps the key's new counter.
+func approveWith(ctx context.Context, p demo.Party, id string) (*approval.IntentReceipt, error) {
+	rc, err := p.API.Approve(ctx, id, p.Key)
+	if p.Saved != nil {
+		if serr := p.Saved(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return rc, err
+}
+
+// approveAct waits for p's pending act on negotiation nid and approves it
+// with p's software key.
+func approveAct(ctx context.Context, p demo.Party, act node.Act, nid string, wait time.Duration) (*approval.IntentReceipt, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		reqs, err := p.API.Approvals(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reqs {
+			if r.Act == act && r.Request.Action.Target == nid {
+				return approveWith(ctx, p, r.Request.RequestID)
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("no %s of %s waited at %s within %s", act, nid, p.Name, wait)
 		}
 		select {
 		case <-ctx.Done():
@@ -199,34 +232,114 @@ func approveAgentGrant(ctx context.Context, p demo.Party, clientID, userCode str
 	}
 }
 
-// approveAct waits for p's pending act on negotiation nid and approves it
-// with p's software key.
-func approveAct(ctx context.Context, p demo.Party, act node.Act, nid string, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for {
-		reqs, err := p.API.Approvals(ctx)
+// passkeyLine is how the demo prints an approval a software key gave.
+func passkeyLine(p demo.Party, act node.Act, rc *approval.IntentReceipt) string {
+	kind := "passkey"
+	if rc.Authenticator != nil && rc.Authenticator.Software {
+		kind = "software key"
+	}
+	return fmt.Sprintf("    %s's passkey: %s approved (%s, intent %s…)\n", p.Name, act, kind, rc.IntentHash[:16])
+}
+
+// shortRef abbreviates an id for a line of the demo.
+func shortRef(s string) string {
+	if len(s) > 22 {
+		return s[:12] + "…" + s[len(s)-6:]
+	}
+	return s
+}
+
+// demoOutsideAgent is the demo's task 3: scripts/vxp-agent.mjs acts for
+// the worker's principal on the negotiation through the worker's VXP
+// endpoint; the grant and the settlement it asks for are approved with the
+// worker's software key (the devnet's passkey of its principal).
+func demoOutsideAgent(d *devnetProcess, script, nodeBin string, wait time.Duration) demo.OutsideAgent {
+	return func(ctx context.Context, nid string, story demo.Story) error {
+		worker := d.parties["worker"]
+		a, err := startOutsideAgent(ctx, script, nodeBin, filepath.Join(d.dir, "devnet.json"), "worker", nid, wait)
 		if err != nil {
 			return err
 		}
-		for _, r := range reqs {
-			if r.Act != act || r.Request.Action.Target != nid {
-				continue
+		var clientID string
+		proposed, succeeded, verified := 0, 0, 0
+		for {
+			s, err := a.next(3 * wait)
+			if err != nil {
+				return err
 			}
-			_, err := p.API.Approve(ctx, r.Request.RequestID, p.Key)
-			if p.Saved != nil {
-				if serr := p.Saved(); serr != nil && err == nil {
-					err = serr
+			switch s.Step {
+			case "discovered":
+				story.Line("outside agent (Node.js, oauth4webapi + jose) discovers the worker's VXP", "vxp.json, RFC 8414", s.str("issuer"), "")
+			case "identified":
+				clientID = s.str("client_id")
+				story.Printf("    client_id %s (its Client ID Metadata Document), DPoP key %s\n", clientID, shortRef(s.str("dpop_jkt")))
+			case "token":
+				story.Line("agent gets a DPoP-bound token (jwt-bearer, sub = the worker)", "private_key_jwt", "", "no grant yet")
+			case "authorization_required":
+				story.Line("agent asks to respond to the offer: 202", "authorization_required", s.str("request_id"), "offer.respond on "+shortRef(nid))
+			case "device_authorization":
+				story.Line("agent starts a device authorization (RFC 8628)", "user code "+s.str("user_code"), s.str("verification_uri"), "")
+				_, rc, err := approveAgentGrant(ctx, worker, clientID, s.str("user_code"), wait)
+				if err != nil {
+					return fmt.Errorf("approving the grant: %w", err)
 				}
+				story.Printf("%s", passkeyLine(worker, node.ActVXPGrant, rc))
+			case "granted":
+				story.Line("the principal granted offer.respond on this negotiation", "DPoP token", s.str("relationship_id"), "exactly that")
+			case "proposed":
+				proposed++
+				if proposed == 1 {
+					story.Line("the same Idempotency-Key, re-evaluated: revision 1", "proposed", s.str("proposal_id"), "accept the poster's offer")
+				} else {
+					story.Line("agent asks again: accept its counter-offer", "proposed", s.str("proposal_id"), "signs the settlement")
+				}
+			case "countered":
+				story.Line("agent counters: revision 2, a tenth more", "counter", s.str("proposal_id"), "")
+			case "terms_changed":
+				story.Line("agent accepts revision 1 after its counter: refused", "409 terms_changed", s.str("proposal_id"), "nothing ran")
+			case "accepted":
+				story.Line("agent accepts revision 2", "accepted", s.str("proposal_id"), "")
+			case "succeeded":
+				succeeded++
+				what := "TaskCounterOffer"
+				if succeeded == 2 {
+					what = "TaskAcceptance"
+				}
+				ref := ""
+				if effs, _ := s.Data["effects"].([]any); len(effs) > 0 {
+					ref, _ = effs[0].(map[string]any)["cid"].(string)
+				}
+				story.Line("succeeded once the poster acknowledged it", what, ref, "read back")
+			case "proof_verified":
+				verified++
+				story.Line("agent verifies the request's proof with the issuer's keys", "vxp-proof+jwt", s.str("kid"), fmt.Sprintf("request %d", verified))
+			case "waiting_human":
+				story.Line("the settlement's signature waits for the principal", "waiting_human", s.str("request_id"), "approved_by \"user\" approves nothing")
+				rc, err := approveAct(ctx, worker, node.ActSignSettlement, nid, wait)
+				if err != nil {
+					return fmt.Errorf("approving the settlement: %w", err)
+				}
+				story.Printf("%s", passkeyLine(worker, node.ActSignSettlement, rc))
+			case "revoked":
+				story.Line("agent deletes its relationship: its token is refused", fmt.Sprintf("%v %s", s.Data["status"], s.str("code")), "", "revoked")
+			case "done":
+				return a.wait()
 			}
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no %s of %s waited at %s within %s", act, nid, p.Name, wait)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// agentScriptFor finds the outside agent for the demo: from the working
+// directory, else from the binary's (bin/parley in a clone).
+func agentScriptFor() (script, nodeBin string, err error) {
+	wd, _ := os.Getwd()
+	if script, nodeBin, err = findAgentScript(wd); err == nil {
+		return script, nodeBin, nil
+	}
+	if exe, xerr := os.Executable(); xerr == nil {
+		if s, n, xerr := findAgentScript(filepath.Dir(exe)); xerr == nil {
+			return s, n, nil
+		}
+	}
+	return "", "", err
 }
