@@ -269,34 +269,35 @@ func demoOutsideAgent(d *devnetProcess, script, nodeBin string, wait time.Durati
 			}
 			switch s.Step {
 			case "discovered":
-				story.Line("outside agent (Node.js, oauth4webapi + jose) discovers the worker's VXP", "vxp.json, RFC 8414", s.str("issuer"), "")
+				story.Line("agent (Node.js: oauth4webapi, jose) discovers VXP", "vxp.json, RFC 8414", "", "")
+				story.Printf("    the worker's issuer %s\n", s.str("issuer"))
 			case "identified":
 				clientID = s.str("client_id")
 				story.Printf("    client_id %s (its Client ID Metadata Document), DPoP key %s\n", clientID, shortRef(s.str("dpop_jkt")))
 			case "token":
-				story.Line("agent gets a DPoP-bound token (jwt-bearer, sub = the worker)", "private_key_jwt", "", "no grant yet")
+				story.Line("agent's token: jwt-bearer for the worker, DPoP", "private_key_jwt", "", "no grant yet")
 			case "authorization_required":
-				story.Line("agent asks to respond to the offer: 202", "authorization_required", s.str("request_id"), "offer.respond on "+shortRef(nid))
+				story.Line("agent asks to respond to the offer: 202", "authorization_required", s.str("request_id"), "offer.respond")
 			case "device_authorization":
-				story.Line("agent starts a device authorization (RFC 8628)", "user code "+s.str("user_code"), s.str("verification_uri"), "")
+				story.Line("agent's device authorization (RFC 8628)", "user code "+s.str("user_code"), "", "at "+s.str("verification_uri"))
 				_, rc, err := approveAgentGrant(ctx, worker, clientID, s.str("user_code"), wait)
 				if err != nil {
 					return fmt.Errorf("approving the grant: %w", err)
 				}
 				story.Printf("%s", passkeyLine(worker, node.ActVXPGrant, rc))
 			case "granted":
-				story.Line("the principal granted offer.respond on this negotiation", "DPoP token", s.str("relationship_id"), "exactly that")
+				story.Line("the principal grants offer.respond on this task", "RAR grant", s.str("relationship_id"), "")
 			case "proposed":
 				proposed++
 				if proposed == 1 {
-					story.Line("the same Idempotency-Key, re-evaluated: revision 1", "proposed", s.str("proposal_id"), "accept the poster's offer")
+					story.Line("same Idempotency-Key re-evaluated: revision 1", "proposed", s.str("proposal_id"), "accept the offer")
 				} else {
-					story.Line("agent asks again: accept its counter-offer", "proposed", s.str("proposal_id"), "signs the settlement")
+					story.Line("agent asks to accept its own counter-offer", "proposed", s.str("proposal_id"), "signs the settlement")
 				}
 			case "countered":
 				story.Line("agent counters: revision 2, a tenth more", "counter", s.str("proposal_id"), "")
 			case "terms_changed":
-				story.Line("agent accepts revision 1 after its counter: refused", "409 terms_changed", s.str("proposal_id"), "nothing ran")
+				story.Line("agent accepts revision 1 after its counter", "409 terms_changed", s.str("proposal_id"), "nothing ran")
 			case "accepted":
 				story.Line("agent accepts revision 2", "accepted", s.str("proposal_id"), "")
 			case "succeeded":
@@ -312,16 +313,16 @@ func demoOutsideAgent(d *devnetProcess, script, nodeBin string, wait time.Durati
 				story.Line("succeeded once the poster acknowledged it", what, ref, "read back")
 			case "proof_verified":
 				verified++
-				story.Line("agent verifies the request's proof with the issuer's keys", "vxp-proof+jwt", s.str("kid"), fmt.Sprintf("request %d", verified))
+				story.Line("agent verifies the proof with the issuer's keys", "vxp-proof+jwt", s.str("kid"), fmt.Sprintf("request %d", verified))
 			case "waiting_human":
-				story.Line("the settlement's signature waits for the principal", "waiting_human", s.str("request_id"), "approved_by \"user\" approves nothing")
+				story.Line("signing the settlement waits for the principal", "waiting_human", s.str("request_id"), "approved_by \"user\" approves nothing")
 				rc, err := approveAct(ctx, worker, node.ActSignSettlement, nid, wait)
 				if err != nil {
 					return fmt.Errorf("approving the settlement: %w", err)
 				}
 				story.Printf("%s", passkeyLine(worker, node.ActSignSettlement, rc))
 			case "revoked":
-				story.Line("agent deletes its relationship: its token is refused", fmt.Sprintf("%v %s", s.Data["status"], s.str("code")), "", "revoked")
+				story.Line("agent revokes its relationship: token refused", fmt.Sprintf("%v %s", s.Data["status"], s.str("code")), "", "")
 			case "done":
 				return a.wait()
 			}
