@@ -148,17 +148,32 @@ func runNode(cmd *cobra.Command, s settings) error {
 		if host == "localhost" {
 			host = "127.0.0.1"
 		}
-		h, err := web.New(n, web.Options{Logger: log})
-		if err != nil {
-			return &exitError{code: 2, err: err}
-		}
 		if webLn, err = net.Listen("tcp", net.JoinHostPort(host, port)); err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("web.listen: %w", err)}
 		}
 		defer webLn.Close()
+		webURL = "http://localhost:" + strconv.Itoa(webLn.Addr().(*net.TCPAddr).Port)
+	}
+	// VXP's listener (the one meant for other machines) is opened before
+	// the node starts too, once the pages' URL is known (the device flow's
+	// verification_uri); its server starts once the node has.
+	vx, err := newVXPListener(s, n, strings.TrimPrefix(webURL, "off"), log)
+	if err != nil {
+		return err
+	}
+	if vx != nil {
+		defer vx.ln.Close()
+	}
+	// TODO(issue 16): hand vx.srv, VXP's node.AgentBook, to the pages and
+	// the API as web.Options.Agents and api.Options.Agents (nil without
+	// VXP) once those fields exist.
+	if webLn != nil {
+		h, err := web.New(n, web.Options{Logger: log})
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
 		webSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-		webURL = "http://localhost:" + strconv.Itoa(webLn.Addr().(*net.TCPAddr).Port)
 	}
 	// The API's key and address are checked before the node starts, so a
 	// missing key or a taken port fails fast.
@@ -194,17 +209,6 @@ func runNode(cmd *cobra.Command, s settings) error {
 		apiActs = h
 		apiURL, apiBase = base+"/v1", base
 	}
-	// VXP's listener (the one meant for other machines) is opened before
-	// the node starts too; its server starts once the node has.
-	vx, err := newVXPListener(s, n, strings.TrimPrefix(webURL, "off"), log)
-	if err != nil {
-		return err
-	}
-	if vx != nil {
-		defer vx.ln.Close()
-	}
-	// TODO(issue 16): hand vx.srv (a node.AgentBook) to the pages and the
-	// API once web.Options.Agents and api.Options.Agents exist.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := n.Start(ctx); err != nil {
