@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -304,5 +305,36 @@ func TestVXPOutsideAgent(t *testing.T) {
 		if s == "" || bytes.Contains(bundle.Bytes(), []byte(s)) {
 			t.Fatalf("the negotiation's bundle names the agent (%q)", s)
 		}
+	}
+	// The principal sees the agent on its node's API (GET /v1/agents, as
+	// `parley agents list` and the /agents page show it), its grant no
+	// longer in force.
+	key, err := readAPIKey(st.Nodes["worker"].APIKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Nodes["worker"].APIURL+"/v1/agents", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+string(key))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agents []struct {
+		ClientID string `json:"clientId"`
+		Grants   []struct {
+			Active bool `json:"active"`
+		} `json:"grants"`
+		Requests []struct {
+			State string `json:"state"`
+		} `json:"requests"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&agents)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || len(agents) != 1 || agents[0].ClientID != identified.str("client_id") ||
+		len(agents[0].Grants) != 1 || agents[0].Grants[0].Active || len(agents[0].Requests) != 2 {
+		t.Fatalf("the worker's agents: %d %+v %v", resp.StatusCode, agents, err)
 	}
 }
