@@ -22,6 +22,14 @@
 //     approves with a passkey.
 //  6. requests.go, ops.go, manager.go: the requests resource, the
 //     operations and the manager that owns each act's lifetime.
-//  7. proof.go, relationships.go: the signed proof package and
-//     relationships.
+//  7. proof.go, relationships.go, agents.go: the signed proof package,
+//     relationships, and the agents as the principal's pages and the
+//     node's API show them (node.AgentBook).
+//
+// It imports node (the acts, the views, the gate's grant act), vxp (the
+// pure rules), ledger (its store), negotiation (hashes, JCS), identity
+// (the identity link whose inbox key attests the issuer's key) and
+// strictjson (the one strict decoder of outside JSON), besides the
+// standard library, go-jose v4 and golang.org/x/time/rate. Only cmd
+// imports it.
 package vxp
