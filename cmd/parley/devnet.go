@@ -89,6 +89,9 @@ func newDevnetCmd() *cobra.Command {
 			"issues none) and names it in devnet.json, so `parley approvals approve ID --software-key FILE`\n" +
 			"approves; a person can\n" +
 			"also register a passkey on each node's pages. --approval auto approves every act without anyone.\n" +
+			"Each node also serves VXP for outside AI agents on loopback (plain http, allowed there only:\n" +
+			"vxp.allow_insecure_loopback); devnet.json names its base URL (vxp_url) and EVM address (evm_address),\n" +
+			"and an agent's grant is approved with the same software key.\n" +
 			"The devnet is for development. Ctrl-C stops every node, then the chain. State lives in --dir and\n" +
 			"survives a restart: the same keys, addresses, ledgers, passkeys and chain.",
 		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0\n  parley devnet --approval auto",

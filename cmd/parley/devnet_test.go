@@ -117,7 +117,8 @@ func checkDevnetVXP(t *testing.T, dir, out string) {
 	seen := map[int]bool{}
 	for _, role := range devnetRoles {
 		p := st.Nodes[role]
-		if p.VXP == 0 || p.VXPURL != "http://127.0.0.1:"+strconv.Itoa(p.VXP) || seen[p.VXP] {
+		if p.VXP == 0 || p.VXPURL != "http://127.0.0.1:"+strconv.Itoa(p.VXP) || seen[p.VXP] ||
+			!regexp.MustCompile(`(?m)^`+role+`\s+peer \S+\s+EVM `+p.EVMAddress+` `).MatchString(out) {
 			t.Fatalf("%s's VXP in devnet.json: %+v", role, p)
 		}
 		seen[p.VXP] = true
