@@ -236,6 +236,33 @@ class Agent {
     emit("token", { grant_type: "jwt-bearer", token_type: tok.token_type, expires_in: tok.expires_in, authorization_details: tok.authorization_details ?? [], client_document_fetches: this.fetches });
   }
 
+  // refusals checks two refusals of the issuer and the resource: a token
+  // request whose resource is not the endpoint (invalid_target, RFC 8707)
+  // and the DPoP-bound token presented as a Bearer token (401).
+  async refusals() {
+    try {
+      await this.nonceRetry(async () => {
+        const params = new URLSearchParams({ assertion: await this.grantAssertion(), resource: this.as.issuer });
+        const resp = await oauth.genericTokenEndpointRequest(this.as, this.client, this.clientAuth, GRANT_JWT_BEARER, params, { DPoP: this.dpop, ...this.opts });
+        return oauth.processGenericTokenEndpointResponse(this.as, this.client, resp);
+      });
+      throw new StepError("a token for another resource was issued");
+    } catch (e) {
+      if (!(e instanceof oauth.ResponseBodyError) || e.error !== "invalid_target") throw e;
+      emit("invalid_target", { status: e.status, resource: this.as.issuer });
+    }
+    let status;
+    try {
+      const resp = await oauth.protectedResourceRequest(this.token, "GET", new URL(`${this.endpoint}/requests/req_none`), new Headers(), null, this.opts);
+      status = resp.status;
+    } catch (e) {
+      if (!(e instanceof oauth.WWWAuthenticateChallengeError)) throw e;
+      status = e.status;
+    }
+    expect(status === 401, `the DPoP-bound token as a Bearer token: ${status}`);
+    emit("bearer_refused", { status });
+  }
+
   // call is one resource request with the DPoP-bound token: the status
   // and the parsed body (JSON, or the text of application/jose).
   async call(method, url, { body, headers = {} } = {}) {
@@ -362,6 +389,7 @@ class Agent {
     await this.discover();
     await this.identify();
     await this.tokenJWTBearer();
+    await this.refusals();
 
     // A request without authority: 202, exactly what is missing.
     const body = { operation: "offer.respond", target: { negotiation_id: nid } };

@@ -20,7 +20,7 @@ import (
 
 // agentSteps are the outside agent's steps in order (scripts/vxp-agent.mjs).
 var agentSteps = []string{
-	"discovered", "identified", "token", "idempotency_key_required", "authorization_required",
+	"discovered", "identified", "token", "invalid_target", "bearer_refused", "idempotency_key_required", "authorization_required",
 	"device_authorization", "granted", "proposed", "idempotency_key_reused", "countered", "paused",
 	"terms_changed", "paused", "accepted", "accepted_once", "succeeded", "events", "proof_verified",
 	"proposed", "waiting_human", "succeeded", "proof_verified", "relationship_deleted", "revoked", "done",
