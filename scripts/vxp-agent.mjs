@@ -11,6 +11,8 @@
 //                (RFC 7523 client assertions), a DPoP key (RFC 9449)
 //   token        jwt-bearer (RFC 7523): sub = the principal's EIP-55 EVM
 //                address, resource = the endpoint (RFC 8707), DPoP-bound
+//   refusals     a token for another resource (invalid_target), the token
+//                presented as Bearer (401)
 //   request      POST /requests offer.respond on the negotiation ->
 //                202 authorization_required naming what is missing
 //   device       device authorization (RFC 8628) with exactly those
