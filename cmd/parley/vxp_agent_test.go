@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/demo"
@@ -64,17 +65,49 @@ func pendingOf(t *testing.T, ctx context.Context, p demo.Party, what string, mat
 // whole ledger head, and both nodes' views of the negotiation.
 type snapshot struct {
 	posterHead           string
+	workerSeq            uint64
 	posterView, workerVw []byte
+	// The negotiation's ledger entries on each node (seq and kind), from
+	// its proof bundle.
+	posterEntries, workerEntries []string
+}
+
+// negotiationEntries returns the seq and kind of every ledger entry of
+// negotiation nid on p's node, from the proof bundle its API exports.
+func negotiationEntries(t *testing.T, ctx context.Context, p demo.Party, nid string) []string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.API.Bundle(ctx, nid, &b); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := node.VerifyBundle(bytes.NewReader(b.Bytes()), ledger.BundleOptions{})
+	if err != nil {
+		t.Fatalf("%s's bundle of %s: %v", p.Name, nid, err)
+	}
+	var out []string
+	for _, e := range rep.Negotiation {
+		out = append(out, fmt.Sprintf("%d %s", e.Seq, e.Kind))
+	}
+	return out
 }
 
 func takeSnapshot(t *testing.T, ctx context.Context, poster, worker demo.Party, nid string) snapshot {
 	t.Helper()
+	// The bundles first: exporting one signs the tree head when the
+	// ledger grew since the last (a tree.head entry).
+	var s snapshot
+	s.posterEntries = negotiationEntries(t, ctx, poster, nid)
+	s.workerEntries = negotiationEntries(t, ctx, worker, nid)
 	st, err := poster.API.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s snapshot
 	s.posterHead = fmt.Sprintf("%s#%d", st.Ledger.Hash, st.Ledger.Seq)
+	ws, err := worker.API.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.workerSeq = ws.Ledger.Seq
 	for _, p := range []struct {
 		party demo.Party
 		dst   *[]byte
@@ -223,6 +256,13 @@ func TestVXPOutsideAgent(t *testing.T) {
 				if !bytes.Equal(after.posterView, before.posterView) || !bytes.Equal(after.workerVw, before.workerVw) {
 					t.Fatalf("a node's view of the negotiation changed at the stale accept:\n%s\n%s\n%s\n%s", before.posterView, after.posterView, before.workerVw, after.workerVw)
 				}
+				if !slices.Equal(after.posterEntries, before.posterEntries) || !slices.Equal(after.workerEntries, before.workerEntries) {
+					t.Fatalf("the negotiation's ledger entries changed at the stale accept:\nposter %v -> %v\nworker %v -> %v", before.posterEntries, after.posterEntries, before.workerEntries, after.workerEntries)
+				}
+				// The worker's ledger grew only by VXP's own record of the
+				// request (the refused attempt counts), which names no
+				// negotiation.
+				t.Logf("the worker's ledger at the stale accept: %d -> %d entries (the request's record)", before.workerSeq, after.workerSeq)
 			}
 			if err := agent.resume(); err != nil {
 				t.Fatal(err)
