@@ -28,10 +28,12 @@ const (
 	// slowDownStep is what slow_down adds to a device code's interval
 	// (RFC 8628 section 3.5).
 	slowDownStep = 5 * time.Second
-	// decideGrace is how long after the principal decided a poll still
-	// answers authorization_pending while the approval's grant is being
-	// written (the gate runs done before then).
-	decideGrace = 2 * time.Second
+	// decideGrace is how long, on the machine's monotonic clock, a poll
+	// still answers authorization_pending after the principal decided and
+	// before then began: the gate runs done and then, for an approval, then
+	// on one goroutine, so a decision with no then after this long was no
+	// approval.
+	decideGrace = time.Second
 	// deviceKeep is how long an expired device code is still answered
 	// expired_token before it is forgotten.
 	deviceKeep = 5 * time.Minute
@@ -67,7 +69,7 @@ type deviceAuth struct {
 	asked                bool          // AskGrant made the approval request
 
 	decided   bool      // done ran: the principal decided, or the window passed
-	decidedAt time.Time // when done ran
+	decidedAt time.Time // when done ran (time.Now: monotonic, not the protocol's clock)
 	approving bool      // then is writing the grant
 	granted   bool      // the grant is written
 	failed    bool      // the grant could not be written
@@ -176,7 +178,7 @@ func (ds *deviceStore) poll(code, clientID, jkt string, now time.Time) (grantID,
 			return nil
 		case d.failed:
 			return errDevice(pure.CodeAccessDenied, "the grant could not be recorded")
-		case d.decided && (d.approving || now.Sub(d.decidedAt) < decideGrace):
+		case d.decided && (d.approving || time.Since(d.decidedAt) < decideGrace):
 			return errDevice(pure.CodeAuthorizationPending, "the principal has not decided yet")
 		case d.decided && !now.Before(d.expiresAt):
 			return errDevice(pure.CodeExpiredToken, "expired before the principal decided")
@@ -344,7 +346,7 @@ func (s *Server) grantThen(d *deviceAuth) func(ctx context.Context) error {
 func (s *Server) grantDone(d *deviceAuth) func() {
 	return func() {
 		_ = s.auth.devices.with(func() error {
-			d.decided, d.decidedAt = true, s.cfg.Now()
+			d.decided, d.decidedAt = true, time.Now()
 			return nil
 		})
 	}
