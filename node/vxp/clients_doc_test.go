@@ -21,10 +21,10 @@ func TestClientDocuments(t *testing.T) {
 	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
 	type row struct {
 		name  string
-		path  string                             // the document's path on the document server
-		id    func(base string) string           // the client_id (default base+path)
+		path  string                              // the document's path on the document server
+		id    func(base string) string            // the client_id (default base+path)
 		serve func(a *testAgent) http.HandlerFunc // nil: the agent's document
-		meta  bool                               // refused as invalid_client_metadata inside invalid_client
+		meta  bool                                // refused as invalid_client_metadata inside invalid_client
 		ok    bool
 	}
 	jsonOf := func(v any) http.HandlerFunc {
@@ -51,7 +51,9 @@ func TestClientDocuments(t *testing.T) {
 		}, meta: true},
 		{name: "jwks_uri redirect", path: "/uriredirect.json", serve: func(a *testAgent) http.HandlerFunc {
 			e.docs.serveJSON("/real.jwks", a.jwks())
-			e.docs.handle("/moved.jwks", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/real.jwks", http.StatusMovedPermanently) })
+			e.docs.handle("/moved.jwks", func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "/real.jwks", http.StatusMovedPermanently)
+			})
 			return doc(a, func(d map[string]any) { delete(d, "jwks"); d["jwks_uri"] = e.docs.URL + "/moved.jwks" })
 		}, meta: true},
 		{name: "too big", path: "/big.json", serve: func(a *testAgent) http.HandlerFunc {
