@@ -25,6 +25,7 @@ func TestClientDocuments(t *testing.T) {
 		id    func(base string) string            // the client_id (default base+path)
 		serve func(a *testAgent) http.HandlerFunc // nil: the agent's document
 		meta  bool                                // refused as invalid_client_metadata inside invalid_client
+		msg   string                              // in the refusal's message, when set
 		ok    bool
 	}
 	jsonOf := func(v any) http.HandlerFunc {
@@ -48,7 +49,7 @@ func TestClientDocuments(t *testing.T) {
 		{name: "redirect", path: "/redirect.json", serve: func(a *testAgent) http.HandlerFunc {
 			e.docs.handle("/target.json", doc(a, func(map[string]any) {}))
 			return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/target.json", http.StatusFound) }
-		}, meta: true},
+		}, meta: true, msg: "redirects are not followed"},
 		{name: "jwks_uri redirect", path: "/uriredirect.json", serve: func(a *testAgent) http.HandlerFunc {
 			e.docs.serveJSON("/real.jwks", a.jwks())
 			e.docs.handle("/moved.jwks", func(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +59,7 @@ func TestClientDocuments(t *testing.T) {
 		}, meta: true},
 		{name: "too big", path: "/big.json", serve: func(a *testAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["padding"] = strings.Repeat("x", MaxClientDocument) })
-		}, meta: true},
+		}, meta: true, msg: "over 65536 bytes"},
 		{name: "too big without length", path: "/bigchunked.json", serve: func(a *testAgent) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.(http.Flusher).Flush()
@@ -68,7 +69,7 @@ func TestClientDocuments(t *testing.T) {
 				}
 				_, _ = w.Write([]byte(`"}`))
 			}
-		}, meta: true},
+		}, meta: true, msg: "over 65536 bytes"},
 		{name: "client_id mismatch", path: "/mismatch.json", serve: func(a *testAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["client_id"] = a.id + "/" })
 		}, meta: true},
@@ -133,8 +134,8 @@ func TestClientDocuments(t *testing.T) {
 			_, err := e.s.client(t.Context(), id)
 			var pe *pure.Error
 			isMeta := errors.As(err, &pe) && pe.Code == pure.CodeBadClientMetadata
-			if authCode(err) != pure.CodeInvalidClient || isMeta != r.meta {
-				t.Fatalf("client(): %v (metadata %v, want %v)", err, isMeta, r.meta)
+			if authCode(err) != pure.CodeInvalidClient || isMeta != r.meta || !strings.Contains(err.Error(), r.msg) {
+				t.Fatalf("client(): %v (metadata %v, want %v; want %q)", err, isMeta, r.meta, r.msg)
 			}
 		})
 	}

@@ -114,7 +114,7 @@ func TestDeviceFlowApproved(t *testing.T) {
 	}
 	for _, tk := range []string{at, jb.str("access_token")} {
 		_, err := e.s.authenticate(e.resourceRequest("GET", "/vxp/v1/requests", "DPoP", tk, a.dpop, nil))
-		if authCode(err) != pure.CodeInvalidToken {
+		if ae, ok := err.(*pure.AuthError); !ok || ae.Code != pure.CodeInvalidToken || ae.Reason != "grant_revoked" {
 			t.Fatalf("after revocation: %v", err)
 		}
 		w := &recorder{h: http.Header{}}
