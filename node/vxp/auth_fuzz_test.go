@@ -44,7 +44,7 @@ func FuzzDeviceDetails(f *testing.F) {
 		}
 		for _, d := range ds {
 			for _, a := range d.Actions {
-				if op, ok := s.offered(a); !ok || op.Access != pure.AccessDelegated {
+				if op, ok := s.offeredOp(a); !ok || op.Access != pure.AccessDelegated {
 					t.Fatalf("accepted %q", a)
 				}
 			}

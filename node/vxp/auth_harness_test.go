@@ -31,36 +31,36 @@ import (
 // loopback server of agents' Client ID Metadata Documents, a clock the
 // test moves, and agents whose keys and proofs are made here with go-jose.
 
-// testClock is a clock the test moves.
-type testClock struct {
+// authClock is a clock the test moves.
+type authClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func newTestClock() *testClock { return &testClock{t: time.Now().Truncate(time.Second)} }
+func newAuthClock() *authClock { return &authClock{t: time.Now().Truncate(time.Second)} }
 
-func (c *testClock) Now() time.Time {
+func (c *authClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *testClock) Add(d time.Duration) {
+func (c *authClock) Add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
 }
 
-// docServer serves agents' documents by path; a handler may be replaced.
-type docServer struct {
+// authDocServer serves agents' documents by path; a handler may be replaced.
+type authDocServer struct {
 	*httptest.Server
 	mu    sync.Mutex
 	paths map[string]http.HandlerFunc
 	hits  map[string]int
 }
 
-func newDocServer(t *testing.T) *docServer {
-	d := &docServer{paths: map[string]http.HandlerFunc{}, hits: map[string]int{}}
+func newAuthDocServer(t *testing.T) *authDocServer {
+	d := &authDocServer{paths: map[string]http.HandlerFunc{}, hits: map[string]int{}}
 	d.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
 		h := d.paths[r.URL.Path]
@@ -76,14 +76,14 @@ func newDocServer(t *testing.T) *docServer {
 	return d
 }
 
-func (d *docServer) handle(path string, h http.HandlerFunc) {
+func (d *authDocServer) handle(path string, h http.HandlerFunc) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.paths[path] = h
 }
 
 // serveJSON serves v at path.
-func (d *docServer) serveJSON(path string, v any) {
+func (d *authDocServer) serveJSON(path string, v any) {
 	b, _ := json.Marshal(v)
 	d.handle(path, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -91,15 +91,15 @@ func (d *docServer) serveJSON(path string, v any) {
 	})
 }
 
-func (d *docServer) hitsOf(path string) int {
+func (d *authDocServer) hitsOf(path string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.hits[path]
 }
 
-// testAgent is an outside agent: its client_id, its client key (kid k1)
+// authAgent is an outside agent: its client_id, its client key (kid k1)
 // and its DPoP key.
-type testAgent struct {
+type authAgent struct {
 	id   string
 	key  *ecdsa.PrivateKey
 	dpop *ecdsa.PrivateKey
@@ -107,11 +107,11 @@ type testAgent struct {
 	n    int
 }
 
-func newTestAgent(t *testing.T, id string) *testAgent {
-	return &testAgent{id: id, key: newP256(t), dpop: newP256(t)}
+func newAuthAgent(t *testing.T, id string) *authAgent {
+	return &authAgent{id: id, key: authP256(t), dpop: authP256(t)}
 }
 
-func newP256(t testing.TB) *ecdsa.PrivateKey {
+func authP256(t testing.TB) *ecdsa.PrivateKey {
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func newP256(t testing.TB) *ecdsa.PrivateKey {
 	return k
 }
 
-func (a *testAgent) jti() string {
+func (a *authAgent) jti() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n++
@@ -127,18 +127,18 @@ func (a *testAgent) jti() string {
 }
 
 // jwks is the agent's public JWK Set.
-func (a *testAgent) jwks() jose.JSONWebKeySet {
+func (a *authAgent) jwks() jose.JSONWebKeySet {
 	return jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &a.key.PublicKey, KeyID: "k1", Algorithm: "ES256", Use: "sig"}}}
 }
 
 // document is the agent's Client ID Metadata Document.
-func (a *testAgent) document() map[string]any {
+func (a *authAgent) document() map[string]any {
 	return map[string]any{"client_id": a.id, "client_name": "Test agent", "jwks": a.jwks(), "token_endpoint_auth_method": "private_key_jwt"}
 }
 
-// signJWT signs claims with key (kid when not empty; the public jwk in
+// authSignJWT signs claims with key (kid when not empty; the public jwk in
 // the header when embed) under typ.
-func signJWT(t testing.TB, key *ecdsa.PrivateKey, kid, typ string, embed bool, claims map[string]any) string {
+func authSignJWT(t testing.TB, key *ecdsa.PrivateKey, kid, typ string, embed bool, claims map[string]any) string {
 	t.Helper()
 	opts := &jose.SignerOptions{EmbedJWK: embed}
 	if typ != "" {
@@ -169,18 +169,18 @@ func signJWT(t testing.TB, key *ecdsa.PrivateKey, kid, typ string, embed bool, c
 
 // assertion returns a client assertion (sub the agent) or a grant
 // assertion (sub given) for aud at now, edited.
-func (a *testAgent) assertion(t testing.TB, sub, aud string, now time.Time, edit func(map[string]any)) string {
+func (a *authAgent) assertion(t testing.TB, sub, aud string, now time.Time, edit func(map[string]any)) string {
 	c := map[string]any{"iss": a.id, "sub": sub, "aud": aud, "exp": now.Add(time.Minute).Unix(), "iat": now.Unix(), "jti": a.jti()}
 	if edit != nil {
 		edit(c)
 	}
-	return signJWT(t, a.key, "k1", "", false, c)
+	return authSignJWT(t, a.key, "k1", "", false, c)
 }
 
-// proof returns a DPoP proof of key for method and u at now with nonce
+// authProof returns a DPoP proof of key for method and u at now with nonce
 // and the ath of token (when not empty), edited.
-func proofOf(t testing.TB, key *ecdsa.PrivateKey, method, u, nonce, token string, now time.Time, edit func(map[string]any)) string {
-	c := map[string]any{"jti": fmt.Sprintf("p-%d-%s", time.Now().UnixNano(), randHex(t)), "htm": method, "htu": u, "iat": now.Unix()}
+func authProof(t testing.TB, key *ecdsa.PrivateKey, method, u, nonce, token string, now time.Time, edit func(map[string]any)) string {
+	c := map[string]any{"jti": fmt.Sprintf("p-%d-%s", time.Now().UnixNano(), authRandHex(t)), "htm": method, "htu": u, "iat": now.Unix()}
 	if nonce != "" {
 		c["nonce"] = nonce
 	}
@@ -191,10 +191,10 @@ func proofOf(t testing.TB, key *ecdsa.PrivateKey, method, u, nonce, token string
 	if edit != nil {
 		edit(c)
 	}
-	return signJWT(t, key, "", "dpop+jwt", true, c)
+	return authSignJWT(t, key, "", "dpop+jwt", true, c)
 }
 
-func randHex(t testing.TB) string {
+func authRandHex(t testing.TB) string {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
@@ -209,23 +209,23 @@ type authEnv struct {
 	n     *node.Node
 	s     *Server
 	url   string
-	clock *testClock
-	docs  *docServer
-	agent *testAgent
+	clock *authClock
+	docs  *authDocServer
+	agent *authAgent
 }
 
-type envOpts struct {
+type authEnvOpts struct {
 	gate node.Gate // nil: the principal's passkeys decide
 	edit func(*Config)
 }
 
-// testDecider is an explicit gate the test decides: true approves, false
+// authDecider is an explicit gate the test decides: true approves, false
 // denies.
-type testDecider struct{ ch chan bool }
+type authDecider struct{ ch chan bool }
 
-func newTestDecider() *testDecider { return &testDecider{ch: make(chan bool, 4)} }
+func newAuthDecider() *authDecider { return &authDecider{ch: make(chan bool, 4)} }
 
-func (d *testDecider) gate() node.Gate {
+func (d *authDecider) gate() node.Gate {
 	return node.GateFunc(func(ctx context.Context, req node.ApprovalRequest) (node.Decision, error) {
 		select {
 		case ok := <-d.ch:
@@ -236,7 +236,7 @@ func (d *testDecider) gate() node.Gate {
 	})
 }
 
-func newAuthEnv(t *testing.T, o envOpts) *authEnv {
+func newAuthEnv(t *testing.T, o authEnvOpts) *authEnv {
 	t.Helper()
 	var opts []node.Option
 	if o.gate != nil {
@@ -246,13 +246,13 @@ func newAuthEnv(t *testing.T, o envOpts) *authEnv {
 	return startAuthEnv(t, n, o)
 }
 
-func startAuthEnv(t *testing.T, n *node.Node, o envOpts) *authEnv {
+func startAuthEnv(t *testing.T, n *node.Node, o authEnvOpts) *authEnv {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &authEnv{t: t, n: n, url: "http://" + ln.Addr().String(), clock: newTestClock(), docs: newDocServer(t)}
+	e := &authEnv{t: t, n: n, url: "http://" + ln.Addr().String(), clock: newAuthClock(), docs: newAuthDocServer(t)}
 	cfg := Config{
 		PublicURL: e.url, AllowInsecureLoopback: true, Organization: "Test org",
 		WebURL: "http://127.0.0.1:9/web", DataDir: n.Config().DataDir,
@@ -275,7 +275,7 @@ func startAuthEnv(t *testing.T, n *node.Node, o envOpts) *authEnv {
 		ts.Close()
 		_ = s.Close()
 	})
-	e.agent = newTestAgent(t, e.docs.URL+"/agent.json")
+	e.agent = newAuthAgent(t, e.docs.URL+"/agent.json")
 	e.docs.serveJSON("/agent.json", e.agent.document())
 	return e
 }
@@ -286,18 +286,18 @@ func (e *authEnv) nonce() string { return e.s.auth.nonces.current(e.clock.Now())
 // sub is the node's subject.
 func (e *authEnv) sub() string { return e.n.Address().String() }
 
-// answer is an HTTP answer.
-type answer struct {
+// authAnswer is an HTTP answer.
+type authAnswer struct {
 	status int
 	h      http.Header
 	raw    []byte
 	body   map[string]any
 }
 
-func (a answer) str(k string) string { s, _ := a.body[k].(string); return s }
+func (a authAnswer) str(k string) string { s, _ := a.body[k].(string); return s }
 
 // do sends req through the loopback listener.
-func (e *authEnv) do(req *http.Request) answer {
+func (e *authEnv) do(req *http.Request) authAnswer {
 	e.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -305,13 +305,13 @@ func (e *authEnv) do(req *http.Request) answer {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, h: resp.Header, raw: raw}
+	a := authAnswer{status: resp.StatusCode, h: resp.Header, raw: raw}
 	_ = json.Unmarshal(raw, &a.body)
 	return a
 }
 
 // post POSTs form to u with the DPoP proof (none when "").
-func (e *authEnv) post(u string, form url.Values, dpop string) answer {
+func (e *authEnv) post(u string, form url.Values, dpop string) authAnswer {
 	e.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -325,7 +325,7 @@ func (e *authEnv) post(u string, form url.Values, dpop string) answer {
 }
 
 // clientAuth adds a's private_key_jwt to form.
-func (e *authEnv) clientAuth(a *testAgent, form url.Values) url.Values {
+func (e *authEnv) clientAuth(a *authAgent, form url.Values) url.Values {
 	form.Set("client_id", a.id)
 	form.Set("client_assertion_type", ClientAssertionType)
 	form.Set("client_assertion", a.assertion(e.t, a.id, e.s.issuer, e.clock.Now(), nil))
@@ -333,19 +333,19 @@ func (e *authEnv) clientAuth(a *testAgent, form url.Values) url.Values {
 }
 
 // bearerForm is a's jwt-bearer token request.
-func (e *authEnv) bearerForm(a *testAgent) url.Values {
+func (e *authEnv) bearerForm(a *authAgent) url.Values {
 	f := url.Values{"grant_type": {pure.GrantJWTBearer}, "resource": {e.s.endpoint}}
 	f.Set("assertion", a.assertion(e.t, e.sub(), e.s.md.TokenEndpoint, e.clock.Now(), nil))
 	return e.clientAuth(a, f)
 }
 
 // tokenProof is a proof of a's DPoP key for the token endpoint.
-func (e *authEnv) tokenProof(a *testAgent) string {
-	return proofOf(e.t, a.dpop, "POST", e.s.md.TokenEndpoint, e.nonce(), "", e.clock.Now(), nil)
+func (e *authEnv) tokenProof(a *authAgent) string {
+	return authProof(e.t, a.dpop, "POST", e.s.md.TokenEndpoint, e.nonce(), "", e.clock.Now(), nil)
 }
 
 // jwtBearer gets a's token by jwt-bearer; it fails the test unless 200.
-func (e *authEnv) jwtBearer(a *testAgent) answer {
+func (e *authEnv) jwtBearer(a *authAgent) authAnswer {
 	e.t.Helper()
 	ans := e.post(e.s.md.TokenEndpoint, e.bearerForm(a), e.tokenProof(a))
 	if ans.status != http.StatusOK {
@@ -354,8 +354,8 @@ func (e *authEnv) jwtBearer(a *testAgent) answer {
 	return ans
 }
 
-// capability is one capability detail.
-func capability(op, nid string) map[string]any {
+// capDetail is one capability detail.
+func capDetail(op, nid string) map[string]any {
 	d := map[string]any{"type": pure.CapabilityType, "actions": []string{op}}
 	if nid != "" {
 		d["identifier"] = nid
@@ -369,16 +369,16 @@ func detailsJSON(ds ...any) string {
 }
 
 // device starts a's device authorization for details.
-func (e *authEnv) device(a *testAgent, details string) answer {
+func (e *authEnv) device(a *authAgent, details string) authAnswer {
 	e.t.Helper()
 	f := url.Values{"resource": {e.s.endpoint}, "authorization_details": {details}}
 	f = e.clientAuth(a, f)
-	p := proofOf(e.t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", e.clock.Now(), nil)
+	p := authProof(e.t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", e.clock.Now(), nil)
 	return e.post(e.s.md.DeviceAuthorizationEndpoint, f, p)
 }
 
 // pollDevice polls the token endpoint for device code dc.
-func (e *authEnv) pollDevice(a *testAgent, dc string) answer {
+func (e *authEnv) pollDevice(a *authAgent, dc string) authAnswer {
 	e.t.Helper()
 	f := url.Values{"grant_type": {pure.GrantDeviceCode}, "device_code": {dc}}
 	f = e.clientAuth(a, f)
@@ -393,13 +393,13 @@ func (e *authEnv) resourceRequest(method, path, scheme, token string, key *ecdsa
 		r.Header.Set("Authorization", scheme+" "+token)
 	}
 	if key != nil {
-		r.Header.Set("DPoP", proofOf(e.t, key, method, e.url+path, e.nonce(), token, e.clock.Now(), edit))
+		r.Header.Set("DPoP", authProof(e.t, key, method, e.url+path, e.nonce(), token, e.clock.Now(), edit))
 	}
 	return r
 }
 
 // wantOAuth fails unless ans is status with RFC 6749 error code.
-func wantOAuth(t *testing.T, ans answer, status int, code pure.Code) {
+func wantOAuth(t *testing.T, ans authAnswer, status int, code pure.Code) {
 	t.Helper()
 	if ans.status != status || ans.str("error") != string(code) {
 		t.Fatalf("got %d %s, want %d %s", ans.status, ans.raw, status, code)

@@ -22,7 +22,7 @@ import (
 // sent through the token endpoint of a server whose public URL is theirs,
 // https://node.example, at their time.
 
-type vectorFile struct {
+type authVectorFile struct {
 	Now      int64           `json:"now"`
 	ClientID string          `json:"client_id"`
 	JWKS     json.RawMessage `json:"jwks"`
@@ -39,26 +39,26 @@ type vectorFile struct {
 	} `json:"cases"`
 }
 
-func readVectors(t *testing.T, name string) vectorFile {
+func readAuthVectors(t *testing.T, name string) authVectorFile {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "vxp", "testdata", "auth", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v vectorFile
+	var v authVectorFile
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-// docTransport answers GETs of one URL with a body.
-type docTransport struct {
+// authDocTransport answers GETs of one URL with a body.
+type authDocTransport struct {
 	url  string
 	body []byte
 }
 
-func (d docTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (d authDocTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.String() != d.url {
 		return &http.Response{StatusCode: 404, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
 	}
@@ -66,16 +66,16 @@ func (d docTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(bytes.NewReader(d.body)), ContentLength: int64(len(d.body)), Request: r}, nil
 }
 
-// vectorServer is a started server of n at https://node.example whose
+// authVectorServer is a started server of n at https://node.example whose
 // clock is now and whose agent https://agent.example/agent.json has the
 // vectors' keys.
-func vectorServer(t *testing.T, n *node.Node, v vectorFile, now time.Time) *Server {
+func authVectorServer(t *testing.T, n *node.Node, v authVectorFile, now time.Time) *Server {
 	t.Helper()
 	doc, _ := json.Marshal(map[string]any{"client_id": "https://agent.example/agent.json", "jwks": v.JWKS})
 	s, err := New(n, Config{
 		PublicURL: "https://node.example", DataDir: n.Config().DataDir,
 		Now:        func() time.Time { return now },
-		HTTPClient: &http.Client{Transport: docTransport{url: "https://agent.example/agent.json", body: doc}},
+		HTTPClient: &http.Client{Transport: authDocTransport{url: "https://agent.example/agent.json", body: doc}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +87,9 @@ func vectorServer(t *testing.T, n *node.Node, v vectorFile, now time.Time) *Serv
 	return s
 }
 
-// serveForm posts form to the server's path (with DPoP proof) through
+// authServeForm posts form to the server's path (with DPoP proof) through
 // ServeHTTP, as reached at Host node.example.
-func serveForm(s *Server, target string, form url.Values, proof string) answer {
+func authServeForm(s *Server, target string, form url.Values, proof string) authAnswer {
 	r := httptest.NewRequest("POST", target, strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if proof != "" {
@@ -97,7 +97,7 @@ func serveForm(s *Server, target string, form url.Values, proof string) answer {
 	}
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
-	a := answer{status: w.Code, h: w.Header(), raw: w.Body.Bytes()}
+	a := authAnswer{status: w.Code, h: w.Header(), raw: w.Body.Bytes()}
 	_ = json.Unmarshal(a.raw, &a.body)
 	return a
 }
@@ -106,9 +106,9 @@ func serveForm(s *Server, target string, form url.Values, proof string) answer {
 // refused with their code and reason, the good ones told to use the
 // server's nonce (none of them carries it) with a DPoP-Nonce.
 func TestAuthVectorsDPoP(t *testing.T) {
-	v := readVectors(t, "dpop.json")
+	v := readAuthVectors(t, "dpop.json")
 	n := nodetest.New(t, "vectors", nil, node.WithGate(node.AutoApprove("test")))
-	s := vectorServer(t, n, v, time.Unix(v.Now, 0))
+	s := authVectorServer(t, n, v, time.Unix(v.Now, 0))
 	form := url.Values{"grant_type": {pure.GrantJWTBearer}, "resource": {"https://node.example/vxp/v1"}, "assertion": {"x"}}
 	ran := 0
 	for _, c := range v.Cases {
@@ -118,7 +118,7 @@ func TestAuthVectorsDPoP(t *testing.T) {
 		}
 		ran++
 		t.Run(c.Name, func(t *testing.T) {
-			ans := serveForm(s, c.URL, form, c.Proof)
+			ans := authServeForm(s, c.URL, form, c.Proof)
 			code, reason := c.Code, c.Reason
 			if code == "" {
 				code, reason = string(pure.CodeUseDPoPNonce), "nonce"
@@ -142,7 +142,7 @@ func TestAuthVectorsDPoP(t *testing.T) {
 // subject is not this node's address). A fresh server per vector: some
 // share a jti.
 func TestAuthVectorsAssertions(t *testing.T) {
-	v := readVectors(t, "assertions.json")
+	v := readAuthVectors(t, "assertions.json")
 	n := nodetest.New(t, "vectors", nil, node.WithGate(node.AutoApprove("test")))
 	now := time.Unix(v.Now, 0)
 	var goodClient, goodGrant string
@@ -154,10 +154,10 @@ func TestAuthVectorsAssertions(t *testing.T) {
 			goodGrant = c.Assertion
 		}
 	}
-	dpop := newP256(t)
+	dpop := authP256(t)
 	for _, c := range v.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			s := vectorServer(t, n, v, now)
+			s := authVectorServer(t, n, v, now)
 			tokenURL := "https://node.example/vxp/oauth/token"
 			form := url.Values{
 				"grant_type": {pure.GrantJWTBearer}, "resource": {"https://node.example/vxp/v1"},
@@ -169,8 +169,8 @@ func TestAuthVectorsAssertions(t *testing.T) {
 			} else {
 				form.Set("assertion", c.Assertion)
 			}
-			proof := proofOf(t, dpop, "POST", tokenURL, s.auth.nonces.current(now), "", now, nil)
-			ans := serveForm(s, tokenURL, form, proof)
+			proof := authProof(t, dpop, "POST", tokenURL, s.auth.nonces.current(now), "", now, nil)
+			ans := authServeForm(s, tokenURL, form, proof)
 			switch {
 			case c.Kind == "client" && c.Code != "":
 				if ans.str("error") != c.Code || !strings.Contains(ans.str("error_description"), ": "+c.Reason) {

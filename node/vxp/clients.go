@@ -31,8 +31,8 @@ const (
 	clientCacheSize = 256
 )
 
-// client is an agent as its Client ID Metadata Document describes it.
-type client struct {
+// agentClient is an agent as its Client ID Metadata Document describes it.
+type agentClient struct {
 	ID   string
 	Name string
 	Keys []pure.PublicKey
@@ -106,7 +106,7 @@ func isLoopbackHost(h string) bool {
 // jwks and jwks_uri, whose set is fetched the same way and must be ES256
 // keys). A bad client_id is invalid_client; a document that does not hold
 // is invalid_client wrapping invalid_client_metadata.
-func (s *Server) client(ctx context.Context, id string) (*client, error) {
+func (s *Server) client(ctx context.Context, id string) (*agentClient, error) {
 	if err := s.checkClientURL(id); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s *Server) client(ctx context.Context, id string) (*client, error) {
 	return c, nil
 }
 
-func (s *Server) fetchClient(ctx context.Context, id string) (*client, error) {
+func (s *Server) fetchClient(ctx context.Context, id string) (*agentClient, error) {
 	raw, err := s.fetchBounded(ctx, id)
 	if err != nil {
 		return nil, errClientMetadata(id, "%v", err)
@@ -159,7 +159,7 @@ func (s *Server) fetchClient(ctx context.Context, id string) (*client, error) {
 	if err != nil {
 		return nil, errClientMetadata(id, "jwks: %v", err)
 	}
-	c := &client{ID: id, Keys: keys}
+	c := &agentClient{ID: id, Keys: keys}
 	if d.ClientName != nil {
 		c.Name = *d.ClientName
 	}
@@ -257,7 +257,7 @@ type clientCache struct {
 }
 
 type clientEntry struct {
-	c  *client
+	c  *agentClient
 	at time.Time
 }
 
@@ -271,7 +271,7 @@ func (cc *clientCache) with(f func()) {
 	f()
 }
 
-func (cc *clientCache) get(id string, now time.Time) (c *client, ok bool) {
+func (cc *clientCache) get(id string, now time.Time) (c *agentClient, ok bool) {
 	cc.with(func() {
 		e, found := cc.entries[id]
 		if found && now.Sub(e.at) < cc.ttl && !now.Before(e.at) {
@@ -281,7 +281,7 @@ func (cc *clientCache) get(id string, now time.Time) (c *client, ok bool) {
 	return c, ok
 }
 
-func (cc *clientCache) put(c *client, now time.Time) {
+func (cc *clientCache) put(c *agentClient, now time.Time) {
 	cc.with(func() {
 		if _, ok := cc.entries[c.ID]; !ok && len(cc.entries) >= cc.max {
 			oldest := ""

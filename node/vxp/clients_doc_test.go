@@ -18,12 +18,12 @@ import (
 // Document, one row each, through the token endpoint's client
 // authentication and the fetch itself.
 func TestClientDocuments(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	type row struct {
 		name  string
 		path  string                              // the document's path on the document server
 		id    func(base string) string            // the client_id (default base+path)
-		serve func(a *testAgent) http.HandlerFunc // nil: the agent's document
+		serve func(a *authAgent) http.HandlerFunc // nil: the agent's document
 		meta  bool                                // refused as invalid_client_metadata inside invalid_client
 		msg   string                              // in the refusal's message, when set
 		ok    bool
@@ -32,35 +32,35 @@ func TestClientDocuments(t *testing.T) {
 		b, _ := json.Marshal(v)
 		return func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(b) }
 	}
-	doc := func(a *testAgent, edit func(d map[string]any)) http.HandlerFunc {
+	doc := func(a *authAgent, edit func(d map[string]any)) http.HandlerFunc {
 		d := a.document()
 		edit(d)
 		return jsonOf(d)
 	}
 	rows := []row{
 		{name: "good", path: "/good.json", ok: true},
-		{name: "without client_name", path: "/noname.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "without client_name", path: "/noname.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { delete(d, "client_name") })
 		}, ok: true},
-		{name: "jwks_uri", path: "/uri.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "jwks_uri", path: "/uri.json", serve: func(a *authAgent) http.HandlerFunc {
 			e.docs.serveJSON("/uri.jwks", a.jwks())
 			return doc(a, func(d map[string]any) { delete(d, "jwks"); d["jwks_uri"] = e.docs.URL + "/uri.jwks" })
 		}, ok: true},
-		{name: "redirect", path: "/redirect.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "redirect", path: "/redirect.json", serve: func(a *authAgent) http.HandlerFunc {
 			e.docs.handle("/target.json", doc(a, func(map[string]any) {}))
 			return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/target.json", http.StatusFound) }
 		}, meta: true, msg: "redirects are not followed"},
-		{name: "jwks_uri redirect", path: "/uriredirect.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "jwks_uri redirect", path: "/uriredirect.json", serve: func(a *authAgent) http.HandlerFunc {
 			e.docs.serveJSON("/real.jwks", a.jwks())
 			e.docs.handle("/moved.jwks", func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, "/real.jwks", http.StatusMovedPermanently)
 			})
 			return doc(a, func(d map[string]any) { delete(d, "jwks"); d["jwks_uri"] = e.docs.URL + "/moved.jwks" })
 		}, meta: true},
-		{name: "too big", path: "/big.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "too big", path: "/big.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["padding"] = strings.Repeat("x", MaxClientDocument) })
 		}, meta: true, msg: "over 65536 bytes"},
-		{name: "too big without length", path: "/bigchunked.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "too big without length", path: "/bigchunked.json", serve: func(a *authAgent) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.(http.Flusher).Flush()
 				_, _ = w.Write([]byte(`{"client_id":"` + a.id + `","pad":"`))
@@ -70,36 +70,36 @@ func TestClientDocuments(t *testing.T) {
 				_, _ = w.Write([]byte(`"}`))
 			}
 		}, meta: true, msg: "over 65536 bytes"},
-		{name: "client_id mismatch", path: "/mismatch.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "client_id mismatch", path: "/mismatch.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["client_id"] = a.id + "/" })
 		}, meta: true},
-		{name: "client_id missing", path: "/noid.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "client_id missing", path: "/noid.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { delete(d, "client_id") })
 		}, meta: true},
-		{name: "duplicate member", path: "/dup.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "duplicate member", path: "/dup.json", serve: func(a *authAgent) http.HandlerFunc {
 			b, _ := json.Marshal(a.document())
 			dup := `{"client_id":"` + e.docs.URL + `/other.json",` + string(b[1:])
 			return func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(dup)) }
 		}, meta: true},
-		{name: "not JSON", path: "/notjson.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "not JSON", path: "/notjson.json", serve: func(a *authAgent) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>")) }
 		}, meta: true},
-		{name: "404", path: "/missing.json", serve: func(a *testAgent) http.HandlerFunc { return nil }, meta: true},
-		{name: "neither jwks nor jwks_uri", path: "/nokeys.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "404", path: "/missing.json", serve: func(a *authAgent) http.HandlerFunc { return nil }, meta: true},
+		{name: "neither jwks nor jwks_uri", path: "/nokeys.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { delete(d, "jwks") })
 		}, meta: true},
-		{name: "both jwks and jwks_uri", path: "/both.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "both jwks and jwks_uri", path: "/both.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["jwks_uri"] = e.docs.URL + "/x.jwks" })
 		}, meta: true},
-		{name: "jwks with a private key", path: "/private.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "jwks with a private key", path: "/private.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) {
 				d["jwks"] = jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: a.key, KeyID: "k1"}}}
 			})
 		}, meta: true},
-		{name: "auth method other", path: "/secret.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "auth method other", path: "/secret.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { d["token_endpoint_auth_method"] = "client_secret_post" })
 		}, meta: true},
-		{name: "jwks_uri http on another host", path: "/farjwks.json", serve: func(a *testAgent) http.HandlerFunc {
+		{name: "jwks_uri http on another host", path: "/farjwks.json", serve: func(a *authAgent) http.HandlerFunc {
 			return doc(a, func(d map[string]any) { delete(d, "jwks"); d["jwks_uri"] = "http://example.com/k.jwks" })
 		}, meta: true},
 		{name: "client_id http not on loopback", path: "/x.json", id: func(string) string { return "http://example.com/agent.json" }},
@@ -115,7 +115,7 @@ func TestClientDocuments(t *testing.T) {
 			if r.id != nil {
 				id = r.id(e.docs.URL)
 			}
-			a := newTestAgent(t, id)
+			a := newAuthAgent(t, id)
 			h := doc(a, func(map[string]any) {})
 			if r.serve != nil {
 				h = r.serve(a)
@@ -144,7 +144,7 @@ func TestClientDocuments(t *testing.T) {
 // TestClientDocumentCache: a document is fetched once while cached, again
 // after the cache's lifetime; a refused one is not cached.
 func TestClientDocumentCache(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	a := e.agent
 	for range 3 {
 		e.jwtBearer(a)
@@ -160,7 +160,7 @@ func TestClientDocumentCache(t *testing.T) {
 	cc := newClientCache(2, time.Minute)
 	now := time.Now()
 	for _, id := range []string{"a", "b", "c"} {
-		cc.put(&client{ID: id}, now)
+		cc.put(&agentClient{ID: id}, now)
 		now = now.Add(time.Second)
 	}
 	if _, ok := cc.get("a", now); ok || cc.len() != 2 {

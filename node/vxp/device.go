@@ -248,7 +248,9 @@ func (s *Server) deviceAuthorization(r *http.Request, form map[string]string) (a
 	if err != nil {
 		s.auth.devices.remove(d)
 		close(d.ready)
-		return nil, fmt.Errorf("vxp: ask the principal: %w", err)
+		// The principal cannot be asked (the node stops, or its gate
+		// refused the request): nothing waits, the agent may try again.
+		return nil, &pure.Error{Code: pure.CodeUnavailable, Msg: "the principal cannot be asked now: " + err.Error(), Err: err}
 	}
 	_ = s.auth.devices.with(func() error {
 		d.approval, d.asked = p, true
@@ -273,7 +275,7 @@ func (s *Server) deviceAuthorization(r *http.Request, form map[string]string) (a
 // relationship id and adds d to the store.
 func (s *Server) drawDeviceCodes(d *deviceAuth, now time.Time) error {
 	var err error
-	if d.code, err = randomToken(s.cfg.Rand, 32); err != nil {
+	if d.code, err = authRandom(s.cfg.Rand, 32); err != nil {
 		return err
 	}
 	if d.grantID, err = newAuthID(s.cfg.Rand, "grt_"); err != nil {
@@ -444,7 +446,7 @@ func (s *Server) parseDeviceDetails(raw string) ([]pure.Detail, *relationshipDet
 	for i, d := range details {
 		f := "authorization_details/" + strconv.Itoa(i)
 		for _, a := range d.Actions {
-			op, ok := s.offered(a)
+			op, ok := s.offeredOp(a)
 			switch {
 			case !ok:
 				return bad(f+"/actions", "%q is not an operation this node offers", a)
@@ -475,8 +477,8 @@ func (s *Server) parseDeviceDetails(raw string) ([]pure.Detail, *relationshipDet
 	return details, rel, string(jcs), nil
 }
 
-// offered returns the catalogue's operation id when vxp.json offers it.
-func (s *Server) offered(id string) (pure.Operation, bool) {
+// offeredOp returns the catalogue's operation id when vxp.json offers it.
+func (s *Server) offeredOp(id string) (pure.Operation, bool) {
 	for _, c := range s.doc.Capabilities {
 		if c.ID == id {
 			return pure.LookupOperation(id)
@@ -503,8 +505,8 @@ func newUserCode(rnd io.Reader) (string, error) {
 	return string(out[:4]) + "-" + string(out[4:]), nil
 }
 
-// randomToken returns n random bytes, base64url.
-func randomToken(rnd io.Reader, n int) (string, error) {
+// authRandom returns n random bytes, base64url.
+func authRandom(rnd io.Reader, n int) (string, error) {
 	b := make([]byte, n)
 	if _, err := io.ReadFull(rnd, b); err != nil {
 		return "", fmt.Errorf("vxp: random: %w", err)
@@ -514,7 +516,7 @@ func randomToken(rnd io.Reader, n int) (string, error) {
 
 // newAuthID returns prefix and 128 random bits, base64url.
 func newAuthID(rnd io.Reader, prefix string) (string, error) {
-	t, err := randomToken(rnd, 16)
+	t, err := authRandom(rnd, 16)
 	if err != nil {
 		return "", err
 	}

@@ -14,15 +14,15 @@ import (
 	pure "github.com/parleynet/parley/vxp"
 )
 
-const testNID = "6f1c1a86-3e55-4d4c-9b8a-2f4f3f0f4a11"
+const authNID = "6f1c1a86-3e55-4d4c-9b8a-2f4f3f0f4a11"
 
-var userCodeRE = regexp.MustCompile(`^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`)
+var authUserCodeRE = regexp.MustCompile(`^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`)
 
 // pollUntil polls dc, moving the clock by the interval before each poll,
 // until the answer is not authorization_pending.
-func (e *authEnv) pollUntil(a *testAgent, dc string) answer {
+func (e *authEnv) pollUntil(a *authAgent, dc string) authAnswer {
 	e.t.Helper()
-	var ans answer
+	var ans authAnswer
 	nodetest.Eventually(e.t, "the device authorization to be decided", func() bool {
 		e.clock.Add(DefaultDeviceInterval)
 		ans = e.pollDevice(a, dc)
@@ -35,8 +35,8 @@ func (e *authEnv) pollUntil(a *testAgent, dc string) answer {
 // carries exactly that grant, bound to the agent's key, and a revocation
 // refuses it at once.
 func TestDeviceFlowApproved(t *testing.T) {
-	d := newTestDecider()
-	e := newAuthEnv(t, envOpts{gate: d.gate()})
+	d := newAuthDecider()
+	e := newAuthEnv(t, authEnvOpts{gate: d.gate()})
 	a := e.agent
 	// A token before any grant carries none.
 	before := e.jwtBearer(a)
@@ -45,24 +45,24 @@ func TestDeviceFlowApproved(t *testing.T) {
 		t.Fatalf("caller before the grant: %+v %v", c, err)
 	}
 
-	details := detailsJSON(capability("offer.respond", testNID), capability("negotiation.read", testNID))
+	details := detailsJSON(capDetail("offer.respond", authNID), capDetail("negotiation.read", authNID))
 	dev := e.device(a, details)
 	if dev.status != 200 {
 		t.Fatalf("device: %d %s", dev.status, dev.raw)
 	}
-	if !userCodeRE.MatchString(dev.str("user_code")) || dev.str("verification_uri") != "http://127.0.0.1:9/web/device" ||
+	if !authUserCodeRE.MatchString(dev.str("user_code")) || dev.str("verification_uri") != "http://127.0.0.1:9/web/device" ||
 		dev.str("verification_uri_complete") != "http://127.0.0.1:9/web/device?user_code="+dev.str("user_code") ||
 		dev.body["interval"] != float64(5) || dev.body["expires_in"].(float64) <= 0 || dev.h.Get("DPoP-Nonce") == "" {
-		t.Fatalf("device answer: %s", dev.raw)
+		t.Fatalf("device authAnswer: %s", dev.raw)
 	}
 	dc := dev.str("device_code")
 	wantOAuth(t, e.pollDevice(a, dc), 400, pure.CodeAuthorizationPending)
 	e.clock.Add(DefaultDeviceInterval)
 	// Another client, or another DPoP key, cannot poll it.
-	stranger := newTestAgent(t, e.docs.URL+"/stranger.json")
+	stranger := newAuthAgent(t, e.docs.URL+"/stranger.json")
 	e.docs.serveJSON("/stranger.json", stranger.document())
 	wantOAuth(t, e.pollDevice(stranger, dc), 400, pure.CodeInvalidGrant)
-	thief := newTestAgent(t, a.id)
+	thief := newAuthAgent(t, a.id)
 	thief.key = a.key
 	wantOAuth(t, e.pollDevice(thief, dc), 400, pure.CodeInvalidDPoPProof)
 
@@ -92,7 +92,7 @@ func TestDeviceFlowApproved(t *testing.T) {
 	if err != nil || len(c.Grants) != 1 || c.Grants[0].ID != g.ID || c.ClientName != "Test agent" {
 		t.Fatalf("caller: %+v %v", c, err)
 	}
-	if !pure.Covers(c.Details(), "offer.respond", testNID) || pure.Covers(c.Details(), "offer.respond", "another") {
+	if !pure.Covers(c.Details(), "offer.respond", authNID) || pure.Covers(c.Details(), "offer.respond", "another") {
 		t.Fatalf("details: %+v", c.Details())
 	}
 	// A jwt-bearer token now carries the grant too; one of another DPoP
@@ -101,7 +101,7 @@ func TestDeviceFlowApproved(t *testing.T) {
 	if c, err := e.s.authenticate(e.resourceRequest("GET", "/vxp/v1/requests", "DPoP", jb.str("access_token"), a.dpop, nil)); err != nil || len(c.Grants) != 1 {
 		t.Fatalf("jwt-bearer after the grant: %+v %v", c, err)
 	}
-	other := newTestAgent(t, a.id)
+	other := newAuthAgent(t, a.id)
 	other.key = a.key
 	ob := e.jwtBearer(other)
 	if c, err := e.s.authenticate(e.resourceRequest("GET", "/vxp/v1/requests", "DPoP", ob.str("access_token"), other.dpop, nil)); err != nil || len(c.Grants) != 0 {
@@ -117,10 +117,10 @@ func TestDeviceFlowApproved(t *testing.T) {
 		if ae, ok := err.(*pure.AuthError); !ok || ae.Code != pure.CodeInvalidToken || ae.Reason != "grant_revoked" {
 			t.Fatalf("after revocation: %v", err)
 		}
-		w := &recorder{h: http.Header{}}
+		w := &authRecorder{h: http.Header{}}
 		e.s.writeAuthError(w, err)
 		if w.status != 401 || !strings.Contains(w.h.Get("WWW-Authenticate"), `error="invalid_token"`) {
-			t.Fatalf("answer after revocation: %d %v", w.status, w.h)
+			t.Fatalf("authAnswer after revocation: %d %v", w.status, w.h)
 		}
 	}
 	// And a new jwt-bearer token carries no grant.
@@ -131,7 +131,7 @@ func TestDeviceFlowApproved(t *testing.T) {
 }
 
 // jkt is the thumbprint of a's DPoP key.
-func (e *authEnv) jkt(a *testAgent) string {
+func (e *authEnv) jkt(a *authAgent) string {
 	tp, err := pure.Thumbprint(&a.dpop.PublicKey)
 	if err != nil {
 		e.t.Fatal(err)
@@ -142,10 +142,10 @@ func (e *authEnv) jkt(a *testAgent) string {
 // TestDeviceFlowRelationship: a relationship entry gives the token's
 // relationship_id and the grant's company-initiated actions.
 func TestDeviceFlowRelationship(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	a := e.agent
 	rel := map[string]any{"type": pure.RelationshipType, "company_initiated_actions": []string{"question.ask"}}
-	dev := e.device(a, detailsJSON(capability("negotiation.read", testNID), rel))
+	dev := e.device(a, detailsJSON(capDetail("negotiation.read", authNID), rel))
 	if dev.status != 200 {
 		t.Fatalf("device: %d %s", dev.status, dev.raw)
 	}
@@ -162,9 +162,9 @@ func TestDeviceFlowRelationship(t *testing.T) {
 // TestDeviceFlowDenied: a denial answers access_denied and grants
 // nothing.
 func TestDeviceFlowDenied(t *testing.T) {
-	d := newTestDecider()
-	e := newAuthEnv(t, envOpts{gate: d.gate()})
-	dev := e.device(e.agent, detailsJSON(capability("offer.respond", testNID)))
+	d := newAuthDecider()
+	e := newAuthEnv(t, authEnvOpts{gate: d.gate()})
+	dev := e.device(e.agent, detailsJSON(capDetail("offer.respond", authNID)))
 	d.ch <- false
 	wantOAuth(t, e.pollUntil(e.agent, dev.str("device_code")), 400, pure.CodeAccessDenied)
 	if g := e.s.store.Grants(""); len(g) != 0 {
@@ -177,9 +177,9 @@ func TestDeviceFlowDenied(t *testing.T) {
 // the grant act with exactly its arguments; denying it there answers
 // access_denied.
 func TestDeviceFlowPendingApproval(t *testing.T) {
-	e := newAuthEnv(t, envOpts{})
+	e := newAuthEnv(t, authEnvOpts{})
 	a := e.agent
-	details := []any{capability("offer.respond", testNID)}
+	details := []any{capDetail("offer.respond", authNID)}
 	dev := e.device(a, detailsJSON(details...))
 	if dev.status != 200 {
 		t.Fatalf("device: %d %s", dev.status, dev.raw)
@@ -196,7 +196,7 @@ func TestDeviceFlowPendingApproval(t *testing.T) {
 	if err := json.Unmarshal(p.Request.Action.Arguments, &args); err != nil {
 		t.Fatal(err)
 	}
-	jcs, _ := pure.Canonical([]pure.Detail{{Type: pure.CapabilityType, Actions: []string{"offer.respond"}, Identifier: testNID}})
+	jcs, _ := pure.Canonical([]pure.Detail{{Type: pure.CapabilityType, Actions: []string{"offer.respond"}, Identifier: authNID}})
 	want := map[string]any{"user_code": dev.str("user_code"), "authorization_details": string(jcs), "resource": e.s.endpoint, "dpop_jkt": e.jkt(a)}
 	if len(args) != len(want) {
 		t.Fatalf("arguments %v, want %v", args, want)
@@ -221,10 +221,10 @@ func TestDeviceFlowPendingApproval(t *testing.T) {
 // slow_down (and the interval grows); a device code past its lifetime
 // answers expired_token.
 func TestDeviceFlowExpiredAndSlowDown(t *testing.T) {
-	d := newTestDecider()
-	e := newAuthEnv(t, envOpts{gate: d.gate()})
+	d := newAuthDecider()
+	e := newAuthEnv(t, authEnvOpts{gate: d.gate()})
 	a := e.agent
-	dev := e.device(a, detailsJSON(capability("offer.respond", testNID)))
+	dev := e.device(a, detailsJSON(capDetail("offer.respond", authNID)))
 	dc := dev.str("device_code")
 	wantOAuth(t, e.pollDevice(a, dc), 400, pure.CodeAuthorizationPending)
 	wantOAuth(t, e.pollDevice(a, dc), 400, pure.CodeSlowDown)
@@ -242,7 +242,7 @@ func TestDeviceFlowExpiredAndSlowDown(t *testing.T) {
 // TestDeviceAuthorizationRules: every rule of the device authorization
 // request, one row each.
 func TestDeviceAuthorizationRules(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: newTestDecider().gate(), edit: func(c *Config) {
+	e := newAuthEnv(t, authEnvOpts{gate: newAuthDecider().gate(), edit: func(c *Config) {
 		c.Capabilities = []string{"board.read", "negotiation.read", "offer.respond"}
 	}})
 	a := e.agent
@@ -256,27 +256,27 @@ func TestDeviceAuthorizationRules(t *testing.T) {
 		status  int
 		code    pure.Code
 	}{
-		{name: "good", details: detailsJSON(capability("offer.respond", testNID)), status: 200},
-		{name: "good with a relationship", details: detailsJSON(capability("negotiation.read", testNID), rel("negotiation.notify", "question.ask")), status: 200},
+		{name: "good", details: detailsJSON(capDetail("offer.respond", authNID)), status: 200},
+		{name: "good with a relationship", details: detailsJSON(capDetail("negotiation.read", authNID), rel("negotiation.notify", "question.ask")), status: 200},
 		{name: "not an array", details: `{"type":"x"}`, status: 400, code: pure.CodeInvalidAuthorizationDetails},
 		{name: "empty", details: `[]`, status: 400, code: pure.CodeInvalidAuthorizationDetails},
 		{name: "missing", details: "", status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "operation not offered", details: detailsJSON(capability("escrow.fund", testNID)), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "operation unknown", details: detailsJSON(capability("wallet.drain", testNID)), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "public operation", details: detailsJSON(capability("board.read", "")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "target missing", details: detailsJSON(capability("offer.respond", "")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "operation not offered", details: detailsJSON(capDetail("escrow.fund", authNID)), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "operation unknown", details: detailsJSON(capDetail("wallet.drain", authNID)), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "public operation", details: detailsJSON(capDetail("board.read", "")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "target missing", details: detailsJSON(capDetail("offer.respond", "")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
 		{name: "unknown member", details: `[{"type":"` + pure.CapabilityType + `","actions":["offer.respond"],"identifier":"x","locations":["y"]}]`, status: 400, code: pure.CodeInvalidAuthorizationDetails},
 		{name: "relationship alone", details: detailsJSON(rel("question.ask")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "relationship action unknown", details: detailsJSON(capability("offer.respond", testNID), rel("payment.pull")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "relationship action twice", details: detailsJSON(capability("offer.respond", testNID), rel("question.ask", "question.ask")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "relationship without actions", details: detailsJSON(capability("offer.respond", testNID), rel()), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "two relationships", details: detailsJSON(capability("offer.respond", testNID), rel("question.ask"), rel("negotiation.notify")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
-		{name: "resource another", details: detailsJSON(capability("offer.respond", testNID)), edit: func(f map[string]string) { f["resource"] = e.s.issuer }, status: 400, code: pure.CodeInvalidTarget},
-		{name: "no dpop", details: detailsJSON(capability("offer.respond", testNID)), edit: func(f map[string]string) { f["dpop"] = "" }, status: 400, code: pure.CodeInvalidDPoPProof},
-		{name: "dpop without nonce", details: detailsJSON(capability("offer.respond", testNID)), edit: func(f map[string]string) {
-			f["dpop"] = proofOf(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, "", "", e.clock.Now(), nil)
+		{name: "relationship action unknown", details: detailsJSON(capDetail("offer.respond", authNID), rel("payment.pull")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "relationship action twice", details: detailsJSON(capDetail("offer.respond", authNID), rel("question.ask", "question.ask")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "relationship without actions", details: detailsJSON(capDetail("offer.respond", authNID), rel()), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "two relationships", details: detailsJSON(capDetail("offer.respond", authNID), rel("question.ask"), rel("negotiation.notify")), status: 400, code: pure.CodeInvalidAuthorizationDetails},
+		{name: "resource another", details: detailsJSON(capDetail("offer.respond", authNID)), edit: func(f map[string]string) { f["resource"] = e.s.issuer }, status: 400, code: pure.CodeInvalidTarget},
+		{name: "no dpop", details: detailsJSON(capDetail("offer.respond", authNID)), edit: func(f map[string]string) { f["dpop"] = "" }, status: 400, code: pure.CodeInvalidDPoPProof},
+		{name: "dpop without nonce", details: detailsJSON(capDetail("offer.respond", authNID)), edit: func(f map[string]string) {
+			f["dpop"] = authProof(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, "", "", e.clock.Now(), nil)
 		}, status: 400, code: pure.CodeUseDPoPNonce},
-		{name: "no client auth", details: detailsJSON(capability("offer.respond", testNID)), edit: func(f map[string]string) { f["client_assertion"] = "" }, status: 401, code: pure.CodeInvalidClient},
+		{name: "no client auth", details: detailsJSON(capDetail("offer.respond", authNID)), edit: func(f map[string]string) { f["client_assertion"] = "" }, status: 401, code: pure.CodeInvalidClient},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -284,7 +284,7 @@ func TestDeviceAuthorizationRules(t *testing.T) {
 				"resource": e.s.endpoint, "authorization_details": r.details,
 				"client_id": a.id, "client_assertion_type": ClientAssertionType,
 				"client_assertion": a.assertion(t, a.id, e.s.issuer, e.clock.Now(), nil),
-				"dpop":             proofOf(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", e.clock.Now(), nil),
+				"dpop":             authProof(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", e.clock.Now(), nil),
 			}
 			if r.edit != nil {
 				r.edit(f)
@@ -314,36 +314,36 @@ func TestDeviceAuthorizationRules(t *testing.T) {
 // TestDeviceAuthorizationBounds: at most maxDevicesPerClient undecided
 // device authorizations per client.
 func TestDeviceAuthorizationBounds(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: newTestDecider().gate()})
+	e := newAuthEnv(t, authEnvOpts{gate: newAuthDecider().gate()})
 	for i := range maxDevicesPerClient {
-		if ans := e.device(e.agent, detailsJSON(capability("offer.respond", testNID))); ans.status != 200 {
+		if ans := e.device(e.agent, detailsJSON(capDetail("offer.respond", authNID))); ans.status != 200 {
 			t.Fatalf("device %d: %d %s", i, ans.status, ans.raw)
 		}
 	}
-	wantOAuth(t, e.device(e.agent, detailsJSON(capability("offer.respond", testNID))), 429, pure.CodeRateLimited)
+	wantOAuth(t, e.device(e.agent, detailsJSON(capDetail("offer.respond", authNID))), 429, pure.CodeRateLimited)
 	// Another client still may.
-	b := newTestAgent(t, e.docs.URL+"/b.json")
+	b := newAuthAgent(t, e.docs.URL+"/b.json")
 	e.docs.serveJSON("/b.json", b.document())
-	if ans := e.device(b, detailsJSON(capability("offer.respond", testNID))); ans.status != 200 {
+	if ans := e.device(b, detailsJSON(capDetail("offer.respond", authNID))); ans.status != 200 {
 		t.Fatalf("another client: %d %s", ans.status, ans.raw)
 	}
 	// Once they expire, the client may again.
 	e.clock.Add(DefaultDeviceTTL)
-	if ans := e.device(e.agent, detailsJSON(capability("offer.respond", testNID))); ans.status != 200 {
+	if ans := e.device(e.agent, detailsJSON(capDetail("offer.respond", authNID))); ans.status != 200 {
 		t.Fatalf("after expiry: %d %s", ans.status, ans.raw)
 	}
 }
 
-// recorder is a minimal http.ResponseWriter.
-type recorder struct {
+// authRecorder is a minimal http.ResponseWriter.
+type authRecorder struct {
 	h      http.Header
 	status int
 	body   []byte
 }
 
-func (r *recorder) Header() http.Header { return r.h }
-func (r *recorder) Write(b []byte) (int, error) {
+func (r *authRecorder) Header() http.Header { return r.h }
+func (r *authRecorder) Write(b []byte) (int, error) {
 	r.body = append(r.body, b...)
 	return len(b), nil
 }
-func (r *recorder) WriteHeader(s int) { r.status = s }
+func (r *authRecorder) WriteHeader(s int) { r.status = s }

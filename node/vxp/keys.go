@@ -1,6 +1,7 @@
 package vxp
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/x509"
@@ -121,7 +122,7 @@ func writeNew(path string, b []byte) error {
 func parseIssuerKey(raw []byte) (*ecdsa.PrivateKey, error) {
 	var key any
 	if blk, rest := pem.Decode(raw); blk != nil {
-		if len(trimSpace(rest)) != 0 {
+		if len(bytes.TrimSpace(rest)) != 0 {
 			return nil, errors.New("more than one PEM block")
 		}
 		var err error
@@ -148,13 +149,6 @@ func parseIssuerKey(raw []byte) (*ecdsa.PrivateKey, error) {
 		return nil, errors.New("not an ECDSA P-256 private key")
 	}
 	return priv, nil
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
-		b = b[1:]
-	}
-	return b
 }
 
 func newIssuerKey(priv *ecdsa.PrivateKey) (*issuerKey, error) {

@@ -30,7 +30,7 @@ func (s *Server) oauthRoutes(mux *http.ServeMux) {
 	if u, err := url.Parse(s.issuer); err == nil {
 		p = u.EscapedPath()
 	}
-	mux.HandleFunc("POST "+p+pure.TokenPath, s.oauthHandler(s.token))
+	mux.HandleFunc("POST "+p+pure.TokenPath, s.oauthHandler(s.tokenEndpoint))
 	mux.HandleFunc("POST "+p+pure.DevicePath, s.oauthHandler(s.deviceAuthorization))
 	mux.HandleFunc("GET "+p+pure.JWKSPath, func(w http.ResponseWriter, r *http.Request) {
 		b, err := s.IssuerJWKS()
@@ -130,7 +130,7 @@ func (s *Server) checkResource(form map[string]string, required bool) error {
 // verified (VerifyClientAssertion: aud the issuer or the token endpoint,
 // jti single use) with the keys of the client's document. The client is
 // client_id, or the assertion's iss when client_id is absent.
-func (s *Server) authClient(ctx context.Context, form map[string]string) (*client, error) {
+func (s *Server) authClient(ctx context.Context, form map[string]string) (*agentClient, error) {
 	bad := func(reason string) error {
 		return &pure.AuthError{Code: pure.CodeInvalidClient, Reason: reason}
 	}
@@ -155,7 +155,7 @@ func (s *Server) authClient(ctx context.Context, form map[string]string) (*clien
 	return c, nil
 }
 
-func (s *Server) assertionRequest(c *client) pure.AssertionRequest {
+func (s *Server) assertionRequest(c *agentClient) pure.AssertionRequest {
 	return pure.AssertionRequest{ClientID: c.ID, Keys: c.Keys, Issuer: s.issuer, TokenEndpoint: s.md.TokenEndpoint, Now: s.cfg.Now()}
 }
 
@@ -187,8 +187,8 @@ type tokenResponse struct {
 	RelationshipID       string        `json:"relationship_id,omitempty"`
 }
 
-// token is POST <issuer>/oauth/token: the grant types by name.
-func (s *Server) token(r *http.Request, form map[string]string) (any, error) {
+// tokenEndpoint is POST <issuer>/oauth/token: the grant types by name.
+func (s *Server) tokenEndpoint(r *http.Request, form map[string]string) (any, error) {
 	switch gt := form["grant_type"]; gt {
 	case pure.GrantJWTBearer:
 		return s.tokenJWTBearer(r, form)

@@ -17,8 +17,8 @@ import (
 )
 
 func TestAuthDiscoveryAndJWKS(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
-	get := func(path, host string) answer {
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
+	get := func(path, host string) authAnswer {
 		req, _ := http.NewRequest(http.MethodGet, e.url+path, nil)
 		if host != "" {
 			req.Host = host
@@ -105,11 +105,11 @@ func TestAuthDiscoveryAndJWKS(t *testing.T) {
 // TestTokenJWTBearer: every rule of the jwt-bearer token request, one
 // row each.
 func TestTokenJWTBearer(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	a := e.agent
 	tokenURL := e.s.md.TokenEndpoint
 	now := e.clock.Now
-	other := newTestAgent(t, a.id) // same client_id, keys not in the document
+	other := newAuthAgent(t, a.id) // same client_id, keys not in the document
 	replayedClient := a.assertion(t, a.id, e.s.issuer, now(), nil)
 	replayedGrant := a.assertion(t, e.sub(), e.s.issuer, now(), nil)
 	type row struct {
@@ -165,22 +165,22 @@ func TestTokenJWTBearer(t *testing.T) {
 		{name: "client_id another than iss", form: func(f url.Values) { f.Set("client_id", e.docs.URL+"/nobody.json") }, status: 401, code: pure.CodeInvalidClient},
 		{name: "dpop missing", proof: func() string { return "" }, status: 400, code: pure.CodeInvalidDPoPProof, reason: "missing"},
 		{name: "dpop htu another path", proof: func() string {
-			return proofOf(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", now(), nil)
+			return authProof(t, a.dpop, "POST", e.s.md.DeviceAuthorizationEndpoint, e.nonce(), "", now(), nil)
 		}, status: 400, code: pure.CodeInvalidDPoPProof, reason: "htu"},
-		{name: "dpop htm GET", proof: func() string { return proofOf(t, a.dpop, "GET", tokenURL, e.nonce(), "", now(), nil) },
+		{name: "dpop htm GET", proof: func() string { return authProof(t, a.dpop, "GET", tokenURL, e.nonce(), "", now(), nil) },
 			status: 400, code: pure.CodeInvalidDPoPProof, reason: "htm"},
 		{name: "dpop iat old", proof: func() string {
-			return proofOf(t, a.dpop, "POST", tokenURL, e.nonce(), "", now().Add(-10*time.Minute), nil)
+			return authProof(t, a.dpop, "POST", tokenURL, e.nonce(), "", now().Add(-10*time.Minute), nil)
 		}, status: 400, code: pure.CodeInvalidDPoPProof, reason: "iat"},
-		{name: "dpop nonce missing", proof: func() string { return proofOf(t, a.dpop, "POST", tokenURL, "", "", now(), nil) },
+		{name: "dpop nonce missing", proof: func() string { return authProof(t, a.dpop, "POST", tokenURL, "", "", now(), nil) },
 			status: 400, code: pure.CodeUseDPoPNonce},
-		{name: "dpop nonce another", proof: func() string { return proofOf(t, a.dpop, "POST", tokenURL, "bm9uY2U", "", now(), nil) },
+		{name: "dpop nonce another", proof: func() string { return authProof(t, a.dpop, "POST", tokenURL, "bm9uY2U", "", now(), nil) },
 			status: 400, code: pure.CodeUseDPoPNonce},
 		{name: "dpop nonce stale (two windows ago)", proof: func() string {
-			return proofOf(t, a.dpop, "POST", tokenURL, e.s.auth.nonces.current(now().Add(-2*NonceWindow)), "", now(), nil)
+			return authProof(t, a.dpop, "POST", tokenURL, e.s.auth.nonces.current(now().Add(-2*NonceWindow)), "", now(), nil)
 		}, status: 400, code: pure.CodeUseDPoPNonce},
 		{name: "dpop nonce of the previous window", proof: func() string {
-			return proofOf(t, a.dpop, "POST", tokenURL, e.s.auth.nonces.current(now().Add(-NonceWindow)), "", now(), nil)
+			return authProof(t, a.dpop, "POST", tokenURL, e.s.auth.nonces.current(now().Add(-NonceWindow)), "", now(), nil)
 		}, status: 200},
 	}
 	// The replayed assertions are used once first.
@@ -226,22 +226,22 @@ func TestTokenJWTBearer(t *testing.T) {
 // TestTokenNonceFlow: a client that knows no nonce is told one and
 // retries with it (RFC 9449 section 8), as oauth4webapi does.
 func TestTokenNonceFlow(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	a := e.agent
 	tokenURL := e.s.md.TokenEndpoint
-	first := e.post(tokenURL, e.bearerForm(a), proofOf(t, a.dpop, "POST", tokenURL, "", "", e.clock.Now(), nil))
+	first := e.post(tokenURL, e.bearerForm(a), authProof(t, a.dpop, "POST", tokenURL, "", "", e.clock.Now(), nil))
 	wantOAuth(t, first, 400, pure.CodeUseDPoPNonce)
 	n := first.h.Get("DPoP-Nonce")
 	if n == "" {
 		t.Fatal("no DPoP-Nonce on use_dpop_nonce")
 	}
-	second := e.post(tokenURL, e.bearerForm(a), proofOf(t, a.dpop, "POST", tokenURL, n, "", e.clock.Now(), nil))
+	second := e.post(tokenURL, e.bearerForm(a), authProof(t, a.dpop, "POST", tokenURL, n, "", e.clock.Now(), nil))
 	if second.status != 200 {
 		t.Fatalf("retry with the nonce: %d %s", second.status, second.raw)
 	}
 	// Two windows later the nonce is stale; the answer names the new one.
 	e.clock.Add(2 * NonceWindow)
-	third := e.post(tokenURL, e.bearerForm(a), proofOf(t, a.dpop, "POST", tokenURL, n, "", e.clock.Now(), nil))
+	third := e.post(tokenURL, e.bearerForm(a), authProof(t, a.dpop, "POST", tokenURL, n, "", e.clock.Now(), nil))
 	wantOAuth(t, third, 400, pure.CodeUseDPoPNonce)
 	if third.h.Get("DPoP-Nonce") == n || third.h.Get("DPoP-Nonce") == "" {
 		t.Fatalf("stale nonce answered with %q", third.h.Get("DPoP-Nonce"))
@@ -251,7 +251,7 @@ func TestTokenNonceFlow(t *testing.T) {
 // TestTokenRateLimit: the token and device endpoints answer 429
 // rate_limited over vxp's calls per minute from one address.
 func TestTokenRateLimit(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test"), edit: func(c *Config) { c.RatePerMinute = 3 }})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test"), edit: func(c *Config) { c.RatePerMinute = 3 }})
 	for i := range 3 {
 		if ans := e.post(e.s.md.TokenEndpoint, url.Values{"grant_type": {"x"}}, ""); ans.status != 400 {
 			t.Fatalf("call %d: %d", i, ans.status)
@@ -268,7 +268,7 @@ func TestTokenRateLimit(t *testing.T) {
 
 // TestTokenForm: the body's form and size.
 func TestTokenForm(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	req, _ := http.NewRequest(http.MethodPost, e.s.md.TokenEndpoint, strings.NewReader(`{"grant_type":"x"}`))
 	req.Header.Set("Content-Type", "application/json")
 	wantOAuth(t, e.do(req), 400, pure.CodeInvalidRequest)

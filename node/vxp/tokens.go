@@ -249,7 +249,7 @@ func (s *Server) checkDPoP(r *http.Request, accessToken string) (pure.DPoPProof,
 		nonce = claimed
 	}
 	return pure.VerifyDPoP(vals[0], pure.DPoPRequest{
-		Method: r.Method, URL: s.publicURL(r), Now: now, AccessToken: accessToken, Nonce: nonce,
+		Method: r.Method, URL: s.dpopURL(r), Now: now, AccessToken: accessToken, Nonce: nonce,
 	}, s.auth.replay)
 }
 
@@ -273,9 +273,9 @@ func peekNonce(proof string) (string, bool) {
 	return *c.Nonce, true
 }
 
-// publicURL returns the request's URL as the public base URL names it
+// dpopURL returns the request's URL as the public base URL names it
 // (DPoP's htu): the base and the path.
-func (s *Server) publicURL(r *http.Request) string {
+func (s *Server) dpopURL(r *http.Request) string {
 	return s.base.String() + r.URL.EscapedPath()
 }
 

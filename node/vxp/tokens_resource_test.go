@@ -16,9 +16,9 @@ import (
 // TestAuthenticate: every rule of a resource call's DPoP-bound token,
 // one row each, and the 401 answer writeAuthError gives.
 func TestAuthenticate(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	a := e.agent
-	dev := e.device(a, detailsJSON(capability("offer.respond", testNID)))
+	dev := e.device(a, detailsJSON(capDetail("offer.respond", authNID)))
 	tok := e.pollUntil(a, dev.str("device_code"))
 	at := tok.str("access_token")
 	if at == "" {
@@ -34,10 +34,10 @@ func TestAuthenticate(t *testing.T) {
 		var c map[string]any
 		_ = json.Unmarshal(obj.UnsafePayloadWithoutVerification(), &c)
 		edit(c)
-		return signJWT(t, key, e.s.auth.key.kid, typ, false, c)
+		return authSignJWT(t, key, e.s.auth.key.kid, typ, false, c)
 	}
 	issuerKey := e.s.auth.key.priv
-	other := newTestAgent(t, a.id)
+	other := newAuthAgent(t, a.id)
 	type row struct {
 		name   string
 		req    func() *http.Request
@@ -131,14 +131,14 @@ func TestAuthenticate(t *testing.T) {
 				t.Fatalf("err %v, want %s", err, r.code)
 			}
 			var ae *pure.AuthError
-			if r.reason != "" && (!asAuth(err, &ae) || ae.Reason != r.reason) {
+			if r.reason != "" && (!asAuthError(err, &ae) || ae.Reason != r.reason) {
 				t.Fatalf("err %v, want reason %s", err, r.reason)
 			}
-			w := &recorder{h: http.Header{}}
+			w := &authRecorder{h: http.Header{}}
 			e.s.writeAuthError(w, err)
 			www := w.h.Get("WWW-Authenticate")
 			if w.status != 401 || !strings.HasPrefix(www, "DPoP ") || w.h.Get("DPoP-Nonce") != e.nonce() {
-				t.Fatalf("answer %d %v", w.status, w.h)
+				t.Fatalf("authAnswer %d %v", w.status, w.h)
 			}
 			if r.reason == reasonNoToken {
 				if strings.Contains(www, "error=") {
@@ -160,7 +160,7 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
-func asAuth(err error, ae **pure.AuthError) bool {
+func asAuthError(err error, ae **pure.AuthError) bool {
 	c, ok := err.(*pure.AuthError)
 	if ok {
 		*ae = c
@@ -170,7 +170,7 @@ func asAuth(err error, ae **pure.AuthError) bool {
 
 // TestAuthenticateProofReplay: a proof is used once.
 func TestAuthenticateProofReplay(t *testing.T) {
-	e := newAuthEnv(t, envOpts{gate: node.AutoApprove("test")})
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
 	at := e.jwtBearer(e.agent).str("access_token")
 	r := e.resourceRequest("GET", "/vxp/v1/requests", "DPoP", at, e.agent.dpop, nil)
 	if _, err := e.s.authenticate(r); err != nil {
