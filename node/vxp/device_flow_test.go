@@ -347,3 +347,17 @@ func (r *authRecorder) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 func (r *authRecorder) WriteHeader(s int) { r.status = s }
+
+// TestDeviceAuthorizationNodeStopped: a principal who cannot be asked
+// answers temporarily_unavailable and keeps nothing.
+func TestDeviceAuthorizationNodeStopped(t *testing.T) {
+	e := newAuthEnv(t, authEnvOpts{gate: newAuthDecider().gate()})
+	e.jwtBearer(e.agent) // the client's document is cached
+	if err := e.n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantOAuth(t, e.device(e.agent, detailsJSON(capDetail("offer.respond", authNID))), 503, pure.CodeUnavailable)
+	if n := e.s.auth.devices.len(); n != 0 {
+		t.Fatalf("kept %d device authorizations", n)
+	}
+}
