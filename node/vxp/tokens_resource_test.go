@@ -180,3 +180,31 @@ func TestAuthenticateProofReplay(t *testing.T) {
 		t.Fatalf("replayed proof: %v", err)
 	}
 }
+
+// TestTokenAcrossRestart: a token survives a restart of the server (the
+// key is the file's, the grants the ledger's); the nonce does not.
+func TestTokenAcrossRestart(t *testing.T) {
+	e := newAuthEnv(t, authEnvOpts{gate: node.AutoApprove("test")})
+	a := e.agent
+	tok := e.pollUntil(a, e.device(a, detailsJSON(capDetail("offer.respond", authNID))).str("device_code"))
+	at := tok.str("access_token")
+	s2, err := New(e.n, e.s.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s2.Close() })
+	path := "/vxp/v1/requests"
+	old := e.resourceRequest("GET", path, "DPoP", at, a.dpop, nil)
+	if _, err := s2.authenticate(old); authCode(err) != pure.CodeUseDPoPNonce {
+		t.Fatalf("the old server's nonce after a restart: %v", err)
+	}
+	r := e.resourceRequest("GET", path, "DPoP", at, nil, nil)
+	r.Header.Set("DPoP", authProof(t, a.dpop, "GET", e.url+path, s2.auth.nonces.current(e.clock.Now()), at, e.clock.Now(), nil))
+	c, err := s2.authenticate(r)
+	if err != nil || len(c.Grants) != 1 {
+		t.Fatalf("after a restart: %+v %v", c, err)
+	}
+}
