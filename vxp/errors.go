@@ -87,6 +87,7 @@ const (
 	CodeBadClientMetadata    Code = "invalid_client_metadata" // a Client ID Metadata Document that cannot be fetched or does not hold
 	CodeNoQuestion           Code = "no_question"             // a reply to a relationship with no closed question open
 	CodeUnavailable          Code = "temporarily_unavailable" // the node is not running
+	CodeBadIssuerKey         Code = "bad_issuer_key"          // the issuer's key file is not one ES256 private key
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -160,6 +161,7 @@ var classes = map[Code]string{
 	CodeBadClientMetadata:    classUnauthorized,
 	CodeNoQuestion:           classConflict,
 	CodeUnavailable:          classInternal,
+	CodeBadIssuerKey:         classInternal,
 }
 
 // Class returns the class of c: invalid for malformed input, conflict for
