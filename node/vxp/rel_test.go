@@ -4,6 +4,9 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/parleynet/parley/negotiation"
+	pure "github.com/parleynet/parley/vxp"
 )
 
 // TestRelRevocation: a relationship is read and revoked by its agent;
@@ -99,4 +102,41 @@ func TestRelAgentBook(t *testing.T) {
 		t.Fatalf("after RevokeAgent: %+v", g)
 	}
 	mustStatus(t, "a call after RevokeAgent", w.call("GET", "/requests/nothing", agentA, "", nil), 401, "invalid_token")
+}
+
+// workerCard asks the worker's principal when an offer totals less than
+// 0.3 ETH.
+const workerCard = `{"pxp":"0","principal":{"name":"Sam","role":"translator"},"goal":"Win translation work.",
+ "must_haves":[{"text":"at least 0.3 ETH","rule":"total >= eth(\"0.3\")"}]}`
+
+// TestRelReply: an accept outside the principal's card fails with the
+// node's escalation_required (nothing signed) and the node asks its
+// principal; the agent holding the relationship answers it, recorded as
+// relayed (via api) and unconfirmed; with no question open, no_question.
+func TestRelReply(t *testing.T) {
+	w := newWorld(t)
+	if _, err := w.worker.SealDefaultCard(t.Context(), []byte(workerCard), negotiation.ViaAPI); err != nil {
+		t.Fatal(err)
+	}
+	nid := w.propose(1000)
+	w.grant(agentA, nid, "rel_q", "offer.respond")
+	w.grant(agentB, "00000000-0000-4000-8000-000000000000", "rel_other", "offer.respond")
+	a := w.respond(agentA, "k", nid)
+	mustStatus(t, "accept", w.call("POST", "/proposals/"+a.str("proposal", "id")+"/accept", agentA, "", nil), 202, "")
+	r := w.waitState(a.str("request_id"), pure.StateFailed)
+	if r.Failure == nil || r.Failure.Code != string(negotiation.CodeEscalationRequired) || len(r.Effects) != 0 {
+		t.Fatalf("failure %+v effects %+v", r.Failure, r.Effects)
+	}
+	if len(w.worker.Escalations()) != 1 {
+		t.Fatalf("escalations: %+v", w.worker.Escalations())
+	}
+	mustStatus(t, "a relationship on another negotiation", w.call("POST", "/relationships/rel_other/replies", agentB, "", map[string]string{"answer": "yes"}), 409, "no_question")
+	rep := w.call("POST", "/relationships/rel_q/replies", agentA, "", map[string]string{"answer": "Yes, accept 1000 wei."})
+	if rep.status != 200 || rep.str("via") != "api" || rep.get("confirmed") != false || rep.str("negotiation_id") != nid || rep.str("question") == "" {
+		t.Fatalf("reply: %d %s", rep.status, rep.raw)
+	}
+	if len(w.worker.Escalations()) != 0 {
+		t.Fatal("the question is still open")
+	}
+	mustStatus(t, "a second reply", w.call("POST", "/relationships/rel_q/replies", agentA, "", map[string]string{"answer": "yes"}), 409, "no_question")
 }
