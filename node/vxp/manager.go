@@ -102,10 +102,20 @@ func (m *manager) refresh(r *Request, at time.Time) error {
 			return advance(r, pure.EventRevised, at)
 		}
 	}
+	// No revision can follow (max_revisions made, or the negotiation
+	// left nothing to respond to): the current one is superseded, so
+	// accepting it is terms_changed, and the request fails.
 	if r.Proposals.Current() != nil {
-		return r.Proposals.Supersede()
+		if serr := r.Proposals.Supersede(); serr != nil {
+			return serr
+		}
 	}
-	return nil
+	code, ok := refusal(err)
+	if !ok {
+		code = pure.CodeNoOffer
+	}
+	r.Failure = &Failure{Code: string(code), Message: "the negotiation moved under the proposal and no revision can follow: " + err.Error()}
+	return advance(r, pure.EventRefused, at)
 }
 
 // begin moves an accepted request on (accepted -> waiting_human for a

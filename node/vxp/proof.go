@@ -20,8 +20,6 @@ const ProofType = "vxp-proof+jwt"
 type proofPayload struct {
 	Iss                string                   `json:"iss"`
 	Request            string                   `json:"request"`
-	Operation          string                   `json:"operation"`
-	State              pure.State               `json:"state"`
 	Proposals          []pure.ProofProposal     `json:"proposals"`
 	Acceptance         *pure.ProofAcceptance    `json:"acceptance"`
 	RefusedAcceptances []pure.RefusedAcceptance `json:"refused_acceptances"`
@@ -57,7 +55,7 @@ type proofLedger struct {
 // proofOf returns r's proof payload as JCS bytes.
 func (s *Server) proofOf(r *Request) ([]byte, error) {
 	p := proofPayload{
-		Iss: s.issuer, Request: r.ID, Operation: r.Operation, State: r.State,
+		Iss: s.issuer, Request: r.ID,
 		Proposals: []pure.ProofProposal{}, RefusedAcceptances: []pure.RefusedAcceptance{},
 		Grant:   proofGrant{ClientID: r.ClientID, AuthorizationDetails: []pure.Detail{}},
 		Effects: []proofEffect{}, Approvals: []proofApproval{},

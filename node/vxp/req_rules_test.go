@@ -185,3 +185,34 @@ func TestReqExpiry(t *testing.T) {
 		t.Fatalf("request b: %s %+v", r.State, r.Proposals.Refused)
 	}
 }
+
+// TestReqRevisionLimit: max_revisions counts revisions, revision 1
+// included: two counters, then revision_limit; a negotiation that moves
+// when no revision can follow supersedes the current one without a
+// successor (accepting it is terms_changed) and fails the request.
+func TestReqRevisionLimit(t *testing.T) {
+	w := newWorld(t)
+	nid := w.propose(1000)
+	w.grant(agentA, nid, "", "offer.respond")
+	a := w.respond(agentA, "k", nid)
+	pid := a.str("proposal", "id")
+	for i, amount := range []string{"1100", "1200"} {
+		c := w.call("POST", "/proposals/"+pid+"/counter", agentA, "", map[string]any{"milestones": []map[string]string{{"amount": amount, "description": "all"}}})
+		mustStatus(t, "counter", c, 200, "")
+		if c.get("proposal", "limits", "revisions_left") != float64(1-i) {
+			t.Fatalf("counter %d: %s", i, c.raw)
+		}
+		pid = c.str("proposal", "id")
+	}
+	mustStatus(t, "a third counter", w.call("POST", "/proposals/"+pid+"/counter", agentA, "", map[string]any{"milestones": []map[string]string{{"amount": "1300", "description": "all"}}}), 409, "revision_limit")
+	// The principal counters through the node itself: the negotiation
+	// moves under revision 3, and no fourth revision may follow.
+	if _, err := w.worker.Counter(t.Context(), nid, nodeCounter(1250)); err != nil {
+		t.Fatal(err)
+	}
+	g := w.call("GET", "/requests/"+a.str("request_id"), agentA, "", nil)
+	if g.str("state") != "failed" || g.str("failure", "code") != "revision_limit" || g.str("proposal", "state") != "superseded" {
+		t.Fatalf("after the move: %s", g.raw)
+	}
+	mustStatus(t, "accepting revision 3", w.call("POST", "/proposals/"+pid+"/accept", agentA, "", nil), 409, "terms_changed")
+}
