@@ -29,6 +29,7 @@ func TestReqIdempotency(t *testing.T) {
 	}{
 		{"no key", agentA, "", body, 400, "idempotency_key_required", false},
 		{"a key with a control byte", agentA, "a\x01b", body, 400, "idempotency_key_invalid", false},
+		{"a key too long", agentA, strings.Repeat("k", pure.MaxIdempotencyKey+1), body, 400, "idempotency_key_invalid", false},
 		{"same key, same body", agentA, "key-1", body, 200, "", true},
 		{"same key, same JSON reordered", agentA, "key-1", reordered, 200, "", true},
 		{"same key, another body", agentA, "key-1", other, 409, "idempotency_key_reused", false},
