@@ -42,6 +42,10 @@ type manager struct {
 type actRun struct {
 	cancel      context.CancelFunc
 	cancelAsked bool
+	// moved is set when the negotiation moved under the accepted
+	// revision while the principal was asked: the act is cancelled
+	// before anything is signed.
+	moved bool
 }
 
 func newManager(s *Server) (*manager, error) {
@@ -240,6 +244,16 @@ func (m *manager) runAct(ctx context.Context, id string, run *actRun) bool {
 			switch e.Code {
 			case "request-created":
 				created = e.Hash
+				// The node read the offer to sign before it asked: if it
+				// is still the basis now, it was then (offers only move
+				// on), so what the principal is asked is what the agent
+				// accepted; otherwise nothing is signed.
+				if th, err := m.s.b.Thread(r.NegotiationID); err == nil && (th.Current == nil || th.Current.Hash != r.Basis) {
+					m.mu.Lock()
+					run.moved = true
+					m.mu.Unlock()
+					run.cancel()
+				}
 			case "consumed":
 				m.approved(id, e.Hash)
 			}
@@ -280,6 +294,9 @@ func (m *manager) finish(id string, run *actRun, o actOut, created string) bool 
 		return false
 	}
 	cancelled := m.cancelAsked(run)
+	m.mu.Lock()
+	moved := run.moved
+	m.mu.Unlock()
 	r, err := m.update(id, func(r *Request) error {
 		at := m.now()
 		if o.err == nil {
@@ -300,6 +317,9 @@ func (m *manager) finish(id string, run *actRun, o actOut, created string) bool 
 		}
 		code := node.CodeOf(o.err)
 		switch {
+		case moved && r.State != pure.StateExecuting:
+			r.Failure = &Failure{Code: string(pure.CodeTermsChanged), Message: "the negotiation moved under the accepted revision while the principal was asked: nothing was signed"}
+			return advance(r, pure.EventRefused, at)
 		case cancelled && r.State != pure.StateExecuting:
 			return advance(r, pure.EventCancel, at)
 		case r.State == pure.StateWaitingHuman && code == node.CodeApprovalDenied:

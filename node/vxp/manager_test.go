@@ -1,6 +1,7 @@
 package vxp
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -145,5 +146,35 @@ func TestManagerResumeMovedWhileWaiting(t *testing.T) {
 	r := w.waitState(a.str("request_id"), pure.StateFailed)
 	if r.Failure == nil || r.Failure.Code != "terms_changed" || w.gate.asked.Load() != 1 || len(r.Effects) != 0 {
 		t.Fatalf("failure %+v, asked %d, effects %+v", r.Failure, w.gate.asked.Load(), r.Effects)
+	}
+}
+
+// TestManagerMovedWhileAsked: the negotiation moves while the principal
+// is asked to sign the accepted revision's settlement: nothing is signed
+// or sent, and the request fails with terms_changed.
+func TestManagerMovedWhileAsked(t *testing.T) {
+	w := newWorld(t)
+	nid := w.propose(1000)
+	w.grant(agentA, nid, "", "offer.respond")
+	w.gate.held.Store(true)
+	move := func() {
+		if _, err := w.worker.Counter(context.Background(), nid, nodeCounter(1250)); err != nil {
+			t.Error(err)
+		}
+	}
+	w.gate.onAsk.Store(&move)
+	a := w.respond(agentA, "k", nid)
+	mustStatus(t, "gated accept", w.call("POST", "/proposals/"+a.str("proposal", "id")+"/accept", agentA, "", nil), 202, "")
+	nodetest.Eventually(t, "the approval asked", func() bool { return w.gate.asked.Load() == 1 })
+	w.gate.release <- struct{}{}
+	r := w.waitState(a.str("request_id"), pure.StateFailed)
+	if r.Failure == nil || r.Failure.Code != "terms_changed" || len(r.Effects) != 0 {
+		t.Fatalf("failure %+v effects %+v", r.Failure, r.Effects)
+	}
+	v, _ := w.worker.Thread(nid)
+	for _, rec := range v.Log {
+		if rec.Type == negotiation.TypeTaskAcceptance {
+			t.Fatal("the settlement was signed after the negotiation moved")
+		}
 	}
 }

@@ -28,12 +28,17 @@ type holdGate struct {
 	held    atomic.Bool
 	release chan struct{}
 	asked   atomic.Int32
+	// onAsk, when set, runs as the principal is asked.
+	onAsk atomic.Pointer[func()]
 }
 
 func newHoldGate() *holdGate { return &holdGate{release: make(chan struct{}, 8)} }
 
 func (g *holdGate) Decide(ctx context.Context, req node.ApprovalRequest) (node.Decision, error) {
 	g.asked.Add(1)
+	if f := g.onAsk.Load(); f != nil {
+		(*f)()
+	}
 	if g.held.Load() {
 		select {
 		case <-g.release:
