@@ -23,14 +23,6 @@ type escalator interface {
 
 var _ escalator = (*node.Node)(nil)
 
-// relationshipRoutes serves GET and DELETE <endpoint>/relationships/{id}
-// and POST <endpoint>/relationships/{id}/replies.
-func (s *Server) relationshipRoutes(mux *http.ServeMux, p string) {
-	mux.HandleFunc("GET "+p+"/relationships/{id}", s.authed(s.getRelationship))
-	mux.HandleFunc("DELETE "+p+"/relationships/{id}", s.authed(s.deleteRelationship))
-	mux.HandleFunc("POST "+p+"/relationships/{id}/replies", s.authed(s.postReply))
-}
-
 // relationshipView is a relationship as its agent reads it.
 type relationshipView struct {
 	RelationshipID       string        `json:"relationship_id"`

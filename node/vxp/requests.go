@@ -16,27 +16,64 @@ import (
 	pure "github.com/parleynet/parley/vxp"
 )
 
-// resourceRoutes serves the native endpoints under <issuer>/v1. Every
-// call is authenticated (authenticate) and checked against the caller's
-// grants still in force, per call: a grant revoked mid-way stops the
-// calls it covered.
+// resourceRoutes serves the native endpoints under <issuer>/v1, one row
+// each. Every call is authenticated (authenticate) and checked against
+// the caller's grants still in force, per call: a grant revoked mid-way
+// stops the calls it covered. A known path with another method is
+// method_not_allowed, any other path not_found, in Parley's error body.
 func (s *Server) resourceRoutes(mux *http.ServeMux) {
 	u, err := url.Parse(s.endpoint)
 	if err != nil {
 		return
 	}
 	p := strings.TrimSuffix(u.Path, "/")
-	mux.HandleFunc("POST "+p+"/requests", s.authed(s.postRequest))
-	mux.HandleFunc("GET "+p+"/requests/{id}", s.authed(s.getRequest))
-	mux.HandleFunc("GET "+p+"/requests/{id}/events", s.authed(s.getEvents))
-	mux.HandleFunc("POST "+p+"/requests/{id}/cancel", s.authed(s.postCancel))
-	mux.HandleFunc("GET "+p+"/requests/{id}/proof", s.authed(s.getProof))
-	mux.HandleFunc("POST "+p+"/proposals/{id}/accept", s.authed(s.postAccept))
-	mux.HandleFunc("POST "+p+"/proposals/{id}/counter", s.authed(s.postCounter))
-	s.relationshipRoutes(mux, p)
+	routes := []struct {
+		method, path string
+		h            func(w http.ResponseWriter, r *http.Request, c *Caller)
+	}{
+		{"POST", "/requests", s.postRequest},
+		{"GET", "/requests/{id}", s.getRequest},
+		{"GET", "/requests/{id}/events", s.getEvents},
+		{"POST", "/requests/{id}/cancel", s.postCancel},
+		{"GET", "/requests/{id}/proof", s.getProof},
+		{"POST", "/proposals/{id}/accept", s.postAccept},
+		{"POST", "/proposals/{id}/counter", s.postCounter},
+		{"GET", "/relationships/{id}", s.getRelationship},
+		{"DELETE", "/relationships/{id}", s.deleteRelationship},
+		{"POST", "/relationships/{id}/replies", s.postReply},
+	}
+	for _, rt := range routes {
+		mux.HandleFunc(rt.method+" "+p+rt.path, s.authed(rt.h))
+	}
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, r *http.Request) {
+		rest := strings.TrimPrefix(r.URL.Path, p)
+		for _, rt := range routes {
+			if pathMatches(rt.path, rest) {
+				writeError(w, &pure.Error{Code: pure.CodeMethodNotAllowed, Field: "method", Msg: fmt.Sprintf("%s does not take %s", r.URL.Path, r.Method)})
+				return
+			}
+		}
 		writeError(w, &pure.Error{Code: pure.CodeNotFound, Field: "path", Msg: fmt.Sprintf("%s is no endpoint", r.URL.Path)})
 	})
+}
+
+// pathMatches reports whether path fits pattern, whose {name} segments
+// match any one non-empty segment.
+func pathMatches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i := range ps {
+		if strings.HasPrefix(ps[i], "{") {
+			if xs[i] == "" {
+				return false
+			}
+		} else if ps[i] != xs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // respondAuthError answers a refused authentication. It is writeError
