@@ -217,3 +217,69 @@ func TestReqRevisionLimit(t *testing.T) {
 	}
 	mustStatus(t, "accepting revision 3", w.call("POST", "/proposals/"+pid+"/accept", agentA, "", nil), 409, "terms_changed")
 }
+
+// TestReqConcurrentSameKey: the same key and body sent at once make one
+// request; every answer shows it.
+func TestReqConcurrentSameKey(t *testing.T) {
+	w := newWorld(t)
+	nid := w.propose(1000)
+	w.grant(agentA, nid, "", "negotiation.read", "offer.respond")
+	for _, op := range []string{"negotiation.read", "offer.respond"} {
+		const n = 8
+		ans := make([]answer, n)
+		done := make(chan int, n)
+		for i := range n {
+			go func() {
+				ans[i] = w.call("POST", "/requests", agentA, "same-"+op, map[string]any{"operation": op, "target": map[string]string{"negotiation_id": nid}})
+				done <- i
+			}()
+		}
+		for range n {
+			<-done
+		}
+		created := 0
+		for _, a := range ans {
+			if a.status == 201 {
+				created++
+			} else if a.status != 200 {
+				t.Fatalf("%s: %d %s", op, a.status, a.raw)
+			}
+			if a.str("request_id") != ans[0].str("request_id") {
+				t.Fatalf("%s: two requests for one key", op)
+			}
+		}
+		if created < 1 {
+			t.Fatalf("%s: no answer says created", op)
+		}
+		r, _ := w.srv.Store().Request(ans[0].str("request_id"))
+		if (op == "negotiation.read" && r.State != pure.StateSucceeded) || (op == "offer.respond" && (r.State != pure.StateProposed || len(r.Proposals.Revisions) != 1)) {
+			t.Fatalf("%s: %s %+v", op, r.State, r.Proposals)
+		}
+	}
+}
+
+// TestReqReevaluatedAfterRevocation: a proposed request re-posted after
+// its grant was revoked is authorization_required again (202), and
+// proposed again once a new grant covers it, with the same proposal.
+func TestReqReevaluatedAfterRevocation(t *testing.T) {
+	w := newWorld(t)
+	nid := w.propose(1000)
+	g := w.grant(agentA, nid, "", "offer.respond")
+	w.grant(agentA, nid, "", "negotiation.read") // the token stays valid
+	a := w.respond(agentA, "k", nid)
+	mustStatus(t, "proposed", a, 201, "")
+	if _, err := w.srv.RevokeGrant(t.Context(), g.ID, "principal"); err != nil {
+		t.Fatal(err)
+	}
+	b := w.respond(agentA, "k", nid)
+	mustStatus(t, "after the revocation", b, 202, "")
+	if b.str("state") != "authorization_required" || b.str("request_id") != a.str("request_id") {
+		t.Fatalf("after the revocation: %s", b.raw)
+	}
+	w.grant(agentA, nid, "", "offer.respond")
+	c := w.respond(agentA, "k", nid)
+	mustStatus(t, "granted again", c, 200, "")
+	if c.str("state") != "proposed" || c.str("proposal", "id") != a.str("proposal", "id") {
+		t.Fatalf("granted again: %s", c.raw)
+	}
+}

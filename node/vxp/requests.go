@@ -332,15 +332,16 @@ func (s *Server) evaluate(c *Caller, id string, isNew bool) (int, requestView, e
 	if isNew {
 		ok200 = http.StatusCreated
 	}
-	switch r.State {
-	case pure.StateReceived, pure.StateAuthorizationRequired, pure.StateProposed:
-	default:
+	if !open(r.State) {
 		return ok200, s.view(c, r), nil
 	}
 	row := operations[r.Operation]
 	g, covered := s.cover(c, r.Operation, r.NegotiationID)
 	if !covered {
 		r, err := s.mgr.update(id, func(r *Request) error {
+			if !open(r.State) {
+				return nil // moved on meanwhile (a concurrent call)
+			}
 			r.GrantID = ""
 			return advance(r, pure.EventAuthorizationMissing, s.mgr.now())
 		})
@@ -353,7 +354,12 @@ func (s *Server) evaluate(c *Caller, id string, isNew bool) (int, requestView, e
 	}
 	if row.check != nil {
 		// A static operation: authorized -> executing, then its read.
+		ran := false
 		if _, err := s.mgr.update(id, func(r *Request) error {
+			if r.State != pure.StateReceived && r.State != pure.StateAuthorizationRequired {
+				return nil // a concurrent call runs it
+			}
+			ran = true
 			r.GrantID = g.ID
 			return advance(r, pure.EventAuthorized, s.mgr.now())
 		}); err != nil {
@@ -361,6 +367,9 @@ func (s *Server) evaluate(c *Caller, id string, isNew bool) (int, requestView, e
 		}
 		cerr := row.check(s, r)
 		r, err := s.mgr.update(id, func(r *Request) error {
+			if !ran {
+				return nil
+			}
 			if cerr != nil {
 				code, _ := refusal(cerr)
 				r.Failure = &Failure{Code: string(code), Message: cerr.Error()}
@@ -375,6 +384,9 @@ func (s *Server) evaluate(c *Caller, id string, isNew bool) (int, requestView, e
 	}
 	r, err := s.mgr.update(id, func(r *Request) error {
 		at := s.mgr.now()
+		if !open(r.State) {
+			return nil // moved on meanwhile (a concurrent call)
+		}
 		r.GrantID = g.ID
 		if r.Proposals == nil {
 			th, err := threadOf(s, r.NegotiationID)
@@ -406,6 +418,12 @@ func (s *Server) evaluate(c *Caller, id string, isNew bool) (int, requestView, e
 		return 0, requestView{}, err
 	}
 	return ok200, s.view(c, r), nil
+}
+
+// open reports whether a request in state st is still evaluated by a
+// repeated POST: it has not been accepted, run or ended.
+func open(st pure.State) bool {
+	return st == pure.StateReceived || st == pure.StateAuthorizationRequired || st == pure.StateProposed
 }
 
 // requestView is a request as GET /v1/requests/{id} and the other
