@@ -29,7 +29,7 @@ func checkProof(t *testing.T, w *world, id, nid string, done *Request) {
 	if typ, _ := jws.Signatures[0].Protected.ExtraHeaders["typ"].(string); typ != ProofType {
 		t.Fatalf("typ %q", typ)
 	}
-	payload, err := jws.Verify(&w.srv.stubKey().PublicKey)
+	payload, err := jws.Verify(proofKey(t, w))
 	if err != nil {
 		t.Fatalf("the proof does not verify: %v", err)
 	}
