@@ -186,27 +186,27 @@ func (w *world) waitOffer(n *node.Node, nid string, h negotiation.Hash) {
 	})
 }
 
-// answer is one HTTP answer.
-type answer struct {
+// resAnswer is one HTTP answer.
+type resAnswer struct {
 	status int
 	header http.Header
 	raw    []byte
 	body   map[string]any
 }
 
-func (a answer) code() string {
+func (a resAnswer) code() string {
 	e, _ := a.body["error"].(map[string]any)
 	c, _ := e["code"].(string)
 	return c
 }
 
-func (a answer) str(path ...string) string {
+func (a resAnswer) str(path ...string) string {
 	v := a.get(path...)
 	s, _ := v.(string)
 	return s
 }
 
-func (a answer) get(path ...string) any {
+func (a resAnswer) get(path ...string) any {
 	var v any = a.body
 	for _, p := range path {
 		m, ok := v.(map[string]any)
@@ -220,7 +220,7 @@ func (a answer) get(path ...string) any {
 
 // call makes a resource call as client (none: no token) with body and
 // an Idempotency-Key when key is not empty.
-func (w *world) call(method, path, client, key string, body any) answer {
+func (w *world) call(method, path, client, key string, body any) resAnswer {
 	w.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -257,13 +257,13 @@ func (w *world) call(method, path, client, key string, body any) answer {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, header: resp.Header, raw: raw}
+	a := resAnswer{status: resp.StatusCode, header: resp.Header, raw: raw}
 	_ = json.Unmarshal(raw, &a.body)
 	return a
 }
 
 // respond is POST /requests of offer.respond on nid.
-func (w *world) respond(client, key, nid string) answer {
+func (w *world) respond(client, key, nid string) resAnswer {
 	return w.call("POST", "/requests", client, key, map[string]any{"operation": "offer.respond", "target": map[string]string{"negotiation_id": nid}})
 }
 
@@ -292,7 +292,7 @@ func negEntries(t *testing.T, n *node.Node, nid string) []negotiation.Hash {
 	return out
 }
 
-func mustStatus(t *testing.T, what string, a answer, status int, code string) {
+func mustStatus(t *testing.T, what string, a resAnswer, status int, code string) {
 	t.Helper()
 	if a.status != status || a.code() != code {
 		t.Fatalf("%s: %d %s, want %d %q", what, a.status, a.raw, status, code)

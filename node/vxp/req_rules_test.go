@@ -226,7 +226,7 @@ func TestReqConcurrentSameKey(t *testing.T) {
 	w.grant(agentA, nid, "", "negotiation.read", "offer.respond")
 	for _, op := range []string{"negotiation.read", "offer.respond"} {
 		const n = 8
-		ans := make([]answer, n)
+		ans := make([]resAnswer, n)
 		done := make(chan int, n)
 		for i := range n {
 			go func() {

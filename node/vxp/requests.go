@@ -212,9 +212,9 @@ func parseTarget(op pure.Operation, raw json.RawMessage) (json.RawMessage, strin
 	return jcs, nid, nil
 }
 
-// offered returns the operation id if this node offers it (vxp.json's
+// operationOf returns the operation id if this node offers it (vxp.json's
 // capabilities) and this package runs it.
-func (s *Server) offered(id string) (pure.Operation, error) {
+func (s *Server) operationOf(id string) (pure.Operation, error) {
 	for _, c := range s.doc.Capabilities {
 		if c.ID == id {
 			if _, ok := operations[id]; ok {
@@ -265,7 +265,7 @@ func (s *Server) postRequest(w http.ResponseWriter, r *http.Request, c *Caller) 
 			writeError(w, badBody(err))
 			return
 		}
-		op, err := s.offered(body.Operation)
+		op, err := s.operationOf(body.Operation)
 		if err != nil {
 			writeError(w, err)
 			return
