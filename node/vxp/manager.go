@@ -213,6 +213,11 @@ func (m *manager) runAct(ctx context.Context, id string, run *actRun) bool {
 	}
 	// The negotiation must still stand where the revision answered it
 	// (a restart may find it moved): nothing is signed or sent otherwise.
+	// The node's acts take the thread's current offer, not a named one:
+	// for a gated act the offer is checked again when the principal is
+	// asked (below); a counter may still answer an offer that arrived
+	// between this check and the node's read of it (node.CounterSpec
+	// names no offer to answer; docs/vxp.md).
 	if th, err := m.s.b.Thread(r.NegotiationID); err != nil || th.Current == nil || th.Current.Hash != r.Basis {
 		_, _ = m.update(id, func(r *Request) error {
 			r.Failure = &Failure{Code: string(pure.CodeTermsChanged), Message: "the negotiation moved under the accepted revision: nothing was signed or sent"}
