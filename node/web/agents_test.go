@@ -250,6 +250,7 @@ func TestDevicePage(t *testing.T) {
 		"for 30 days once you approve it",
 		agentJKT,
 		g.p.Request.IntentHash,
+		"Grant an outside agent exactly the authority below to act for you (user code " + agentCode + ")",
 		`id="approve"`, `id="deny-form"`,
 	} {
 		if !strings.Contains(body, want) {
