@@ -148,7 +148,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		if host == "localhost" {
 			host = "127.0.0.1"
 		}
-		h, err := web.New(n, web.Options{Logger: log})
+		h, err := web.New(n, web.Options{Logger: log, Agents: nil}) // Agents: VXP's server, once it is wired
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
@@ -182,7 +182,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		}
 		defer apiLn.Close()
 		base := "http://" + apiLn.Addr().String()
-		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off")})
+		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off"), Agents: nil}) // Agents: VXP's server, once it is wired
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
