@@ -298,6 +298,11 @@ func (s *Server) postRequest(w http.ResponseWriter, r *http.Request, c *Caller) 
 			Operation: op.ID, Target: target, Parameters: body.Parameters, NegotiationID: nid,
 			State: pure.StateReceived, Steps: []pure.Step{}, CreatedAt: now, UpdatedAt: now,
 		}
+		// A request no grant covers is held in memory only (holding.go):
+		// a stranger writes nothing to the ledger.
+		if g, ok := s.cover(c, op.ID, nid); ok {
+			req.GrantID = g.ID
+		}
 		got, created, err := s.store.Create(s.ctx, req)
 		if err != nil {
 			writeError(w, err)
