@@ -24,7 +24,9 @@ import (
 // principal.
 const (
 	maxDevicesPerClient = 5
-	maxDevices          = 200
+	// maxDevices bounds the pending approvals strangers can put before
+	// the principal (each also writes the gate's audit entries).
+	maxDevices = 64
 	// slowDownStep is what slow_down adds to a device code's interval
 	// (RFC 8628 section 3.5).
 	slowDownStep = 5 * time.Second
@@ -238,6 +240,9 @@ func (s *Server) deviceAuthorization(r *http.Request, form map[string]string) (a
 		"authorization_details": jcs,
 		"resource":              s.endpoint,
 		"dpop_jkt":              d.jkt,
+		// Until when the grant holds, once approved: the passkey signs it
+		// too (docs/vxp.md).
+		"grant_ttl_seconds": strconv.FormatInt(int64(s.cfg.GrantTTL/time.Second), 10),
 	}
 	name := c.Name
 	if name == "" {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,7 +198,7 @@ func TestDeviceFlowPendingApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	jcs, _ := pure.Canonical([]pure.Detail{{Type: pure.CapabilityType, Actions: []string{"offer.respond"}, Identifier: authNID}})
-	want := map[string]any{"user_code": dev.str("user_code"), "authorization_details": string(jcs), "resource": e.s.endpoint, "dpop_jkt": e.jkt(a)}
+	want := map[string]any{"user_code": dev.str("user_code"), "authorization_details": string(jcs), "resource": e.s.endpoint, "dpop_jkt": e.jkt(a), "grant_ttl_seconds": strconv.FormatInt(int64(e.s.cfg.GrantTTL/time.Second), 10)}
 	if len(args) != len(want) {
 		t.Fatalf("arguments %v, want %v", args, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +65,9 @@ type grantArgs struct {
 	AuthorizationDetails string `json:"authorization_details"`
 	Resource             string `json:"resource"`
 	DPoPJKT              string `json:"dpop_jkt"`
+	// GrantTTLSeconds is how long the grant lasts once approved: an
+	// argument, so the passkey signs it too.
+	GrantTTLSeconds string `json:"grant_ttl_seconds"`
 }
 
 // grantByCode returns the pending vxp_grant approval whose user code is
@@ -249,9 +253,13 @@ func (h *handler) devicePage(w http.ResponseWriter, r *http.Request) {
 	if raw, err := json.MarshalIndent(req, "", "  "); err == nil {
 		g.RequestJSON = string(raw)
 	}
-	if h.o.GrantTTL > 0 {
+	ttl := h.o.GrantTTL
+	if n, err := strconv.ParseInt(args.GrantTTLSeconds, 10, 64); err == nil && n > 0 {
+		ttl = time.Duration(n) * time.Second // what the passkey signs
+	}
+	if ttl > 0 {
 		g.UntilText = fmt.Sprintf("for %s once you approve it (until about %s), unless you revoke it earlier on the Agents page",
-			durationText(h.o.GrantTTL), timeText(time.Now().Add(h.o.GrantTTL)))
+			durationText(ttl), timeText(time.Now().Add(ttl)))
 	} else {
 		g.UntilText = "for the grant lifetime of this node's VXP settings once you approve it, unless you revoke it earlier on the Agents page"
 	}
