@@ -87,6 +87,11 @@ const (
 	CodeBadClientMetadata    Code = "invalid_client_metadata" // a Client ID Metadata Document that cannot be fetched or does not hold
 	CodeNoQuestion           Code = "no_question"             // a reply to a relationship with no closed question open
 	CodeUnavailable          Code = "temporarily_unavailable" // the node is not running
+	CodeBadIssuerKey         Code = "bad_issuer_key"          // the issuer's key file is not one ES256 private key
+	CodeUnknownOperation     Code = "unknown_operation"       // names no operation this node offers
+	CodeBadTarget            Code = "bad_target"              // a target that is not what the operation takes ({negotiation_id} or none)
+	CodeUnknownNegotiation   Code = "unknown_negotiation"     // the target names no negotiation of this node
+	CodeNoOffer              Code = "no_offer"                // the negotiation has no current offer to respond to
 )
 
 // The classes of codes: what kind of refusal a code is, in the same words
@@ -160,6 +165,11 @@ var classes = map[Code]string{
 	CodeBadClientMetadata:    classUnauthorized,
 	CodeNoQuestion:           classConflict,
 	CodeUnavailable:          classInternal,
+	CodeBadIssuerKey:         classInternal,
+	CodeUnknownOperation:     classInvalid,
+	CodeBadTarget:            classInvalid,
+	CodeUnknownNegotiation:   classNotFound,
+	CodeNoOffer:              classConflict,
 }
 
 // Class returns the class of c: invalid for malformed input, conflict for

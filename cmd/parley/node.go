@@ -161,14 +161,15 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if err != nil {
 		return err
 	}
+	// The outside agents VXP serves, as the pages and the API show them
+	// (nil without VXP: they answer that VXP is off).
+	var agents node.AgentBook
 	if vx != nil {
 		defer vx.ln.Close()
+		agents = vx.srv
 	}
-	// TODO(issue 16): hand vx.srv, VXP's node.AgentBook, to the pages and
-	// the API as web.Options.Agents and api.Options.Agents (nil without
-	// VXP) once those fields exist.
 	if webLn != nil {
-		h, err := web.New(n, web.Options{Logger: log})
+		h, err := web.New(n, web.Options{Logger: log, Agents: agents})
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
@@ -197,7 +198,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		}
 		defer apiLn.Close()
 		base := "http://" + apiLn.Addr().String()
-		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off")})
+		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off"), Agents: agents})
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}

@@ -151,7 +151,7 @@ var lineLabels = []struct{ key, label string }{
 	{"label", "Label"}, {"software", "Software key"}, {"credential", "Credential"},
 	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
 	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
-	{"user_code", "User code"}, {"authorization_details", "Authorization details"}, {"resource", "Resource"}, {"dpop_jkt", "Agent's key (thumbprint)"},
+	{"user_code", "User code"}, {"grant_ttl_seconds", "The grant lasts"}, {"authorization_details", "Authorization details"}, {"resource", "Resource"}, {"dpop_jkt", "Agent's key (thumbprint)"},
 }
 
 // plainLines returns the task, the act's values in plain words, what
@@ -207,6 +207,11 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 			s = viaWords(str(v))
 		case "answerIndex":
 			s = "amendments[" + str(v) + "] of the card"
+		case "grant_ttl_seconds":
+			s = str(v) + " seconds from the approval"
+			if n, err := strconv.ParseInt(str(v), 10, 64); err == nil {
+				s = (time.Duration(n) * time.Second).String() + " from the approval (" + str(v) + " s)"
+			}
 		default:
 			s = str(v)
 		}

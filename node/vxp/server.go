@@ -138,6 +138,13 @@ func New(b Backend, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range doc.Capabilities {
+		if _, ok := operations[c.ID]; !ok {
+			// The catalogue names it, but nothing here runs it yet:
+			// vxp.json must never offer it.
+			return nil, &pure.Error{Code: pure.CodeUnknownCapability, Field: "vxp.capabilities", Msg: fmt.Sprintf("%q is in VXP's catalogue but this node does not run it yet (it runs %s)", c.ID, strings.Join(runnable(), ", "))}
+		}
+	}
 	s := &Server{b: b, cfg: cfg, log: cfg.Logger.With("component", "vxp"), base: base, doc: doc}
 	s.issuer = doc.Issuer
 	s.endpoint = doc.Endpoint
@@ -148,6 +155,18 @@ func New(b Backend, cfg Config) (*Server, error) {
 	s.oauthRoutes(s.mux)
 	s.resourceRoutes(s.mux)
 	return s, nil
+}
+
+// runnable returns the operations the request manager runs, in the
+// catalogue's order.
+func runnable() []string {
+	var out []string
+	for _, o := range pure.Catalogue {
+		if _, ok := operations[o.ID]; ok {
+			out = append(out, o.ID)
+		}
+	}
+	return out
 }
 
 // Start loads the grants and requests from the node's ledger, opens the

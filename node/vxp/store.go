@@ -116,6 +116,11 @@ type Request struct {
 
 	Seq  uint64           `json:"-"`
 	Head negotiation.Hash `json:"-"`
+
+	// held is set while the request never had a grant covering it: it is
+	// kept in memory only (holding.go's bounds), so an agent the
+	// principal never granted anything writes nothing to the ledger.
+	held bool
 }
 
 // clone returns a deep copy of r (through its stored form).
@@ -128,7 +133,7 @@ func (r *Request) clone() (*Request, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
-	c.Seq, c.Head = r.Seq, r.Head
+	c.Seq, c.Head, c.held = r.Seq, r.Head, r.held
 	return &c, nil
 }
 
@@ -332,7 +337,10 @@ func (s *Store) Requests(client string) []*Request {
 
 // Create records the new request r, unless client already made a request
 // under r's Idempotency-Key: then it returns that request and false and
-// writes nothing.
+// writes nothing. A request whose GrantID is empty (no grant of the
+// caller covers it) is held in memory only, within the bounds of
+// holding.go (rate_limited beyond them); it is written to the ledger once
+// a grant covers it (Update).
 func (s *Store) Create(ctx context.Context, r *Request) (*Request, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -348,11 +356,18 @@ func (s *Store) Create(ctx context.Context, r *Request) (*Request, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
-	e, err := s.append(ctx, KindRequest, c, c.UpdatedAt)
-	if err != nil {
-		return nil, false, err
+	if c.GrantID == "" {
+		if err := s.admitHeld(c.ClientID, c.CreatedAt); err != nil {
+			return nil, false, err
+		}
+		c.held = true
+	} else {
+		e, err := s.append(ctx, KindRequest, c, c.UpdatedAt)
+		if err != nil {
+			return nil, false, err
+		}
+		c.Seq, c.Head = e.Seq, e.Hash
 	}
-	c.Seq, c.Head = e.Seq, e.Hash
 	s.requests[c.ID] = c
 	s.idem[k] = c.ID
 	out, err := c.clone()
@@ -386,11 +401,16 @@ func (s *Store) Update(ctx context.Context, id string, at time.Time, f func(r *R
 		return c, nil
 	}
 	c.UpdatedAt = at.UTC()
+	if c.held && c.GrantID == "" {
+		// Still without authority: memory only.
+		s.requests[id] = c
+		return c.clone()
+	}
 	e, err := s.append(ctx, KindRequest, c, at)
 	if err != nil {
 		return nil, err
 	}
-	c.Seq, c.Head = e.Seq, e.Hash
+	c.Seq, c.Head, c.held = e.Seq, e.Hash, false
 	s.requests[id] = c
 	return c.clone()
 }
