@@ -427,15 +427,26 @@ func devnetLoadState(dir string) (devnetState, error) {
 	if st.Nodes == nil {
 		st.Nodes = map[string]devnetPorts{}
 	}
+	// Each port is chosen once: the kernel may hand a port just closed out
+	// again, and two listeners on one port stop a node at its start.
+	used := map[int]bool{}
+	for _, p := range st.Nodes {
+		for _, port := range []int{p.P2P, p.Metrics, p.API, p.Web, p.VXP} {
+			used[port] = true
+		}
+	}
 	for _, role := range devnetRoles {
 		p := st.Nodes[role]
 		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API, &p.Web, &p.VXP} {
 			if *port != 0 {
 				continue
 			}
-			if *port, err = freePort(); err != nil {
-				return st, err
+			for *port == 0 || used[*port] {
+				if *port, err = freePort(); err != nil {
+					return st, err
+				}
 			}
+			used[*port] = true
 		}
 		st.Nodes[role] = p
 	}
