@@ -84,7 +84,7 @@ func TestConfigVXP(t *testing.T) {
 		{"https behind a proxy on this machine", https, nil},
 		{"beyond loopback with TLS", append(slices.Clone(remote), "vxp-tls-cert-file", cert, "vxp-tls-key-file", key), nil},
 		{"beyond loopback behind a proxy", append(slices.Clone(remote), "vxp-behind-proxy", "true"), nil},
-		{"some capabilities", append(slices.Clone(https), "vxp-capabilities", "negotiation.read,offer.respond,escrow.fund"), nil},
+		{"some capabilities", append(slices.Clone(https), "vxp-capabilities", "negotiation.read,offer.respond"), nil},
 
 		{"enabled without public_url", on, []string{"vxp.public_url"}},
 		{"http public_url", append(slices.Clone(on), "vxp-public-url", "http://127.0.0.1:7510"), []string{"vxp.public_url", "https only"}},

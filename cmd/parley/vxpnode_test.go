@@ -38,6 +38,13 @@ func TestNodeRunVXP(t *testing.T) {
 		"--vxp-enabled", "true", "--vxp-listen", "127.0.0.1:" + strconv.Itoa(port), "--vxp-public-url", public,
 		"--vxp-tls-cert-file", cert, "--vxp-tls-key-file", key}
 
+	// An operation the node does not run yet: refused before it starts.
+	var early syncBuffer
+	if err := runChainCmd(t, t.Context(), "", &early, append(append([]string(nil), args...), "--vxp-capabilities", "offer.respond,escrow.fund")...); exitCode(err) != 2 ||
+		!strings.Contains(err.Error(), "vxp.capabilities") || !strings.Contains(err.Error(), "escrow.fund") || strings.Contains(early.String(), "running: peer") {
+		t.Fatalf("offering escrow.fund: %v\n%s", err, early.String())
+	}
+
 	// A taken port: refused before the node starts.
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
