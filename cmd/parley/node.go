@@ -219,6 +219,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 	stopVXP := func() {}
 	if vx != nil {
 		if err := vx.srv.Start(ctx); err != nil {
+			_ = vx.srv.Close()
 			return &exitError{code: 1, err: fmt.Errorf("vxp: %w", err)}
 		}
 		// Deferred after n.Close, so it runs first: VXP stops, and its
