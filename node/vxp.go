@@ -26,23 +26,17 @@ const (
 
 // AskGrant makes the principal's approval request of a VXP grant to the
 // agent clientID (its target) with args as its exact arguments (user_code,
-// authorization_details, resource, dpop_jkt), and returns it once it
-// waits. Once a passkey approved it and the gate consumed the receipt,
-// then runs on a goroutine the node owns; done runs once it is decided
-// either way, before then. Nothing is granted by a denial or an expired
-// window.
-func (n *Node) AskGrant(clientID string, args map[string]any, reason string, then func(ctx context.Context) error, done func()) (PendingApproval, error) {
+// authorization_details, resource, dpop_jkt, grant_ttl_seconds), and
+// returns it once it waits. decided runs once it is decided, with true
+// when a passkey approved it and the gate consumed the receipt; then runs
+// next, on a goroutine the node owns. Nothing is granted by a denial or
+// an expired window.
+func (n *Node) AskGrant(clientID string, args map[string]any, reason string, then func(ctx context.Context) error, decided func(approved bool)) (PendingApproval, error) {
 	if err := n.running(); err != nil {
-		if done != nil {
-			done()
-		}
+		decided(false)
 		return PendingApproval{}, err
 	}
-	var d []func()
-	if done != nil {
-		d = append(d, done)
-	}
-	p, err := n.gt.Ask(ActVXPGrant, clientID, args, reason, "high", then, d...)
+	p, err := n.gt.AskDecided(ActVXPGrant, clientID, args, reason, "high", then, decided)
 	return p, fromGate(err)
 }
 

@@ -46,7 +46,7 @@ func TestApproveAgentGrant(t *testing.T) {
 			p, err := n.AskGrant(client, args, "The outside agent asks to act for you", func(context.Context) error {
 				granted <- struct{}{}
 				return nil
-			}, func() { decided <- struct{}{} })
+			}, func(bool) { decided <- struct{}{} })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ type Backend interface {
 	// AttestKey signs with the inbox key that a key is the node's.
 	AttestKey(purpose, thumbprint string) (node.KeyAttestation, error)
 	// AskGrant asks the principal to approve a grant with a passkey.
-	AskGrant(clientID string, args map[string]any, reason string, then func(ctx context.Context) error, done func()) (node.PendingApproval, error)
+	AskGrant(clientID string, args map[string]any, reason string, then func(ctx context.Context) error, decided func(approved bool)) (node.PendingApproval, error)
 	// PendingApprovals lists what waits for the principal.
 	PendingApprovals() []node.PendingApproval
 

@@ -30,12 +30,6 @@ const (
 	// slowDownStep is what slow_down adds to a device code's interval
 	// (RFC 8628 section 3.5).
 	slowDownStep = 5 * time.Second
-	// decideGrace is how long, on the machine's monotonic clock, a poll
-	// still answers authorization_pending after the principal decided and
-	// before then began: the gate runs done and then, for an approval, then
-	// on one goroutine, so a decision with no then after this long was no
-	// approval.
-	decideGrace = time.Second
 	// deviceKeep is how long an expired device code is still answered
 	// expired_token before it is forgotten.
 	deviceKeep = 5 * time.Minute
@@ -70,12 +64,11 @@ type deviceAuth struct {
 	ready                chan struct{} // closed once AskGrant returned
 	asked                bool          // AskGrant made the approval request
 
-	decided   bool      // done ran: the principal decided, or the window passed
-	decidedAt time.Time // when done ran (time.Now: monotonic, not the protocol's clock)
-	approving bool      // then is writing the grant
-	granted   bool      // the grant is written
-	failed    bool      // the grant could not be written
-	used      bool      // the token was issued
+	decided  bool // the principal decided, or the window passed
+	approved bool // ... with an approval the gate consumed: then writes the grant
+	granted  bool // the grant is written
+	failed   bool // the grant could not be written
+	used     bool // the token was issued
 }
 
 // deviceStore holds the device authorizations by device code and user
@@ -180,7 +173,8 @@ func (ds *deviceStore) poll(code, clientID, jkt string, now time.Time) (grantID,
 			return nil
 		case d.failed:
 			return errDevice(pure.CodeAccessDenied, "the grant could not be recorded")
-		case d.decided && (d.approving || time.Since(d.decidedAt) < decideGrace):
+		case d.decided && d.approved:
+			// Approved: then is writing the grant.
 			return errDevice(pure.CodeAuthorizationPending, "the principal has not decided yet")
 		case d.decided && !now.Before(d.expiresAt):
 			return errDevice(pure.CodeExpiredToken, "expired before the principal decided")
@@ -318,7 +312,6 @@ func (s *Server) grantThen(d *deviceAuth) func(ctx context.Context) error {
 			if !d.asked {
 				return nil
 			}
-			d.approving = true
 			now := s.cfg.Now().UTC()
 			g = Grant{
 				ID: d.grantID, ClientID: d.clientID, ClientName: d.clientName,
@@ -337,7 +330,6 @@ func (s *Server) grantThen(d *deviceAuth) func(ctx context.Context) error {
 		}
 		err := s.store.PutGrant(ctx, g)
 		_ = s.auth.devices.with(func() error {
-			d.approving = false
 			d.granted, d.failed = err == nil, err != nil
 			return nil
 		})
@@ -348,12 +340,12 @@ func (s *Server) grantThen(d *deviceAuth) func(ctx context.Context) error {
 	}
 }
 
-// grantDone is AskGrant's done: the principal decided (then follows for
-// an approval) or the window passed.
-func (s *Server) grantDone(d *deviceAuth) func() {
-	return func() {
+// grantDone is AskGrant's decided: the principal approved (then follows
+// and writes the grant) or denied, or the window passed.
+func (s *Server) grantDone(d *deviceAuth) func(approved bool) {
+	return func(approved bool) {
 		_ = s.auth.devices.with(func() error {
-			d.decided, d.decidedAt = true, time.Now()
+			d.decided, d.approved = true, approved
 			return nil
 		})
 	}

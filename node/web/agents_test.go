@@ -150,7 +150,7 @@ func askGrant(t *testing.T, n *site, clientID, code, details string) asked {
 	p, err := n.AskGrant(clientID, args, "An outside agent asks for authority over your negotiations", func(context.Context) error {
 		close(a.granted)
 		return nil
-	}, func() { close(a.decided) })
+	}, func(bool) { close(a.decided) })
 	if err != nil {
 		t.Fatal(err)
 	}
