@@ -41,7 +41,7 @@ verify: generate
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-demo: build
+demo: build npm
 	./$(BIN) demo
 
 # Not part of make test: attacks a devnet for a few minutes while honest

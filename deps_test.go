@@ -130,6 +130,11 @@ var rules = map[string]rule{
 		may:   []string{"node", "negotiation", "strictjson"},
 		tests: []string{"node/nodetest", "chain"}, // chain: the task tools' story runs on a dev chain
 	},
+	// VXP's HTTP side and request manager (node/vxp/doc.go).
+	"node/vxp": {
+		may:   []string{"node", "vxp", "ledger", "negotiation", "identity", "strictjson"},
+		tests: []string{"node/nodetest", "chain"},
+	},
 	"node/demo": {
 		may: []string{"node", "node/api", "ledger", "negotiation"},
 	},
@@ -170,6 +175,7 @@ var importers = map[string][]string{
 	"node/api":      {"cmd/parley", "node/demo", "node/soak"},
 	"node/web":      {"cmd/parley"},
 	"node/mcp":      {"cmd/parley"},
+	"node/vxp":      {"cmd/parley"},
 	"node/demo":     {"cmd/parley"},
 	"node/soak":     {"cmd/parley"},
 	"node/loadtest": {"cmd/parley"},

@@ -65,6 +65,35 @@ const (
 	CodeBadSubject      Code = "bad_subject"       // the principal's subject given is not an EVM address
 )
 
+// The HTTP side's codes (node/vxp): the OAuth endpoints answer them as
+// RFC 6749, RFC 8628 and RFC 9449 spell them; the resource endpoints in
+// Parley's {error: {code, message}}.
+const (
+	CodeInvalidRequest       Code = "invalid_request"         // a malformed OAuth request: a member missing, repeated or of the wrong form
+	CodeUnsupportedGrantType Code = "unsupported_grant_type"  // a grant_type the token endpoint does not take
+	CodeInvalidTarget        Code = "invalid_target"          // resource other than the endpoint (RFC 8707)
+	CodeAuthorizationPending Code = "authorization_pending"   // the principal has not decided the device authorization yet
+	CodeSlowDown             Code = "slow_down"               // polled the token endpoint faster than the interval
+	CodeExpiredToken         Code = "expired_token"           // the device code expired before the principal decided
+	CodeAccessDenied         Code = "access_denied"           // the principal denied the grant
+	CodeInvalidToken         Code = "invalid_token"           // an access token that does not hold: unsigned, expired, revoked, or DPoP-bound and sent as Bearer
+	CodeInsufficientScope    Code = "insufficient_scope"      // the token covers none of what the call needs
+	CodeUnknownRequest       Code = "unknown_request"         // names no request of this client
+	CodeUnknownRelationship  Code = "unknown_relationship"    // names no relationship of this client
+	CodeNotFound             Code = "not_found"               // no such path
+	CodeMethodNotAllowed     Code = "method_not_allowed"      // the path does not take the method
+	CodeBodyTooLarge         Code = "body_too_large"          // a body over the endpoint's limit
+	CodeRateLimited          Code = "rate_limited"            // over the endpoint's rate limit
+	CodeBadClientMetadata    Code = "invalid_client_metadata" // a Client ID Metadata Document that cannot be fetched or does not hold
+	CodeNoQuestion           Code = "no_question"             // a reply to a relationship with no closed question open
+	CodeUnavailable          Code = "temporarily_unavailable" // the node is not running
+	CodeBadIssuerKey         Code = "bad_issuer_key"          // the issuer's key file is not one ES256 private key
+	CodeUnknownOperation     Code = "unknown_operation"       // names no operation this node offers
+	CodeBadTarget            Code = "bad_target"              // a target that is not what the operation takes ({negotiation_id} or none)
+	CodeUnknownNegotiation   Code = "unknown_negotiation"     // the target names no negotiation of this node
+	CodeNoOffer              Code = "no_offer"                // the negotiation has no current offer to respond to
+)
+
 // The classes of codes: what kind of refusal a code is, in the same words
 // in every package of Parley (docs/api.md, "Errors").
 const (
@@ -73,6 +102,7 @@ const (
 	classNotFound     = "not_found"    // names nothing
 	classInternal     = "internal"     // the node's own fault (configuration, a broken random source)
 	classRateLimited  = "rate_limited" // over a bound: try again later
+	classForbidden    = "forbidden"    // the principal denied it, or the grant does not reach it
 	classUnauthorized = "unauthorized" // a DPoP proof, client or grant assertion that does not hold (dpop.go, assertion.go)
 )
 
@@ -116,6 +146,30 @@ var classes = map[Code]string{
 	CodeUnknownCapability: classInternal,
 	CodeIssuerMismatch:    classInvalid,
 	CodeWrongHost:         classInvalid,
+
+	CodeInvalidRequest:       classInvalid,
+	CodeUnsupportedGrantType: classInvalid,
+	CodeInvalidTarget:        classInvalid,
+	CodeAuthorizationPending: classConflict,
+	CodeSlowDown:             classRateLimited,
+	CodeExpiredToken:         classConflict,
+	CodeAccessDenied:         classForbidden,
+	CodeInvalidToken:         classUnauthorized,
+	CodeInsufficientScope:    classForbidden,
+	CodeUnknownRequest:       classNotFound,
+	CodeUnknownRelationship:  classNotFound,
+	CodeNotFound:             classNotFound,
+	CodeMethodNotAllowed:     classInvalid,
+	CodeBodyTooLarge:         classInvalid,
+	CodeRateLimited:          classRateLimited,
+	CodeBadClientMetadata:    classUnauthorized,
+	CodeNoQuestion:           classConflict,
+	CodeUnavailable:          classInternal,
+	CodeBadIssuerKey:         classInternal,
+	CodeUnknownOperation:     classInvalid,
+	CodeBadTarget:            classInvalid,
+	CodeUnknownNegotiation:   classNotFound,
+	CodeNoOffer:              classConflict,
 }
 
 // Class returns the class of c: invalid for malformed input, conflict for

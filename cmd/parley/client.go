@@ -761,7 +761,7 @@ var commandGroups = []struct {
 	{"node", "Run a node:", []string{"init", "node", "devnet", "devchain", "contracts", "demo", "bench"}},
 	{"client", "Drive a running node (through its API; --api, or the node's --data-dir):", []string{
 		"status", "peers", "events", "consent", "task", "negotiation", "offer", "fund", "deliver", "accept-delivery",
-		"cancel", "amend", "replace", "dispute", "timeout", "approvals", "withdraw", "balance", "card", "escalations", "brief",
+		"cancel", "amend", "replace", "dispute", "timeout", "approvals", "agents", "withdraw", "balance", "card", "escalations", "brief",
 		"veto", "capability", "revision", "payment", "identity"}},
 	{"tools", "Keys, envelopes, settlements, ledgers and bundles:", []string{"keys", "envelope", "settlement", "ledger", "bundle", "version"}},
 }

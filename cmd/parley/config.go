@@ -57,6 +57,8 @@ type settings struct {
 	// closes a session idle that long (docs/mcp.md).
 	MCPMaxSessions int
 	MCPSessionIdle time.Duration
+	// VXP is VXP's listener and issuer for outside AI agents (vxp.*).
+	VXP vxpSettings
 	// File is the configuration file read, if any.
 	File string
 }
@@ -79,6 +81,7 @@ func defaultSettings() settings {
 		APIListen: DefaultAPIListen, APIMaxBody: api.DefaultMaxBody,
 		WebListen: node.DefaultWebListen, MCPEnabled: true,
 		MCPMaxSessions: mcp.DefaultMaxSessions, MCPSessionIdle: mcp.DefaultSessionTimeout,
+		VXP: defaultVXPSettings(),
 	}
 	s.Node.WebAuthn.Origins = nil // derived from web.listen unless set
 	return s
@@ -333,7 +336,7 @@ func checkAPI(s settings) error {
 }
 
 // settingsTable lists every configuration key (docs/node.md has the table).
-var settingsTable = []setting{
+var settingsTable = append([]setting{
 	{key: "name", help: "the node's name in logs and metrics", set: str(func(s *settings) *string { return &s.Node.Name })},
 	{key: "data_dir", help: "data directory: keys, ledger", set: str(func(s *settings) *string { return &s.Node.DataDir })},
 	{key: "capabilities", list: true, help: "task categories offered or taken (comma-separated)", set: list(func(s *settings) *[]string { return &s.Node.Capabilities })},
@@ -416,7 +419,7 @@ var settingsTable = []setting{
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},
 	{key: "web.rp_id", help: "WebAuthn relying party id of the principal's passkeys (a domain; browsers refuse an IP address)", set: str(func(s *settings) *string { return &s.Node.WebAuthn.RPID })},
 	{key: "web.origins", list: true, help: "page origins passkey approvals may come from (default http://localhost:<web.listen port>)", set: list(func(s *settings) *[]string { return &s.Node.WebAuthn.Origins })},
-}
+}, vxpSettingsTable...)
 
 // configFlags registers a flag for every setting, plus --config, on cmd.
 func configFlags(cmd *cobra.Command) {
@@ -492,7 +495,7 @@ func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, erro
 		}
 		s.File = file
 		// Relative paths in a file are relative to the file.
-		for _, p := range []*string{&s.Node.DataDir, &s.PassphraseFile} {
+		for _, p := range []*string{&s.Node.DataDir, &s.PassphraseFile, &s.VXP.TLSCertFile, &s.VXP.TLSKeyFile} {
 			if *p != "" && !filepath.IsAbs(*p) {
 				*p = filepath.Join(filepath.Dir(file), *p)
 			}
@@ -530,6 +533,9 @@ func loadSettings(fs *pflag.FlagSet, getenv func(string) string) (settings, erro
 		return s, fmt.Errorf("config: %w", err)
 	}
 	if err := checkApproval(s); err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	if err := checkVXP(s); err != nil {
 		return s, fmt.Errorf("config: %w", err)
 	}
 	return s, nil

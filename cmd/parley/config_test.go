@@ -169,7 +169,7 @@ func TestConfigExamples(t *testing.T) {
 		}
 		examples[role+".yaml"] = renderConfig(s, "Parley node configuration for a "+role+" (what `parley init --role "+role+"` writes).")
 	}
-	d := devnetSettings("devnet-node", devnetPorts{P2P: 4010, Metrics: 9474, API: 7474, Web: 7490}, nil, "http://127.0.0.1:8545", 1337, devchainContracts)
+	d := devnetSettings("devnet-node", devnetPorts{P2P: 4010, Metrics: 9474, API: 7474, Web: 7490, VXP: 7510}, nil, "http://127.0.0.1:8545", 1337, devchainContracts)
 	d.PassphraseFile = ""
 	examples["devnet.yaml"] = renderConfig(d, "The settings `parley devnet` gives each of its nodes (with its peers as p2p.bootstrap); also a node against `parley devchain`.")
 	for name, want := range examples {

@@ -45,7 +45,15 @@ func newDemoCmd() *cobra.Command {
 			"`parley bundle verify --rpc` of it: its inclusion proofs, the signed tree head and the anchored\n" +
 			"head on chain) and refuses to rule (the\n" +
 			"contract unassigns it); the parties name it again, it reads the evidence (also on the dispute's\n" +
-			"topic) and rules 70/30; everyone withdraws. Every gated act waits in its node's\n" +
+			"topic) and rules 70/30; everyone withdraws. Task 3: an outside AI agent that runs no Parley code\n" +
+			"(scripts/vxp-agent.mjs: Node.js with npm oauth4webapi and jose, from the RFCs) answers the poster's\n" +
+			"offer for the worker's principal through the worker's VXP endpoint: discovery, a DPoP-bound token,\n" +
+			"202 authorization_required, a device authorization the principal approves with its passkey\n" +
+			"(offer.respond on that negotiation only), a counter the poster then holds, a stale accept refused\n" +
+			"(terms_changed), the request's signed proof verified with the issuer's keys, the worker's\n" +
+			"settlement waiting for its passkey, and the relationship revoked; the poster signs the same digest\n" +
+			"(without Node.js or the npm packages, `make npm`, task 3 is skipped and the demo says why).\n" +
+			"Every gated act waits in its node's\n" +
 			"approval gate until the demo approves it through the API with the node's software key (a passkey\n" +
 			"of its principal the devnet registered): the request's WebAuthn options, the key's assertion over\n" +
 			"its intent hash, the receipt the act then consumes, as `parley approvals approve --software-key`\n" +
@@ -86,10 +94,16 @@ func runDemo(ctx context.Context, out io.Writer, dir string, wait time.Duration,
 	}
 	fmt.Fprintf(out, "devnet up in %s: dev chain, contracts, poster, worker and arbitrator nodes\n\n", time.Since(start).Round(100*time.Millisecond))
 	played := time.Now()
-	if err := demo.Run(ctx, out, demo.Options{
+	opts := demo.Options{
 		Poster: dn.parties["poster"], Worker: dn.parties["worker"], Arbitrator: dn.parties["arbitrator"], Wait: wait,
 		VerifyOnChain: dn.verifyOnChain,
-	}); err != nil {
+	}
+	if script, nodeBin, err := agentScriptFor(); err != nil {
+		opts.OutsideAgentSkipped = err.Error()
+	} else {
+		opts.OutsideAgent = demoOutsideAgent(dn, script, nodeBin, wait)
+	}
+	if err := demo.Run(ctx, out, opts); err != nil {
 		return dn.fail(err)
 	}
 	fmt.Fprintf(out, "\nstory played in %s; stopping the devnet\n", time.Since(played).Round(100*time.Millisecond))

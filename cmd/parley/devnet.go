@@ -49,11 +49,18 @@ type devnetPorts struct {
 	Metrics int `json:"metrics"`
 	API     int `json:"api"`
 	Web     int `json:"web"`
+	VXP     int `json:"vxp"`
 	// APIURL and APIKeyFile name the node's API and its bearer key file
 	// (rewritten at every start); WebURL its principal's pages.
 	APIURL     string `json:"api_url,omitempty"`
 	APIKeyFile string `json:"api_key_file,omitempty"`
 	WebURL     string `json:"web_url,omitempty"`
+	// VXPURL is the node's public VXP base URL: vxp.json is at
+	// <vxp_url>/.well-known/vxp.json, the issuer <vxp_url>/vxp.
+	VXPURL string `json:"vxp_url,omitempty"`
+	// EVMAddress is the node's EVM address (EIP-55): its principal's
+	// subject, the sub of a VXP agent's jwt-bearer assertion.
+	EVMAddress string `json:"evm_address,omitempty"`
 	// SoftwareKeyFile is the software key registered as the node's
 	// passkey, which approves its gated acts (approval mode passkey), once
 	// it is registered.
@@ -82,6 +89,9 @@ func newDevnetCmd() *cobra.Command {
 			"issues none) and names it in devnet.json, so `parley approvals approve ID --software-key FILE`\n" +
 			"approves; a person can\n" +
 			"also register a passkey on each node's pages. --approval auto approves every act without anyone.\n" +
+			"Each node also serves VXP for outside AI agents on loopback (plain http, allowed there only:\n" +
+			"vxp.allow_insecure_loopback); devnet.json names its base URL (vxp_url) and EVM address (evm_address),\n" +
+			"and an agent's grant is approved with the same software key.\n" +
 			"The devnet is for development. Ctrl-C stops every node, then the chain. State lives in --dir and\n" +
 			"survives a restart: the same keys, addresses, ledgers, passkeys and chain.",
 		Example: "  parley devnet\n  parley devnet --dir /tmp/parley-devnet --chain-port 0\n  parley devnet --approval auto",
@@ -186,6 +196,8 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		m.ports.APIURL = fmt.Sprintf("http://127.0.0.1:%d", m.ports.API)
 		m.ports.APIKeyFile = keyFile
 		m.ports.WebURL = fmt.Sprintf("http://localhost:%d", m.ports.Web)
+		m.ports.VXPURL = devnetVXPURL(m.ports)
+		m.ports.EVMAddress = common.HexToAddress(m.pub.EVMAddress).Hex()
 		state.Nodes[role] = m.ports
 		if err := devnetFundAccount(ctx, dev, i, common.HexToAddress(m.pub.EVMAddress), out, role); err != nil {
 			return &exitError{code: 1, err: err}
@@ -251,8 +263,8 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 		children = append(children, c)
 	}
 	for _, m := range members {
-		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  api %s/v1  pages %s  data %s\n",
-			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.ports.APIURL, m.ports.WebURL, m.dir)
+		fmt.Fprintf(out, "%-10s peer %s  EVM %s  p2p /ip4/127.0.0.1/tcp/%d  metrics http://127.0.0.1:%d/metrics  api %s/v1  pages %s  vxp %s  data %s\n",
+			m.role, m.pub.PeerID, m.pub.EVMAddress, m.ports.P2P, m.ports.Metrics, m.ports.APIURL, m.ports.WebURL, m.ports.VXPURL, m.dir)
 	}
 	if approval == ApprovalPasskey {
 		for _, m := range members {
@@ -323,8 +335,18 @@ func devnetSettings(role string, ports devnetPorts, bootstrap []string, rpc stri
 	s.Node.Chain.RPC, s.Node.Chain.ChainID, s.Node.Chain.Contracts = rpc, chainID, contracts
 	s.Node.Chain.PollInterval = 100 * time.Millisecond
 	s.Node.Ledger.AnchorEvery = node.DevAnchorEvery // anchoring is on by default on the devnet
+	// VXP on loopback, plain http (allowed on loopback only), so that
+	// outside agents on this machine can be granted authority.
+	s.VXP.Enabled = true
+	s.VXP.Listen = fmt.Sprintf("127.0.0.1:%d", ports.VXP)
+	s.VXP.PublicURL = devnetVXPURL(ports)
+	s.VXP.AllowInsecureLoopback = true
+	s.VXP.DeviceInterval = time.Second
 	return s
 }
+
+// devnetVXPURL is a devnet node's public VXP base URL.
+func devnetVXPURL(p devnetPorts) string { return fmt.Sprintf("http://127.0.0.1:%d", p.VXP) }
 
 // devnetSoftwareKey makes sure role's node has a software key registered
 // as its principal's passkey: at the first start it waits for the node's
@@ -405,15 +427,26 @@ func devnetLoadState(dir string) (devnetState, error) {
 	if st.Nodes == nil {
 		st.Nodes = map[string]devnetPorts{}
 	}
+	// Each port is chosen once: the kernel may hand a port just closed out
+	// again, and two listeners on one port stop a node at its start.
+	used := map[int]bool{}
+	for _, p := range st.Nodes {
+		for _, port := range []int{p.P2P, p.Metrics, p.API, p.Web, p.VXP} {
+			used[port] = true
+		}
+	}
 	for _, role := range devnetRoles {
 		p := st.Nodes[role]
-		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API, &p.Web} {
+		for _, port := range []*int{&p.P2P, &p.Metrics, &p.API, &p.Web, &p.VXP} {
 			if *port != 0 {
 				continue
 			}
-			if *port, err = freePort(); err != nil {
-				return st, err
+			for *port == 0 || used[*port] {
+				if *port, err = freePort(); err != nil {
+					return st, err
+				}
 			}
+			used[*port] = true
 		}
 		st.Nodes[role] = p
 	}

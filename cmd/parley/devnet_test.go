@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleynet/parley/strictjson"
 )
 
 var (
@@ -59,6 +64,7 @@ func runDevnetOnce(t *testing.T, dir string) (string, map[string]string) {
 			return n >= 2
 		})
 	}
+	checkDevnetVXP(t, dir, out.String())
 	cancel()
 	select {
 	case err := <-done:
@@ -99,4 +105,84 @@ func TestDevnet(t *testing.T) {
 			t.Fatalf("%s's peer id changed across runs: %q, %q", role, peers1[role], peers2[role])
 		}
 	}
+}
+
+// checkDevnetVXP: devnet.json names each node's VXP base URL, on loopback
+// and its own port; the node prints it; vxp.json and the issuer's RFC 8414
+// metadata are served there, public, the issuer <vxp_url>/vxp equal
+// character by character in both; a request for another Host is refused.
+func checkDevnetVXP(t *testing.T, dir, out string) {
+	t.Helper()
+	st := readDevnetState(t, dir)
+	seen := map[int]bool{}
+	for _, role := range devnetRoles {
+		p := st.Nodes[role]
+		if p.VXP == 0 || p.VXPURL != "http://127.0.0.1:"+strconv.Itoa(p.VXP) || seen[p.VXP] ||
+			!regexp.MustCompile(`(?m)^`+role+`\s+peer \S+\s+EVM `+p.EVMAddress+` `).MatchString(out) {
+			t.Fatalf("%s's VXP in devnet.json: %+v", role, p)
+		}
+		seen[p.VXP] = true
+		for _, other := range []int{p.P2P, p.API, p.Web, p.Metrics} {
+			if other == p.VXP {
+				t.Fatalf("%s's VXP port is another listener's: %+v", role, p)
+			}
+		}
+		if !strings.Contains(out, "["+role+"]   vxp "+p.VXPURL+" ("+p.VXPURL+"/.well-known/vxp.json, issuer "+p.VXPURL+"/vxp;") ||
+			!strings.Contains(out, " vxp "+p.VXPURL+"  data ") {
+			t.Fatalf("the output does not name %s's VXP URL %s:\n%s", role, p.VXPURL, out)
+		}
+		get := func(url, host string) (int, map[string]any) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if host != "" {
+				req.Host = host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var m map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+				t.Fatalf("%s: %v", url, err)
+			}
+			return resp.StatusCode, m
+		}
+		issuer := p.VXPURL + "/vxp"
+		code, doc := get(p.VXPURL+"/.well-known/vxp.json", "")
+		org, _ := doc["organization"].(map[string]any)
+		if code != http.StatusOK || doc["issuer"] != issuer || doc["endpoint"] != issuer+"/v1" || org["domain"] != "127.0.0.1" || org["name"] != role {
+			t.Fatalf("%s's vxp.json: %d %v", role, code, doc)
+		}
+		code, md := get(p.VXPURL+"/.well-known/oauth-authorization-server/vxp", "")
+		if code != http.StatusOK || md["issuer"] != issuer || md["token_endpoint"] != issuer+"/oauth/token" || md["device_authorization_endpoint"] != issuer+"/oauth/device" {
+			t.Fatalf("%s's issuer metadata: %d %v", role, code, md)
+		}
+		code, e := get(p.VXPURL+"/.well-known/vxp.json", "evil.example")
+		if ee, _ := e["error"].(map[string]any); code != http.StatusBadRequest || ee["code"] != "wrong_host" {
+			t.Fatalf("%s's vxp.json for another Host: %d %v", role, code, e)
+		}
+	}
+}
+
+// readDevnetState reads a running devnet's devnet.json once it names
+// every node's registered software key (it is rewritten then).
+func readDevnetState(t *testing.T, dir string) devnetState {
+	t.Helper()
+	var st devnetState
+	eventually(t, "devnet.json to name every node's software key", func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, "devnet.json"))
+		if err != nil || strictjson.Unmarshal(b, &st) != nil {
+			return false
+		}
+		for _, role := range devnetRoles {
+			if st.Nodes[role].SoftwareKeyFile == "" {
+				return false
+			}
+		}
+		return true
+	})
+	return st
 }

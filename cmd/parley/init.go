@@ -51,6 +51,8 @@ func roleSettings(role string) (settings, error) {
 	s.APIListen = fmt.Sprintf("127.0.0.1:%d", 7464+port-4000)
 	s.WebListen = fmt.Sprintf("localhost:%d", 7480+port-4000)
 	deriveOrigins(&s)
+	// VXP stays off until its public URL is set (docs/node.md, "VXP").
+	s.VXP.Listen = fmt.Sprintf("127.0.0.1:%d", 7500+port-4000)
 	s.Node.Chain.RPC = "http://127.0.0.1:8545"
 	s.Node.Chain.ChainID = 1337
 	s.Node.Chain.Contracts = devchainContracts

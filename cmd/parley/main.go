@@ -42,7 +42,7 @@ func newRootCmd() *cobra.Command {
 		newTaskCmd(), newOfferCmd(), newNegotiationCmd(),
 		newFundCmd(), newDeliverCmd(), newAcceptDeliveryCmd(), newCancelCmd(), newAmendCmd(), newReplaceCmd(),
 		newCapabilityCmd(), newRevisionCmd(), newPaymentCmd(),
-		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newWithdrawCmd(), newBalanceCmd(),
+		newDisputeCmd(), newTimeoutCmd(), newApprovalsCmd(), newAgentsCmd(), newWithdrawCmd(), newBalanceCmd(),
 		newVetoCmd(),
 		newCardCmd(), newEscalationsCmd(), newBriefCmd(),
 		newIdentityCmd(),

@@ -148,17 +148,33 @@ func runNode(cmd *cobra.Command, s settings) error {
 		if host == "localhost" {
 			host = "127.0.0.1"
 		}
-		h, err := web.New(n, web.Options{Logger: log})
-		if err != nil {
-			return &exitError{code: 2, err: err}
-		}
 		if webLn, err = net.Listen("tcp", net.JoinHostPort(host, port)); err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("web.listen: %w", err)}
 		}
 		defer webLn.Close()
+		webURL = "http://localhost:" + strconv.Itoa(webLn.Addr().(*net.TCPAddr).Port)
+	}
+	// VXP's listener (the one meant for other machines) is opened before
+	// the node starts too, once the pages' URL is known (the device flow's
+	// verification_uri); its server starts once the node has.
+	vx, err := newVXPListener(s, n, strings.TrimPrefix(webURL, "off"), log)
+	if err != nil {
+		return err
+	}
+	// The outside agents VXP serves, as the pages and the API show them
+	// (nil without VXP: they answer that VXP is off).
+	var agents node.AgentBook
+	if vx != nil {
+		defer vx.ln.Close()
+		agents = vx.srv
+	}
+	if webLn != nil {
+		h, err := web.New(n, web.Options{Logger: log, Agents: agents})
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
 		webSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-		webURL = "http://localhost:" + strconv.Itoa(webLn.Addr().(*net.TCPAddr).Port)
 	}
 	// The API's key and address are checked before the node starts, so a
 	// missing key or a taken port fails fast.
@@ -182,7 +198,7 @@ func runNode(cmd *cobra.Command, s settings) error {
 		}
 		defer apiLn.Close()
 		base := "http://" + apiLn.Addr().String()
-		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off")})
+		h, err := api.New(n, api.Options{Key: key, MaxBody: s.APIMaxBody, Logger: log, BaseURL: base, Organization: s.Node.Name, Offers: s.APIOffers, WebURL: strings.TrimPrefix(webURL, "off"), Agents: agents})
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
@@ -200,6 +216,25 @@ func runNode(cmd *cobra.Command, s settings) error {
 		return &exitError{code: 1, err: err}
 	}
 	defer n.Close()
+	stopVXP := func() {}
+	if vx != nil {
+		if err := vx.srv.Start(ctx); err != nil {
+			_ = vx.srv.Close()
+			return &exitError{code: 1, err: fmt.Errorf("vxp: %w", err)}
+		}
+		// Deferred after n.Close, so it runs first: VXP stops, and its
+		// requests' acts end, before the node closes.
+		stopVXP = sync.OnceFunc(func() {
+			shutdownAPI(vx.http, log)
+			_ = vx.srv.Close()
+		})
+		defer stopVXP()
+		go func() {
+			if err := vx.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("vxp server stopped", "err", err)
+			}
+		}()
+	}
 	stopWeb := func() {}
 	if webSrv != nil {
 		// Deferred after n.Close, so it runs first.
@@ -280,10 +315,15 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if s.ApprovalMode == ApprovalPasskey {
 		approvals += " (the principal's passkeys; pages " + webURL + ")"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, metricsURL, chainDesc, approvals)
+	vxpDesc := "off"
+	if vx != nil {
+		vxpDesc = vx.describe()
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  vxp %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, vxpDesc, metricsURL, chainDesc, approvals)
 	<-ctx.Done()
 	log.Info("stopping")
+	stopVXP()
 	stopWeb()
 	stopAPI()
 	if srv != nil {

@@ -123,6 +123,9 @@ var routeDocs = []routeDoc{
 	{pattern: RouteLedgerConsistency, id: "ledgerConsistency", summary: "The RFC 6962 consistency proof between two sizes of the ledger's Merkle tree, both roots and the latest signed tree head", resp: node.Consistency{},
 		query: []param{{"from", "the smaller tree size (default 0)"}, {"to", "the larger tree size (0 or omitted: the latest signed tree head's)"}}},
 	{pattern: RouteLedgerAudit, id: "auditLedger", summary: "Audit another node's ledger: read its anchors on chain, ask it over p2p for consistency from each to its latest signed head and check them (code inconsistent_with_anchor when it cannot prove one)", req: AuditRequest{}, resp: node.AuditReport{}},
+	// VXP's outside agents (agents.go).
+	{pattern: RouteAgents, id: "agents", summary: "VXP's outside agents, by client_id: each with its grants (operations in words, authorization details, expiry, revocation, intent hash of the principal's approval) and its requests (404 vxp_off when VXP is off)", resp: []node.AgentView{}},
+	{pattern: RouteAgentRevoke, id: "revokeAgent", summary: "Revoke every grant of an agent still in force (clientId) or one grant (grantId), recorded in the ledger; its tokens are refused at once. Not gated: it takes authority away (revoked 0 when nothing was in force; 404 vxp_off when VXP is off)", req: AgentRevokeRequest{}, resp: AgentRevocation{}},
 }
 
 // intentRequestSchema is the JSON Schema of a Human Intent Protocol

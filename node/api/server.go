@@ -85,6 +85,10 @@ type Options struct {
 	// the principal gives their own words. Empty: the node serves no
 	// pages.
 	WebURL string
+	// Agents are VXP's outside agents (node/vxp's Server): GET
+	// /v1/agents lists them, POST /v1/agents/revoke revokes their grants.
+	// Nil: the node serves no VXP and both answer 404 vxp_off.
+	Agents node.AgentBook
 }
 
 // Server is the node's HTTP API: an http.Handler serving the routes of
@@ -291,6 +295,7 @@ func (s *Server) register() {
 	get(RouteAudit, s.audit)
 	s.registerOnchain(get, post) // onchain.go
 	s.registerLedger(get, post)  // ledger.go
+	s.registerAgents(get, post)  // agents.go
 
 	s.mux.HandleFunc("/", s.notFound)
 }

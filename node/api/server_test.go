@@ -150,6 +150,9 @@ func routeCases(t testing.TB) []routeCase {
 		{pattern: RoutePasskeys, path: "/v1/passkeys", want: 200, schema: "[]Passkey"},
 		{pattern: RoutePasskeyRevoke, path: "/v1/passkeys/" + strings.Repeat("0", 32) + "/revoke", body: `{}`, want: 403, code: string(approval.CodeCredentialUnknown), badPaths: []string{"/v1/passkeys/XYZ/revoke", "/v1/passkeys/" + strings.Repeat("A", 32) + "/revoke"}},
 		{pattern: RouteAudit, path: "/v1/audit", want: 200, schema: "[]AuditEvent", badPaths: []string{"/v1/audit?limit=0", "/v1/audit?limit=x", "/v1/audit?limit=1001"}},
+		// This node serves no VXP (TestAgentRoutes gives it agents).
+		{pattern: RouteAgents, path: "/v1/agents", want: 404, code: CodeVXPOff},
+		{pattern: RouteAgentRevoke, path: "/v1/agents/revoke", body: `{"clientId":"https://agent.example/client.json"}`, want: 404, code: CodeVXPOff},
 
 		{pattern: RouteNegotiationCard, path: neg + "/card", want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},
 		{pattern: RouteSealNegCard, path: neg + "/card", body: `{"card":` + cardJSON + `}`, want: 404, code: string(node.CodeUnknownNegotiation), badPaths: sub(nidBad, "/card")},

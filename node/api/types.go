@@ -133,6 +133,14 @@ const (
 	RouteLedgerAudit       = "POST /v1/ledger/audit"      // AuditRequest -> node.AuditReport
 )
 
+// The routes of VXP's outside agents (agents.go): each agent with its
+// grants and requests, and the revocation of an agent's grants or of one
+// grant (404 vxp_off on a node that serves no VXP).
+const (
+	RouteAgents      = "GET /v1/agents"         // []node.AgentView
+	RouteAgentRevoke = "POST /v1/agents/revoke" // AgentRevokeRequest -> AgentRevocation (not gated: it takes authority away)
+)
+
 // HeaderIdempotencyKey is VXP's idempotency header.
 const HeaderIdempotencyKey = "Idempotency-Key"
 
@@ -147,6 +155,7 @@ const (
 	CodeInternal           = "internal"                      // 500
 	CodeMethodNotAllowed   = "method_not_allowed"            // 405: the path exists for other methods (Allow names them)
 	CodeNotImplemented     = "not_implemented"               // 501: the route exists, the node cannot do it yet
+	CodeVXPOff             = "vxp_off"                       // 404: the node serves no VXP (vxp.enabled), so it has no agents
 )
 
 // The strict decoder's codes (package strictjson), spelled as the wire

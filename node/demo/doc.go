@@ -8,7 +8,9 @@
 // second task through a dispute to a ruling (the arbitrator joins from a
 // version-2 proof bundle, which the story verifies and, given
 // Options.VerifyOnChain, prints `parley bundle verify --rpc` of), and each side's decision
-// brief. Every gated act waits in the
+// brief, and, given Options.OutsideAgent, a third task whose offer an
+// outside AI agent answers for the worker's principal through VXP. Every
+// gated act waits in the
 // node's approval gate until the driver approves it through the API. Every
 // step is checked: a step that did not happen as the story says is an
 // error, and the command exits non-zero.

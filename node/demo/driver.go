@@ -59,6 +59,11 @@ type Options struct {
 	// proof bundle the arbitrator joined from and returns the command it
 	// ran and what it printed; an error fails the story.
 	VerifyOnChain func(ctx context.Context, bundle []byte) (command, output string, err error)
+	// OutsideAgent, when not nil, plays task 3: an outside AI agent
+	// answers an offer for the worker's principal through VXP. When nil,
+	// task 3 is skipped and OutsideAgentSkipped says why.
+	OutsideAgent        OutsideAgent
+	OutsideAgentSkipped string
 }
 
 // story is one run.
@@ -125,6 +130,9 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 		return err
 	}
 	if err := s.task2(); err != nil {
+		return err
+	}
+	if err := s.task3(); err != nil {
 		return err
 	}
 	after, err := s.balances("balances after")

@@ -78,6 +78,17 @@ const (
 	ToolAnswerConfirm = "parley.answer.confirm" // confirm an answer an agent relayed
 )
 
+// ActVXPGrant is the principal granting an outside agent (a VXP client,
+// docs/vxp.md) exactly the operations of a device authorization: its
+// target is the agent's client_id and its arguments the user code, the
+// authorization details (JCS text), the resource and the DPoP key's
+// thumbprint. It is no negotiation's act and not in GatedActs; it waits in
+// PendingApprovals like them.
+const (
+	ActVXPGrant  Act = "vxp_grant"
+	ToolVXPGrant     = "parley.vxp.grant"
+)
+
 // ActRegisterPasskey is the approval an existing passkey gives before a
 // further credential of the principal is registered, and
 // ActRevokePasskey the approval another passkey gives before one is
@@ -119,6 +130,7 @@ var actTool = map[Act]struct{ tool, operation string }{
 	ActRevokePasskey:     {approval.ToolPasskeyRevoke, "revoke"},
 	ActConfirmCard:       {ToolCardConfirm, "confirm"},
 	ActConfirmAnswer:     {ToolAnswerConfirm, "confirm"},
+	ActVXPGrant:          {ToolVXPGrant, "grant"},
 	ActClaimUnanswered:   {ToolMilestoneClaim, "claim"},
 	ActReclaimExpired:    {ToolEscrowReclaim, "reclaim"},
 	ActResolveTimedOut:   {ToolDisputeTimeout, "resolve"},

@@ -24,6 +24,18 @@ func (g *Gate) Ask(act Act, nid string, args map[string]any, reason, risk string
 	return g.ask(act, nid, args, reason, risk, authOpts{}, then, done...)
 }
 
+// AskDecided is Ask for a caller that must know how the request was
+// decided: decided runs once, before then, with true when an approval was
+// consumed (then runs next) and false for a denial, an expired window or
+// any refusal.
+func (g *Gate) AskDecided(act Act, nid string, args map[string]any, reason, risk string, then func(ctx context.Context) error, decided func(approved bool)) (PendingApproval, error) {
+	if err := g.running(); err != nil {
+		decided(false)
+		return PendingApproval{}, err
+	}
+	return g.ask(act, nid, args, reason, risk, authOpts{decided: decided}, then)
+}
+
 // ask is Ask adjusted by o.
 func (g *Gate) ask(act Act, nid string, args map[string]any, reason, risk string, o authOpts, then func(ctx context.Context) error, done ...func()) (PendingApproval, error) {
 	var action approval.Action
@@ -36,6 +48,9 @@ func (g *Gate) ask(act Act, nid string, args map[string]any, reason, risk string
 	if err != nil {
 		for _, f := range done {
 			f()
+		}
+		if o.decided != nil {
+			o.decided(false)
 		}
 		return PendingApproval{}, err
 	}
@@ -52,6 +67,9 @@ func (g *Gate) ask(act Act, nid string, args map[string]any, reason, risk string
 		send(started{req: req, err: err})
 		for _, f := range done {
 			f()
+		}
+		if o.decided != nil {
+			o.decided(err == nil)
 		}
 		if err != nil {
 			g.log.Info("the principal's words were not sealed", "act", act, "negotiation", nid, "request", req.RequestID, "err", err)

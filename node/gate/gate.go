@@ -190,6 +190,9 @@ type authOpts struct {
 	// exclude is a credential that must not approve (the one a
 	// revocation revokes).
 	exclude []byte
+	// decided, when not nil, is told by ask whether the request was
+	// approved (AskDecided).
+	decided func(approved bool)
 }
 
 // Authorize passes a gated act through the gate before the act is

@@ -125,6 +125,8 @@ func actTitle(act Act, title string, args map[string]any) string {
 			return fmt.Sprintf("Confirm the answer sent through the node's API: «%s»", str(args["answer"]))
 		}
 		return fmt.Sprintf("Confirm the answer your agent relayed: «%s»", str(args["answer"]))
+	case ActVXPGrant:
+		return fmt.Sprintf("Grant an outside agent exactly the authority below to act for you (user code %s)", str(args["user_code"]))
 	case ActRegisterPasskey:
 		if b, _ := args["software"].(bool); b {
 			return fmt.Sprintf("Register a software key «%s» as a further credential", str(args["label"]))
@@ -149,6 +151,7 @@ var lineLabels = []struct{ key, label string }{
 	{"label", "Label"}, {"software", "Software key"}, {"credential", "Credential"},
 	{"question", "Question"}, {"answer", "Answer"}, {"via", "How it arrived"}, {"answerIndex", "Amendment"},
 	{"principal", "Principal"}, {"goal", "Goal"}, {"cardHash", "Card hash"},
+	{"user_code", "User code"}, {"grant_ttl_seconds", "The grant lasts"}, {"authorization_details", "Authorization details"}, {"resource", "Resource"}, {"dpop_jkt", "Agent's key (thumbprint)"},
 }
 
 // plainLines returns the task, the act's values in plain words, what
@@ -160,7 +163,10 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 	if title != "" {
 		out = append(out, PlainLine{"Task", title})
 	}
-	if act != ActRegisterPasskey && act != ActRevokePasskey && req.Action.Target != "" {
+	switch {
+	case act == ActVXPGrant:
+		out = append(out, PlainLine{"Agent's client_id", req.Action.Target})
+	case act != ActRegisterPasskey && act != ActRevokePasskey && req.Action.Target != "":
 		out = append(out, PlainLine{"Negotiation", req.Action.Target})
 	}
 	shown := map[string]bool{}
@@ -201,6 +207,11 @@ func plainLines(act Act, title string, req approval.IntentRequest, args map[stri
 			s = viaWords(str(v))
 		case "answerIndex":
 			s = "amendments[" + str(v) + "] of the card"
+		case "grant_ttl_seconds":
+			s = str(v) + " seconds from the approval"
+			if n, err := strconv.ParseInt(str(v), 10, 64); err == nil {
+				s = (time.Duration(n) * time.Second).String() + " from the approval (" + str(v) + " s)"
+			}
 		default:
 			s = str(v)
 		}

@@ -15,6 +15,15 @@
 // answers that arrive through the node's API or MCP are via api or mcp
 // and wait for the same passkey confirmation.
 //
+// VXP's outside agents (docs/vxp.md) have two pages. /device is where the
+// principal enters the user code an agent showed (RFC 8628's
+// verification_uri) and reads the grant it waits for in plain words: the
+// agent's client_id, each operation on each negotiation, how long, the
+// agent key's thumbprint; it is approved or denied like every other
+// pending request, with the passkey. /agents lists each agent of
+// Options.Agents with its grants and requests and revokes grants: that
+// only takes authority away, so it needs no passkey.
+//
 // The pages are server-rendered with html/template; the only script is
 // one small file served by the node for the WebAuthn calls and the
 // refresh of the pending list, and nothing loads from anywhere else (the

@@ -36,6 +36,8 @@ type nodeSpec struct {
 	gate      node.Gate // nil: the principal's passkeys decide
 	bootstrap []*site
 	web       bool // serve the pages
+	agents    node.AgentBook
+	grantTTL  time.Duration
 }
 
 // newSite creates keys in a fresh data directory, starts a chain-less node
@@ -68,7 +70,7 @@ func newSite(t *testing.T, spec nodeSpec) *site {
 	}, opts...)
 	s.Node = n
 	if spec.web {
-		h, err := web.New(n, web.Options{Logger: testLogger(t, spec.name+"/web"), Refresh: 500 * time.Millisecond})
+		h, err := web.New(n, web.Options{Logger: testLogger(t, spec.name+"/web"), Refresh: 500 * time.Millisecond, Agents: spec.agents, GrantTTL: spec.grantTTL})
 		if err != nil {
 			t.Fatal(err)
 		}

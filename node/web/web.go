@@ -67,6 +67,15 @@ type Options struct {
 	// MaxBody bounds a JSON request body in bytes; default DefaultMaxBody,
 	// at least 4 KiB.
 	MaxBody int64
+	// Agents are VXP's outside agents (node/vxp's Server): the /agents
+	// page lists them and revokes their grants, the /device page names
+	// an agent by the name it gave itself. Nil: the node serves no VXP
+	// and the /agents page says so.
+	Agents node.AgentBook
+	// GrantTTL is how long a grant approved on /device lasts (VXP's
+	// grant lifetime), for the page to say; zero: the page names the
+	// node's VXP settings instead.
+	GrantTTL time.Duration
 }
 
 // handler serves the pages of one node.
@@ -116,6 +125,9 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
+	if opts.GrantTTL < 0 {
+		return nil, fmt.Errorf("web: GrantTTL: %v is negative", opts.GrantTTL)
+	}
 	if opts.MaxBody < 4<<10 {
 		return nil, fmt.Errorf("web: MaxBody: %d bytes is under 4 KiB", opts.MaxBody)
 	}
@@ -143,7 +155,7 @@ func New(n *node.Node, opts Options) (http.Handler, error) {
 	h.csp = "default-src 'none'; script-src 'self'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	h.pages = map[string]*template.Template{}
-	for _, name := range []string{"pending", "approval", "passkeys", "audit", "consent", "error", "escalations", "escalation", "card"} {
+	for _, name := range []string{"pending", "approval", "passkeys", "audit", "consent", "error", "escalations", "escalation", "card", "device", "agents"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
@@ -197,6 +209,9 @@ func (h *handler) routes() {
 	m.HandleFunc(routeCard, h.cardPage)
 	m.HandleFunc(routeSealCard, h.sealCard)
 	m.HandleFunc(routePasskeyRevoke, h.revokePasskey)
+	m.HandleFunc(routeDevice, h.devicePage)
+	m.HandleFunc(routeAgents, h.agentsPage)
+	m.HandleFunc(routeAgentRevoke, h.agentRevoke)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			h.refuse(w, r, http.StatusNotFound, "not_found", "no such endpoint")

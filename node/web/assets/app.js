@@ -300,6 +300,25 @@
         }
       });
     }
+    // The agents page: revoking takes authority away, so no passkey.
+    const revokeAgent = async (body) => {
+      busy(true);
+      try {
+        const res = await post('/api/agents/revoke', body);
+        say(res.message || 'Revoked.', 'ok');
+        setTimeout(() => { location.reload(); }, 300);
+      } catch (e) {
+        say('Not revoked: ' + e.message, 'err');
+      } finally {
+        busy(false);
+      }
+    };
+    for (const b of document.querySelectorAll('button[data-revoke-client]')) {
+      b.addEventListener('click', () => revokeAgent({ clientId: b.dataset.revokeClient }));
+    }
+    for (const b of document.querySelectorAll('button[data-revoke-grant]')) {
+      b.addEventListener('click', () => revokeAgent({ grantId: b.dataset.revokeGrant }));
+    }
     if ($('card-form')) {
       wordsForm($('card-form'), '/api/card', () => {
         let card;
