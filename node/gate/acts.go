@@ -84,10 +84,10 @@ const (
 // authorization details (JCS text), the resource and the DPoP key's
 // thumbprint. It is no negotiation's act and not in GatedActs; it waits in
 // PendingApprovals like them.
-const (
-	ActVXPGrant  Act = "vxp_grant"
-	ToolVXPGrant     = "parley.vxp.grant"
-)
+const ActVXPGrant Act = "vxp_grant"
+
+// ToolVXPGrant is the Human Intent Protocol tool of ActVXPGrant.
+const ToolVXPGrant = "parley.vxp.grant"
 
 // ActRegisterPasskey is the approval an existing passkey gives before a
 // further credential of the principal is registered, and

@@ -17,7 +17,13 @@ func FuzzIssuerKey(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		k, err := parseIssuerKey(b)
-		if err == nil && (k == nil || k.Curve != elliptic.P256() || k.D == nil) {
+		if err != nil {
+			return
+		}
+		if k == nil || k.Curve != elliptic.P256() {
+			t.Fatalf("accepted %v", k)
+		}
+		if d, err := k.Bytes(); err != nil || len(d) != 32 {
 			t.Fatalf("accepted %v", k)
 		}
 	})

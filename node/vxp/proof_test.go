@@ -22,7 +22,7 @@ func checkProof(t *testing.T, w *world, id, nid string, done *Request) {
 	if a.status != 200 || a.header.Get("Content-Type") != "application/jose" {
 		t.Fatalf("proof: %d %s", a.status, a.raw)
 	}
-	jws, err := jose.ParseSigned(string(a.raw), []jose.SignatureAlgorithm{jose.ES256})
+	jws, err := jose.ParseSignedCompact(string(a.raw), []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		t.Fatal(err)
 	}
