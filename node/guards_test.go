@@ -256,3 +256,40 @@ func TestTaskIDIsTheAgreedDigest(t *testing.T) {
 		t.Fatal("the proxy never rewrote a receipt")
 	}
 }
+
+// TestExpectedOffer: a counter or an acceptance that names the offer it
+// answers (CounterSpec.Expect, AcceptSpec.Expect: VXP's proposals) is
+// refused with terms_changed when another offer is current, and nothing
+// is sent or asked; naming the current offer, it goes through.
+func TestExpectedOffer(t *testing.T) {
+	w := newWorld(t, false)
+	gate := &recGate{}
+	poster := w.add("poster")
+	worker := w.add("worker", withBootstrap(poster), withGate(gate))
+	connect(t, poster, worker)
+	res, err := poster.ProposeTask(t.Context(), worker.Address(), spec("Proofread the manual", eth(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nid := res.Thread.NegotiationID
+	worker.waitState(nid, negotiation.StateProposed)
+	stale := negotiation.Hash{1}
+	head := worker.Ledger().Head()
+	counter := node.CounterSpec{Milestones: []node.MilestoneSpec{{Amount: eth(120), Description: "two passes"}}, Reason: "a second pass", Expect: stale}
+	if _, err := worker.Counter(t.Context(), nid, counter); node.CodeOf(err) != node.Code(negotiation.CodeTermsChanged) {
+		t.Fatalf("a counter expecting another offer = %v, want terms_changed", err)
+	}
+	if _, err := worker.AcceptWith(t.Context(), nid, node.AcceptSpec{Expect: stale}); node.CodeOf(err) != node.Code(negotiation.CodeTermsChanged) {
+		t.Fatalf("an acceptance expecting another offer = %v, want terms_changed", err)
+	}
+	gate.mu.Lock()
+	asked := len(gate.reqs)
+	gate.mu.Unlock()
+	if got := worker.Ledger().Head(); got != head || asked != 0 {
+		t.Fatalf("refused acts wrote %d entries and asked %d approvals", got.Seq-head.Seq, asked)
+	}
+	counter.Expect = res.Envelope.Hash
+	if _, err := worker.Counter(t.Context(), nid, counter); err != nil {
+		t.Fatalf("a counter naming the current offer: %v", err)
+	}
+}

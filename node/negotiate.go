@@ -25,6 +25,10 @@ type CounterSpec struct {
 	// PXPFields are the PXP members of the counter-offer (a message
 	// travels as its reason when Reason is empty).
 	PXPFields
+	// Expect, when set, is the offer the counter answers: another current
+	// offer is terms_changed and nothing is sent (a caller that decided on
+	// one offer, VXP's proposals, never answers a newer one).
+	Expect negotiation.Hash `json:"-"`
 }
 
 // AcceptSpec are the PXP members of an acceptance (its message, which no
@@ -34,6 +38,19 @@ type AcceptSpec struct {
 	// CounterSpec's).
 	Supervisor *negotiation.Address `json:"supervisor,omitempty"`
 	PXPFields
+	// Expect, when set, is the offer the acceptance signs: another current
+	// offer is terms_changed, before the approval is asked (as
+	// CounterSpec's).
+	Expect negotiation.Hash `json:"-"`
+}
+
+// expectOffer refuses an act whose caller expected another current offer
+// than cur (terms_changed); a zero expect takes any.
+func expectOffer(expect, cur negotiation.Hash) error {
+	if expect == (negotiation.Hash{}) || expect == cur {
+		return nil
+	}
+	return &Error{Code: Code(negotiation.CodeTermsChanged), Msg: "the current offer is " + cur.String() + ", not the one expected (" + expect.String() + ")"}
 }
 
 // counterOffer builds the counter-offer of spec.
@@ -80,6 +97,9 @@ func (n *Node) Counter(ctx context.Context, nid string, spec CounterSpec) (ActRe
 	counter := func(t *thread) error {
 		cur := t.Th.Current()
 		inReplyTo := cur.Hash()
+		if err := expectOffer(spec.Expect, cur.Hash()); err != nil {
+			return err
+		}
 		if cur.By == n.self {
 			// Revising one's own offer answers the other party's
 			// acceptance (the table asked for one).
@@ -206,7 +226,12 @@ func (n *Node) Accept(ctx context.Context, nid string) (ActResult, error) {
 // (escalation_required) and nothing is signed.
 func (n *Node) AcceptWith(ctx context.Context, nid string, spec AcceptSpec) (ActResult, error) {
 	var o offerToSign
-	read := func(t *thread) (err error) { o, err = settlementOf(t, n.self); return err }
+	read := func(t *thread) (err error) {
+		if o, err = settlementOf(t, n.self); err != nil {
+			return err
+		}
+		return expectOffer(spec.Expect, o.offer)
+	}
 	return n.do(actCall{act: negotiation.ActAccept, nid: nid, locked: read}, func() (ActResult, error) {
 		return n.accept(ctx, nid, nil, o, spec)
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -105,6 +106,56 @@ func (n *Node) EnvelopeDelivery(ctx context.Context, nid string, ref EnvelopeRef
 		}
 	}
 	return d, nil
+}
+
+// SentAfter returns the first envelope of type typ that this node sent in
+// negotiation nid after the envelope after, in the thread's order, with its
+// effect taken; nil when there is none. It reads the thread and the
+// ledger's envelope.sent entries (whose bodies name the sender's sequence)
+// for the envelope's CID. VXP's request manager reads an act's effect back
+// with it when the act's result named none.
+func (n *Node) SentAfter(ctx context.Context, nid string, after negotiation.Hash, typ negotiation.MessageType) (*EnvelopeRef, error) {
+	if err := n.running(); err != nil {
+		return nil, err
+	}
+	var found *negotiation.Record
+	err := n.eng.With(nid, func(t *thread) error {
+		seen := false
+		for _, r := range t.Th.Log() {
+			if r.Hash == after {
+				seen = true
+				continue
+			}
+			if seen && r.Type == typ && r.Sender == n.self && r.Code == "" {
+				found = &r
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil || found == nil {
+		return nil, err
+	}
+	for e, err := range n.led.ByNegotiation(ctx, nid) {
+		if err != nil {
+			return nil, err
+		}
+		if e.Kind != ledger.KindEnvelopeSent {
+			continue
+		}
+		var b struct {
+			Sender   string `json:"sender"`
+			Sequence uint64 `json:"sequence"`
+			Type     string `json:"type"`
+		}
+		if err := json.Unmarshal(e.Body, &b); err != nil {
+			return nil, fmt.Errorf("node: envelope entry %d: %w", e.Seq, err)
+		}
+		if b.Sequence == found.Seq && b.Type == string(typ) && strings.EqualFold(b.Sender, n.self.String()) {
+			return &EnvelopeRef{Type: typ, Hash: found.Hash, CID: e.CID.String()}, nil
+		}
+	}
+	return nil, fmt.Errorf("node: the thread holds envelope %s, which the ledger does not", found.Hash)
 }
 
 // KeyAttestationFormat names the statement an inbox key signs to say

@@ -31,6 +31,9 @@ type Backend interface {
 	// Counter and AcceptWith are offer.respond's acts.
 	Counter(ctx context.Context, nid string, spec node.CounterSpec) (node.ActResult, error)
 	AcceptWith(ctx context.Context, nid string, spec node.AcceptSpec) (node.ActResult, error)
+	// SentAfter finds the envelope of a type this node sent after an
+	// offer (an act's effect no result named).
+	SentAfter(ctx context.Context, nid string, after negotiation.Hash, typ negotiation.MessageType) (*node.EnvelopeRef, error)
 	// EnvelopeDelivery reads an envelope's delivery back.
 	EnvelopeDelivery(ctx context.Context, nid string, ref node.EnvelopeRef) (node.Delivery, error)
 	// Subscribe streams the node's events (an envelope arrived, a state

@@ -213,11 +213,9 @@ func (m *manager) runAct(ctx context.Context, id string, run *actRun) bool {
 	}
 	// The negotiation must still stand where the revision answered it
 	// (a restart may find it moved): nothing is signed or sent otherwise.
-	// The node's acts take the thread's current offer, not a named one:
-	// for a gated act the offer is checked again when the principal is
-	// asked (below); a counter may still answer an offer that arrived
-	// between this check and the node's read of it (node.CounterSpec
-	// names no offer to answer; docs/vxp.md).
+	// The node's act names the offer it answers too (Expect: an offer
+	// that arrived since is terms_changed there), and for a gated act the
+	// offer is checked again when the principal is asked (below).
 	if th, err := m.s.b.Thread(r.NegotiationID); err != nil || th.Current == nil || th.Current.Hash != r.Basis {
 		_, _ = m.update(id, func(r *Request) error {
 			r.Failure = &Failure{Code: string(pure.CodeTermsChanged), Message: "the negotiation moved under the accepted revision: nothing was signed or sent"}
@@ -374,7 +372,12 @@ func (m *manager) readBack(ctx context.Context, id string) {
 		}
 		i, ok := unacked(r)
 		if !ok {
-			return
+			// No effect known (the act failed or the node stopped while it
+			// ran): the negotiation's thread says whether it sent anything.
+			if !m.findEffect(ctx, id) {
+				return
+			}
+			continue
 		}
 		eff := r.Effects[i]
 		ref := node.EnvelopeRef{Type: negotiation.MessageType(eff.Type), Hash: eff.Hash, CID: eff.CID}
@@ -419,6 +422,53 @@ func (m *manager) readBack(ctx context.Context, id string) {
 	}
 }
 
+// findEffect decides a request in pending_verification that names no
+// effect: the act returned an error that is no refusal, or the node
+// stopped while it ran. The node records an envelope before it leaves (one
+// batch, the outbox in the ledger), so the thread holds the revision's
+// envelope (its type, sent by this node, after the basis offer) or nothing
+// was ever sent: the effect is added and read back (true), or the request
+// fails, disproved (false). It also reports false when it cannot read the
+// thread now (the next read-back, or resume, tries again).
+func (m *manager) findEffect(ctx context.Context, id string) bool {
+	r, ok := m.s.store.Request(id)
+	if !ok || r.Proposals == nil || r.Proposals.Accepted == nil {
+		return false
+	}
+	rev := r.Proposals.Find(r.Proposals.Accepted.ProposalID)
+	if rev == nil {
+		return false
+	}
+	t, err := termsOf(rev)
+	if err != nil {
+		return false
+	}
+	typ := negotiation.TypeTaskAcceptance
+	if t.Action == actionCounter {
+		typ = negotiation.TypeTaskCounterOffer
+	}
+	ref, err := m.s.b.SentAfter(ctx, r.NegotiationID, r.Basis, typ)
+	if err != nil {
+		m.s.log.Warn("request's effect not read back", "request", id, "err", err)
+		return false
+	}
+	_, err = m.update(id, func(r *Request) error {
+		if r.State != pure.StatePendingVerification {
+			return nil
+		}
+		if _, ok := unacked(r); ok {
+			return nil
+		}
+		if ref == nil {
+			r.Failure = &Failure{Code: "not_sent", Message: "the act ended without an envelope, and the negotiation's thread holds none answering the revision's offer: nothing was sent"}
+			return advance(r, pure.EventDisproved, m.now())
+		}
+		r.Effects = append(r.Effects, Effect{Kind: "envelope", Type: string(ref.Type), CID: ref.CID, Hash: ref.Hash, NegotiationID: r.NegotiationID})
+		return nil
+	})
+	return err == nil && ref != nil
+}
+
 // resume picks up the requests left open at the last stop (the type's
 // comment says how).
 func (m *manager) resume(ctx context.Context) error {
@@ -429,7 +479,7 @@ func (m *manager) resume(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if _, ok := unacked(got); ok {
+			if got.State == pure.StatePendingVerification {
 				id := got.ID
 				m.s.spawn(func(ctx context.Context) { m.readBack(ctx, id) })
 			}

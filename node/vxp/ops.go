@@ -233,7 +233,7 @@ func respond(ctx context.Context, s *Server, r *Request, rev *pure.Revision) (no
 	}
 	switch t.Action {
 	case actionCounter:
-		spec := node.CounterSpec{Reason: t.Reason}
+		spec := node.CounterSpec{Reason: t.Reason, Expect: r.Basis} // never a newer offer than the revision's
 		for _, m := range t.Milestones {
 			x, err := weiOf(m.Amount)
 			if err != nil {
@@ -243,7 +243,7 @@ func respond(ctx context.Context, s *Server, r *Request, rev *pure.Revision) (no
 		}
 		return s.b.Counter(ctx, r.NegotiationID, spec)
 	case actionAccept:
-		return s.b.AcceptWith(ctx, r.NegotiationID, node.AcceptSpec{})
+		return s.b.AcceptWith(ctx, r.NegotiationID, node.AcceptSpec{Expect: r.Basis})
 	}
 	return node.ActResult{}, fmt.Errorf("vxp: revision %s: action %q", rev.ID, t.Action)
 }

@@ -87,10 +87,7 @@ func (s *Server) proofOf(r *Request) ([]byte, error) {
 // JWS (typ vxp-proof+jwt, application/jose) signed with the issuer's key
 // of jwks_uri.
 func (s *Server) getProof(w http.ResponseWriter, r *http.Request, c *Caller) {
-	req, err := s.ownRequest(r, c)
-	if err == nil {
-		err = s.authorized(c, req)
-	}
+	req, err := s.visibleRequest(r, c)
 	if err != nil {
 		writeError(w, err)
 		return

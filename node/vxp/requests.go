@@ -494,6 +494,19 @@ func (s *Server) ownRequest(r *http.Request, c *Caller) (*Request, error) {
 	return req, nil
 }
 
+// visibleRequest returns the request of the path's id when it is c's and
+// its answer may be shown to c (ownRequest, then authorized).
+func (s *Server) visibleRequest(r *http.Request, c *Caller) (*Request, error) {
+	req, err := s.ownRequest(r, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorized(c, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
 // authorized reports whether a request's answer may be shown to c: a
 // request that never had authority is its own; past it, the grant must
 // still cover it.
@@ -511,10 +524,7 @@ func (s *Server) authorized(c *Caller, r *Request) error {
 // getRequest is GET /v1/requests/{id}; a proposed request whose revision
 // expired, or whose negotiation moved, is brought up to date first.
 func (s *Server) getRequest(w http.ResponseWriter, r *http.Request, c *Caller) {
-	req, err := s.ownRequest(r, c)
-	if err == nil {
-		err = s.authorized(c, req)
-	}
+	req, err := s.visibleRequest(r, c)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -531,10 +541,7 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request, c *Caller) {
 // getEvents is GET /v1/requests/{id}/events: {events: [{state, from,
 // at}]}, oldest first.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, c *Caller) {
-	req, err := s.ownRequest(r, c)
-	if err == nil {
-		err = s.authorized(c, req)
-	}
+	req, err := s.visibleRequest(r, c)
 	if err != nil {
 		writeError(w, err)
 		return
