@@ -28,17 +28,24 @@ func runDevnetOnce(t *testing.T, dir string) (string, map[string]string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var out syncBuffer
+	var out, errOut syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- runChainCmd(t, ctx, "", &out, "devnet", "--dir", dir, "--chain-port", "0", "--insecure-light-keys")
+		// The nodes' stderr (why one exited) goes to errOut, shown when
+		// the devnet fails.
+		root := newRootCmd()
+		root.SetOut(&out)
+		root.SetErr(&errOut)
+		root.SetIn(strings.NewReader(""))
+		root.SetArgs([]string{"devnet", "--dir", dir, "--chain-port", "0", "--insecure-light-keys"})
+		done <- root.ExecuteContext(ctx)
 	}()
 	peers := map[string]string{}
 	var urls map[string]string
 	eventually(t, "the devnet's nodes to run", func() bool {
 		select {
 		case err := <-done:
-			t.Fatalf("devnet returned %v:\n%s", err, out.String())
+			t.Fatalf("devnet returned %v:\n%s\nits stderr:\n%s", err, out.String(), errOut.String())
 		default:
 		}
 		urls = map[string]string{}
