@@ -53,6 +53,20 @@ type Config struct {
 	// NAT enables NAT traversal: port mapping, AutoNAT v2, the circuit
 	// relay v2 client and hole punching (off by default).
 	NAT bool
+	// Announce, when set, are the addresses the node advertises (identify,
+	// DHT records) instead of its listen addresses: multiaddrs over TCP,
+	// QUIC or a relay circuit, with no /p2p/ suffix but this node's. The
+	// circuit addresses of Relays are advertised after them. Empty: the
+	// listen addresses (and what port mapping and AutoNAT add).
+	Announce []string
+	// Relays are static circuit relay v2 servers (multiaddrs with /p2p/):
+	// they turn on the relay transport and go-libp2p's autorelay, which
+	// reserves a slot with them while the node is not publicly reachable.
+	Relays []string
+	// Reachability, when set (ReachPublic or ReachPrivate), overrides what
+	// AutoNAT concludes, for a node whose operator knows it; empty: AutoNAT
+	// decides.
+	Reachability Reachability
 	// DHT runs the Kademlia DHT under the /parley protocol prefix.
 	DHT bool
 	// DHTServer makes the DHT answer queries (mode server); otherwise the
@@ -142,8 +156,11 @@ type Config struct {
 	Clock func() time.Time
 }
 
-// Defaults of Config.
+// Defaults and bounds of Config.
 const (
+	maxAnnounce = 32
+	maxRelays   = 16
+
 	DefaultMaxFrameBytes    = 512 << 10
 	DefaultMaxEnvelopeBytes = 256 << 10
 	DefaultIdentifyTimeout  = 5 * time.Second
@@ -291,10 +308,26 @@ func (c Config) Validate() error {
 			return failWrap(CodeBadConfig, err, "ListenAddrs[%d] %q", i, s)
 		}
 	}
-	for name, list := range map[string][]string{"Bootstrap": c.Bootstrap, "StorePeers": c.StorePeers} {
+	for i, s := range c.Announce {
+		if _, err := parseAnnounce(s, c.Inbox.PeerID()); err != nil {
+			return failWrap(CodeBadConfig, err, "Announce[%d] %q", i, s)
+		}
+	}
+	switch {
+	case len(c.Announce) > maxAnnounce:
+		return bad("Announce has %d addresses, over %d", len(c.Announce), maxAnnounce)
+	case len(c.Relays) > maxRelays:
+		return bad("Relays has %d relays, over %d", len(c.Relays), maxRelays)
+	case c.Reachability != "" && c.Reachability != ReachPublic && c.Reachability != ReachPrivate:
+		return bad("Reachability %q is not public, private or empty", c.Reachability)
+	}
+	for name, list := range map[string][]string{"Bootstrap": c.Bootstrap, "StorePeers": c.StorePeers, "Relays": c.Relays} {
 		for i, s := range list {
 			if _, err := peer.AddrInfoFromString(s); err != nil {
 				return failWrap(CodeBadConfig, err, "%s[%d] %q is not a multiaddr with /p2p/<id>", name, i, s)
+			}
+			if ai, _ := peer.AddrInfoFromString(s); name == "Relays" && ai.ID == c.Inbox.PeerID() {
+				return bad("Relays[%d] %q is this node", i, s)
 			}
 		}
 	}
