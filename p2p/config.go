@@ -156,11 +156,14 @@ type Config struct {
 	Clock func() time.Time
 }
 
-// Defaults and bounds of Config.
+// MaxAnnounce and MaxRelays bound Config.Announce and Config.Relays.
 const (
-	maxAnnounce = 32
-	maxRelays   = 16
+	MaxAnnounce = 32
+	MaxRelays   = 16
+)
 
+// Defaults of Config.
+const (
 	DefaultMaxFrameBytes    = 512 << 10
 	DefaultMaxEnvelopeBytes = 256 << 10
 	DefaultIdentifyTimeout  = 5 * time.Second
@@ -314,10 +317,10 @@ func (c Config) Validate() error {
 		}
 	}
 	switch {
-	case len(c.Announce) > maxAnnounce:
-		return bad("Announce has %d addresses, over %d", len(c.Announce), maxAnnounce)
-	case len(c.Relays) > maxRelays:
-		return bad("Relays has %d relays, over %d", len(c.Relays), maxRelays)
+	case len(c.Announce) > MaxAnnounce:
+		return bad("Announce has %d addresses, over %d", len(c.Announce), MaxAnnounce)
+	case len(c.Relays) > MaxRelays:
+		return bad("Relays has %d relays, over %d", len(c.Relays), MaxRelays)
 	case c.Reachability != "" && c.Reachability != ReachPublic && c.Reachability != ReachPrivate:
 		return bad("Reachability %q is not public, private or empty", c.Reachability)
 	}

@@ -179,6 +179,9 @@ func parseAnnounce(s string, self peer.ID) (ma.Multiaddr, error) {
 		return nil, err
 	}
 	if tr, id := peer.SplitAddr(a); id != "" {
+		if self == "" {
+			return nil, fail(CodeBadConfig, "ends in /p2p/%s: write it without the peer id", id)
+		}
 		if id != self {
 			return nil, fail(CodeBadConfig, "ends in /p2p/%s, another peer than this node (%s)", id, self)
 		}
@@ -198,6 +201,14 @@ func parseAnnounce(s string, self peer.ID) (ma.Multiaddr, error) {
 		}
 	}
 	return a, nil
+}
+
+// CheckAnnounce returns an ErrBadConfig error when s is not an address
+// Config.Announce takes from an operator who does not know the node's peer
+// id yet: as parseAnnounce, and with no /p2p/ suffix at its end at all.
+func CheckAnnounce(s string) error {
+	_, err := parseAnnounce(s, "")
+	return err
 }
 
 // parseRelays returns the relays of Config.Relays, one per peer.
