@@ -1,10 +1,13 @@
 package p2p_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,9 +123,35 @@ func TestNetShowsARelayedConnectionAsRelayed(t *testing.T) {
 	}
 }
 
+// syncLog is a log written by a host, read by the test.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 func TestReachabilityFollowsTheEventBus(t *testing.T) {
-	a := newNode(t, func(c *p2p.Config) { c.Reachability = p2p.ReachPrivate })
+	var log syncLog
+	a := newNode(t, func(c *p2p.Config) {
+		c.Reachability = p2p.ReachPrivate
+		c.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	})
 	eventually(t, "private", func() bool { return a.host.Net().Reachability == p2p.ReachPrivate })
+	// The change is logged for the operator.
+	eventually(t, "the change in the log", func() bool {
+		return strings.Contains(log.String(), `msg="reachability changed" component=p2p reachability=private`)
+	})
 	b := newNode(t, func(c *p2p.Config) { c.Reachability = p2p.ReachPublic })
 	eventually(t, "public", func() bool { return b.host.Net().Reachability == p2p.ReachPublic })
 }
