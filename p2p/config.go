@@ -158,7 +158,7 @@ type Config struct {
 
 // MaxAnnounce and MaxRelays bound Config.Announce and Config.Relays.
 const (
-	MaxAnnounce = 32
+	MaxAnnounce = 8
 	MaxRelays   = 16
 )
 
