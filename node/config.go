@@ -197,6 +197,11 @@ type P2PConfig struct {
 	// ending in /p2p/<peer id>): the node reserves a slot with them while
 	// it is not publicly reachable and advertises its circuit address.
 	Relays []string
+	// RelayService makes the node a circuit relay v2 server for others
+	// while it is publicly reachable (p2p.relay_service), within
+	// go-libp2p's default limits (2 minutes and 128 KiB per relayed
+	// connection, 128 reservations).
+	RelayService bool
 	// Reachability overrides what AutoNAT concludes (p2p.reachability):
 	// public, private, or empty for AutoNAT to decide.
 	Reachability string

@@ -63,6 +63,12 @@ type Config struct {
 	// they turn on the relay transport and go-libp2p's autorelay, which
 	// reserves a slot with them while the node is not publicly reachable.
 	Relays []string
+	// RelayService makes the node a circuit relay v2 server while it is
+	// publicly reachable (AutoNAT's conclusion or Reachability public),
+	// with go-libp2p's default resources: 128 reservations (4 per IP),
+	// 16 circuits per peer, each relayed connection limited to 2 minutes
+	// and 128 KiB. Off by default.
+	RelayService bool
 	// Reachability, when set (ReachPublic or ReachPrivate), overrides what
 	// AutoNAT concludes, for a node whose operator knows it; empty: AutoNAT
 	// decides.

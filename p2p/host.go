@@ -208,6 +208,9 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 	} else {
 		opts = append(opts, libp2p.DisableRelay())
 	}
+	if h.cfg.RelayService {
+		opts = append(opts, libp2p.EnableRelayService())
+	}
 	if len(h.cfg.Relays) > 0 {
 		relays, _ := parseRelays(h.cfg.Relays) // Validate checked them
 		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(relays))

@@ -141,6 +141,43 @@ func (l *syncLog) String() string {
 	return l.buf.String()
 }
 
+// TestAParleyNodeServesAsRelay: a public node with RelayService relays
+// between a private node and a peer; go-libp2p's default limits make the
+// relayed connection a limited one, on which the identity handshake
+// still runs.
+func TestAParleyNodeServesAsRelay(t *testing.T) {
+	r := newNode(t, func(c *p2p.Config) { c.RelayService, c.Reachability = true, p2p.ReachPublic })
+	eventually(t, "the relay to be public", func() bool { return r.host.Net().Reachability == p2p.ReachPublic })
+	rAddr := r.host.Addrs()[0].String()
+	circuit := rAddr + "/p2p-circuit"
+	a := newNode(t, func(c *p2p.Config) {
+		c.Relays, c.Reachability, c.Announce = []string{rAddr}, p2p.ReachPrivate, []string{circuit}
+	})
+	b := newNode(t, func(c *p2p.Config) { c.Relays = []string{rAddr} })
+	eventually(t, "a to be relayed", func() bool { return a.host.Net().Reachability == p2p.ReachRelayed })
+	via := peer.AddrInfo{ID: a.host.ID(), Addrs: []ma.Multiaddr{ma.StringCast(circuit)}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := b.host.Connect(ctx, via)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b could not reach a through the Parley relay: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cb, ok := connOf(b, a.host.ID())
+	if !ok || cb.Path != p2p.PathRelayed || !cb.Limited {
+		t.Fatalf("b's connection to a = %+v (%v), want relayed and limited", cb, ok)
+	}
+	if _, ok := b.host.Link(a.addr()); !ok {
+		t.Fatal("the identity handshake did not run over the limited connection")
+	}
+}
+
 func TestReachabilityFollowsTheEventBus(t *testing.T) {
 	var log syncLog
 	a := newNode(t, func(c *p2p.Config) {

@@ -57,6 +57,7 @@ func renderConfig(s settings, header string) []byte {
 	p("  nat: %t", n.P2P.NAT)
 	seq("  ", "announce", n.P2P.Announce)
 	seq("  ", "relays", n.P2P.Relays)
+	p("  relay_service: %t", n.P2P.RelayService)
 	reach := n.P2P.Reachability
 	if reach == "" {
 		reach = "auto"

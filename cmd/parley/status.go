@@ -193,6 +193,9 @@ func reachabilityLine(r p2p.Reachability, c node.P2PConfig) string {
 	default:
 		how = append(how, "AutoNAT; p2p.nat off")
 	}
+	if c.RelayService {
+		how = append(how, "serving as a relay while public (p2p.relay_service)")
+	}
 	if len(c.Relays) > 0 {
 		how = append(how, fmt.Sprintf("%d static relays (p2p.relays)", len(c.Relays)))
 	}
