@@ -185,8 +185,26 @@ type P2PConfig struct {
 	DHT bool
 	// MDNS enables LAN discovery (off by default).
 	MDNS bool
-	// NAT enables NAT traversal (off by default).
+	// NAT enables NAT traversal (off by default): port mapping, AutoNAT
+	// v2, the relay client and hole punching.
 	NAT bool
+	// Announce are the addresses the node advertises instead of its listen
+	// addresses (p2p.announce): multiaddrs over TCP, QUIC or a relay
+	// circuit, without /p2p/<peer id> at the end, such as the public
+	// address a router forwards to this node. Empty: the listen addresses.
+	Announce []string
+	// Relays are static circuit relay v2 servers (p2p.relays, multiaddrs
+	// ending in /p2p/<peer id>): the node reserves a slot with them while
+	// it is not publicly reachable and advertises its circuit address.
+	Relays []string
+	// RelayService makes the node a circuit relay v2 server for others
+	// while it is publicly reachable (p2p.relay_service), within
+	// go-libp2p's default limits (2 minutes and 128 KiB per relayed
+	// connection, 128 reservations).
+	RelayService bool
+	// Reachability overrides what AutoNAT concludes (p2p.reachability):
+	// public, private, or empty for AutoNAT to decide.
+	Reachability string
 	// RetryMax caps the backoff between delivery attempts of one envelope.
 	RetryMax time.Duration
 	// MaxPeers, when not zero, is how many peers the node must be able to
@@ -282,7 +300,21 @@ func (c Config) Validate() error {
 			return bad("p2p.listen", "entry %d %q is not a multiaddr: %v", i, s, err)
 		}
 	}
-	for key, list := range map[string][]string{"p2p.bootstrap": c.P2P.Bootstrap, "p2p.store_peers": c.P2P.StorePeers} {
+	for i, s := range c.P2P.Announce {
+		if err := p2p.CheckAnnounce(s); err != nil {
+			return bad("p2p.announce", "entry %d %q: %v", i, s, err)
+		}
+	}
+	if len(c.P2P.Announce) > p2p.MaxAnnounce {
+		return bad("p2p.announce", "%d addresses, over %d", len(c.P2P.Announce), p2p.MaxAnnounce)
+	}
+	if len(c.P2P.Relays) > p2p.MaxRelays {
+		return bad("p2p.relays", "%d relays, over %d", len(c.P2P.Relays), p2p.MaxRelays)
+	}
+	if r := p2p.Reachability(c.P2P.Reachability); r != "" && r != p2p.ReachPublic && r != p2p.ReachPrivate {
+		return bad("p2p.reachability", "%q is not public, private or empty (AutoNAT decides)", c.P2P.Reachability)
+	}
+	for key, list := range map[string][]string{"p2p.bootstrap": c.P2P.Bootstrap, "p2p.store_peers": c.P2P.StorePeers, "p2p.relays": c.P2P.Relays} {
 		for i, s := range list {
 			if _, err := peer.AddrInfoFromString(s); err != nil {
 				return bad(key, "entry %d %q is not a multiaddr ending in /p2p/<peer id>: %v", i, s, err)

@@ -382,6 +382,8 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.Bootstrap = n.cfg.P2P.Bootstrap
 	pc.StorePeers = n.cfg.P2P.StorePeers
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
+	pc.Announce, pc.Relays, pc.Reachability = n.cfg.P2P.Announce, n.cfg.P2P.Relays, p2p.Reachability(n.cfg.P2P.Reachability)
+	pc.RelayService = n.cfg.P2P.RelayService
 	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
 	pc.AdmitPeers(n.cfg.P2P.MaxPeers)
 	if c := n.cfg.P2P; c.IdentifyTimeout > 0 {

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,48 @@ import (
 	"github.com/parleynet/parley/chain"
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/p2p"
 )
+
+// TestStatusShowsAnnounceAndReachability runs a node configured with an
+// announce address and a forced reachability: its status shows both, and
+// the listen address it does not advertise.
+func TestStatusShowsAnnounceAndReachability(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := identity.Create(keyConfig(dir), testPass, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := node.DefaultConfig()
+	cfg.DataDir = dir
+	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
+	cfg.P2P.DHT = false
+	cfg.P2P.Announce = []string{"/ip4/127.0.0.2/tcp/4001"}
+	cfg.P2P.Reachability = "private"
+	n, err := node.New(cfg, node.WithPassphrase(testPass))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := n.Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"/ip4/127.0.0.2/tcp/4001/p2p/" + st.PeerID}
+		if st.Network.Reachability == p2p.ReachPrivate && slices.Equal(st.Network.Announced, want) && slices.Equal(st.Addrs, want) &&
+			len(st.Network.Listen) == 1 && strings.HasPrefix(st.Network.Listen[0], "/ip4/127.0.0.1/tcp/") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Status.Network = %+v, addrs %v: want private, announcing %v, listening on loopback", st.Network, st.Addrs, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 func validConfig(t *testing.T) node.Config {
 	cfg := node.DefaultConfig()
@@ -30,6 +72,17 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"p2p.listen", func(c *node.Config) { c.P2P.Listen = []string{"127.0.0.1:4001"} }},
 		{"p2p.bootstrap", func(c *node.Config) { c.P2P.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001"} }},
 		{"p2p.retry_max", func(c *node.Config) { c.P2P.RetryMax = time.Millisecond }},
+		{"p2p.announce", func(c *node.Config) { c.P2P.Announce = []string{"203.0.113.7:4001"} }},
+		{"p2p.announce", func(c *node.Config) { c.P2P.Announce = []string{"/ip4/0.0.0.0/tcp/4001"} }},
+		{"p2p.announce", func(c *node.Config) {
+			c.P2P.Announce = []string{"/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN"}
+		}},
+		{"p2p.announce", func(c *node.Config) { c.P2P.Announce = slices.Repeat([]string{"/ip4/203.0.113.7/tcp/4001"}, 9) }},
+		{"p2p.relays", func(c *node.Config) { c.P2P.Relays = []string{"/ip4/203.0.113.9/tcp/4001"} }},
+		{"p2p.relays", func(c *node.Config) {
+			c.P2P.Relays = slices.Repeat([]string{"/ip4/203.0.113.9/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN"}, 17)
+		}},
+		{"p2p.reachability", func(c *node.Config) { c.P2P.Reachability = "relayed" }},
 		{"chain.rpc", func(c *node.Config) { c.Chain.RPC = "ftp://127.0.0.1:8545" }},
 		{"chain.contracts", func(c *node.Config) { c.Chain.RPC = "http://127.0.0.1:8545" }},
 		{"chain.confirmations", func(c *node.Config) { c.Chain.Confirmations = 0 }},
@@ -142,6 +195,9 @@ func TestLifecycle(t *testing.T) {
 	}
 	if !strings.Contains(st.Addrs[0], "/ip4/127.0.0.1/") {
 		t.Fatalf("listening on %s, want loopback", st.Addrs[0])
+	}
+	if st.Network.Reachability != p2p.ReachUnknown || len(st.Network.Listen) != 1 || !slices.Equal(st.Network.Announced, st.Addrs) || len(st.Network.Peers) != 0 {
+		t.Fatalf("Status.Network = %+v, want unknown, one listen address, announced as addrs, no peers", st.Network)
 	}
 	mfs, err := reg.Gather()
 	if err != nil {

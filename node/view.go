@@ -6,6 +6,7 @@ import (
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/p2p"
 )
 
 // ThreadView is a negotiation as the node's API shows it: its state and
@@ -202,26 +203,32 @@ func (n *Node) viewLocked(t *thread) ThreadView {
 // Status is the node's state at a glance, for the discovery document and
 // `parley status`.
 type Status struct {
-	Name         string              `json:"name,omitempty"`
-	Address      negotiation.Address `json:"evmAddress"`
-	PeerID       string              `json:"peerId"`
-	Addrs        []string            `json:"addrs"`
-	LinkHash     negotiation.Hash    `json:"linkHash"`
-	LinkExpires  time.Time           `json:"linkExpires"`
-	Capabilities []string            `json:"capabilities,omitempty"`
-	Threads      int                 `json:"threads"`
-	Board        int                 `json:"board"`
-	Ledger       ledger.Head         `json:"ledgerHead"`
-	Chain        bool                `json:"chain"`
-	ChainError   string              `json:"chainError,omitempty"`
-	Approvals    int                 `json:"pendingApprovals"`
-	Outbox       int                 `json:"outbox"`
+	Name    string              `json:"name,omitempty"`
+	Address negotiation.Address `json:"evmAddress"`
+	PeerID  string              `json:"peerId"`
+	// Addrs are the addresses the node advertises, with /p2p/<peer id>
+	// (the same as Network.Announced).
+	Addrs        []string         `json:"addrs"`
+	LinkHash     negotiation.Hash `json:"linkHash"`
+	LinkExpires  time.Time        `json:"linkExpires"`
+	Capabilities []string         `json:"capabilities,omitempty"`
+	Threads      int              `json:"threads"`
+	Board        int              `json:"board"`
+	Ledger       ledger.Head      `json:"ledgerHead"`
+	Chain        bool             `json:"chain"`
+	ChainError   string           `json:"chainError,omitempty"`
+	Approvals    int              `json:"pendingApprovals"`
+	Outbox       int              `json:"outbox"`
 	// LedgerCheck is how far the full verification of the ledger has come
 	// since the start, and the damage found.
 	LedgerCheck LedgerCheck `json:"ledgerCheck"`
 	// Timeouts are the timeout exits due on chain in this node's threads,
 	// as the last scan found them (timeouts.go).
 	Timeouts []TimeoutExit `json:"timeouts,omitempty"`
+	// Network is the transport's reachability (public, private behind
+	// NAT, relayed, unknown), its listen and announced addresses, and its
+	// connections by path (direct or relayed) and direction.
+	Network p2p.NetStatus `json:"network"`
 }
 
 // Status returns the node's status.
@@ -237,9 +244,8 @@ func (n *Node) Status() (Status, error) {
 		LedgerCheck: n.check.view(),
 		Timeouts:    n.tw.list(),
 	}
-	for _, a := range n.host.Addrs() {
-		s.Addrs = append(s.Addrs, a.String())
-	}
+	s.Network = n.host.Net()
+	s.Addrs = s.Network.Announced
 	s.Board = n.board.len()
 	if n.watcher != nil {
 		if err := n.watcher.LastError(); err != nil {

@@ -53,6 +53,26 @@ type Config struct {
 	// NAT enables NAT traversal: port mapping, AutoNAT v2, the circuit
 	// relay v2 client and hole punching (off by default).
 	NAT bool
+	// Announce, when set, are the addresses the node advertises (identify,
+	// DHT records) instead of its listen addresses: multiaddrs over TCP,
+	// QUIC or a relay circuit, with no /p2p/ suffix but this node's. The
+	// circuit addresses of Relays are advertised after them. Empty: the
+	// listen addresses (and what port mapping and AutoNAT add).
+	Announce []string
+	// Relays are static circuit relay v2 servers (multiaddrs with /p2p/):
+	// they turn on the relay transport and go-libp2p's autorelay, which
+	// reserves a slot with them while the node is not publicly reachable.
+	Relays []string
+	// RelayService makes the node a circuit relay v2 server while it is
+	// publicly reachable (AutoNAT's conclusion or Reachability public),
+	// with go-libp2p's default resources: 128 reservations (4 per IP),
+	// 16 circuits per peer, each relayed connection limited to 2 minutes
+	// and 128 KiB. Off by default.
+	RelayService bool
+	// Reachability, when set (ReachPublic or ReachPrivate), overrides what
+	// AutoNAT concludes, for a node whose operator knows it; empty: AutoNAT
+	// decides.
+	Reachability Reachability
 	// DHT runs the Kademlia DHT under the /parley protocol prefix.
 	DHT bool
 	// DHTServer makes the DHT answer queries (mode server); otherwise the
@@ -141,6 +161,12 @@ type Config struct {
 	// Clock is the time source.
 	Clock func() time.Time
 }
+
+// MaxAnnounce and MaxRelays bound Config.Announce and Config.Relays.
+const (
+	MaxAnnounce = 8
+	MaxRelays   = 16
+)
 
 // Defaults of Config.
 const (
@@ -291,10 +317,26 @@ func (c Config) Validate() error {
 			return failWrap(CodeBadConfig, err, "ListenAddrs[%d] %q", i, s)
 		}
 	}
-	for name, list := range map[string][]string{"Bootstrap": c.Bootstrap, "StorePeers": c.StorePeers} {
+	for i, s := range c.Announce {
+		if _, err := parseAnnounce(s, c.Inbox.PeerID()); err != nil {
+			return failWrap(CodeBadConfig, err, "Announce[%d] %q", i, s)
+		}
+	}
+	switch {
+	case len(c.Announce) > MaxAnnounce:
+		return bad("Announce has %d addresses, over %d", len(c.Announce), MaxAnnounce)
+	case len(c.Relays) > MaxRelays:
+		return bad("Relays has %d relays, over %d", len(c.Relays), MaxRelays)
+	case c.Reachability != "" && c.Reachability != ReachPublic && c.Reachability != ReachPrivate:
+		return bad("Reachability %q is not public, private or empty", c.Reachability)
+	}
+	for name, list := range map[string][]string{"Bootstrap": c.Bootstrap, "StorePeers": c.StorePeers, "Relays": c.Relays} {
 		for i, s := range list {
 			if _, err := peer.AddrInfoFromString(s); err != nil {
 				return failWrap(CodeBadConfig, err, "%s[%d] %q is not a multiaddr with /p2p/<id>", name, i, s)
+			}
+			if ai, _ := peer.AddrInfoFromString(s); name == "Relays" && ai.ID == c.Inbox.PeerID() {
+				return bad("Relays[%d] %q is this node", i, s)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -67,6 +68,8 @@ type Host struct {
 	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
+
+	reach atomic.Int32 // network.Reachability, as the event bus last said
 }
 
 // New returns a Host for cfg. It does no I/O and starts nothing.
@@ -123,6 +126,12 @@ func (h *Host) Start(ctx context.Context) error {
 		},
 		DisconnectedF: func(_ network.Network, c network.Conn) { h.guard.disconnected(c) },
 	})
+	sub, err := subscribeNet(p.EventBus())
+	if err != nil {
+		h.closeLocked()
+		return failWrap(CodeBadConfig, err, "event bus")
+	}
+	h.go1(h.watchNet(sub))
 	// Listen only now, so that the guard sees every connection.
 	if err := p.Network().Listen(h.listenAddrs()...); err != nil {
 		h.closeLocked()
@@ -154,7 +163,7 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	h.go1(h.in.sweep)
 	h.go1(h.pollMail)
-	h.log.Info("p2p started", "peer", p.ID(), "addrs", p.Addrs())
+	h.log.Info("p2p started", "peer", p.ID(), "listen", p.Network().ListenAddresses(), "announced", p.Addrs())
 	return nil
 }
 
@@ -192,9 +201,33 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		opts = append(opts, libp2p.DisableMetrics())
 	}
 	if h.cfg.NAT {
-		opts = append(opts, libp2p.NATPortMap(), libp2p.EnableAutoNATv2(), libp2p.EnableRelay(), libp2p.EnableHolePunching())
+		opts = append(opts, libp2p.NATPortMap(), libp2p.EnableAutoNATv2(), libp2p.EnableHolePunching())
+	}
+	if h.cfg.NAT || len(h.cfg.Relays) > 0 {
+		opts = append(opts, libp2p.EnableRelay())
 	} else {
 		opts = append(opts, libp2p.DisableRelay())
+	}
+	if h.cfg.RelayService {
+		opts = append(opts, libp2p.EnableRelayService())
+	}
+	if len(h.cfg.Relays) > 0 {
+		relays, _ := parseRelays(h.cfg.Relays) // Validate checked them
+		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(relays))
+	}
+	if len(h.cfg.Announce) > 0 {
+		var announce []ma.Multiaddr
+		for _, s := range h.cfg.Announce {
+			a, _ := parseAnnounce(s, h.cfg.Inbox.PeerID()) // Validate checked them
+			announce = append(announce, a)
+		}
+		opts = append(opts, libp2p.AddrsFactory(announceFactory(announce)))
+	}
+	switch h.cfg.Reachability {
+	case ReachPublic:
+		opts = append(opts, libp2p.ForceReachabilityPublic())
+	case ReachPrivate:
+		opts = append(opts, libp2p.ForceReachabilityPrivate())
 	}
 	p, err := libp2p.New(opts...)
 	if err != nil {

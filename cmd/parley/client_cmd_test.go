@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/parleynet/parley/node"
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/node/nodetest"
+	"github.com/parleynet/parley/p2p"
 )
 
 // apiNode is a node running in the test with its API served on loopback,
@@ -122,16 +124,27 @@ func TestClientCommands(t *testing.T) {
 	worker := startAPINode(t, "worker", node.AutoApprove("test"), poster)
 	P, W := poster.conn(), worker.conn()
 
-	// status, human and --json.
+	// status, --json and human, once the worker (bootstrapped to the
+	// poster) is connected.
+	var st node.Status
+	eventually(t, "the worker to connect", func() bool {
+		if err := json.Unmarshal([]byte(ok(t, with(P, "status", "--json")...)), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Network.Direct >= 1
+	})
+	if st.Address != poster.Address() || st.Network.Reachability != p2p.ReachUnknown || !slices.Equal(st.Network.Announced, st.Addrs) {
+		t.Fatalf("status --json: %+v", st)
+	}
 	out := ok(t, with(P, "status")...)
-	for _, want := range []string{"name", "poster", poster.Address().String(), "peer id", poster.PeerID().String(), "ledger"} {
+	for _, want := range []string{"name", "poster", poster.Address().String(), "peer id", poster.PeerID().String(), "ledger", "reachability", "announced"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("status lacks %q:\n%s", want, out)
 		}
 	}
-	var st node.Status
-	if err := json.Unmarshal([]byte(ok(t, with(P, "status", "--json")...)), &st); err != nil || st.Address != poster.Address() {
-		t.Fatalf("status --json: %+v %v", st, err)
+	if !regexp.MustCompile(`(?m)^reachability\s+unknown$`).MatchString(out) || !regexp.MustCompile(`(?m)^listening\s+/ip4/127\.0\.0\.1/`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^peers\s+[1-9]\d* direct \([1-9]\d* inbound, \d+ outbound\), 0 relayed \(0 inbound, 0 outbound\)$`).MatchString(out) {
+		t.Fatalf("status lacks the network (reachability, listening, peers by path):\n%s", out)
 	}
 
 	// Follow the poster's events from the start.

@@ -55,6 +55,14 @@ func renderConfig(s settings, header string) []byte {
 	p("  dht: %t", n.P2P.DHT)
 	p("  mdns: %t", n.P2P.MDNS)
 	p("  nat: %t", n.P2P.NAT)
+	seq("  ", "announce", n.P2P.Announce)
+	seq("  ", "relays", n.P2P.Relays)
+	p("  relay_service: %t", n.P2P.RelayService)
+	reach := n.P2P.Reachability
+	if reach == "" {
+		reach = "auto"
+	}
+	p("  reachability: %s", reach)
 	p("  retry_max: %s", dur(n.P2P.RetryMax))
 	p("  max_peers: %d", n.P2P.MaxPeers)
 	p("  identify_timeout: %s", dur(n.P2P.IdentifyTimeout))

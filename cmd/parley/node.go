@@ -319,8 +319,8 @@ func runNode(cmd *cobra.Command, s settings) error {
 	if vx != nil {
 		vxpDesc = vx.describe()
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  api %s\n  mcp %s\n  pages %s\n  vxp %s\n  metrics %s\n  chain %s, approvals: %s\n",
-		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Addrs, " "), apiDesc, mcpURL, webURL, vxpDesc, metricsURL, chainDesc, approvals)
+	fmt.Fprintf(cmd.OutOrStdout(), "parley node %q running: peer %s, EVM %s\n  listening %s\n  announced %s\n  reachability %s\n  api %s\n  mcp %s\n  pages %s\n  vxp %s\n  metrics %s\n  chain %s, approvals: %s\n",
+		s.Node.Name, st.PeerID, st.Address, strings.Join(st.Network.Listen, " "), strings.Join(st.Addrs, " "), reachabilityLine(st.Network.Reachability, s.Node.P2P), apiDesc, mcpURL, webURL, vxpDesc, metricsURL, chainDesc, approvals)
 	<-ctx.Done()
 	log.Info("stopping")
 	stopVXP()

@@ -136,6 +136,7 @@ func TestNodeRun(t *testing.T) {
 	go func() {
 		done <- runChainCmd(t, ctx, "", &out, "node", "run", "--data-dir", dir, "--chain-rpc", dev.URL,
 			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--metrics-listen", "127.0.0.1:0", "--api-listen", "127.0.0.1:0", "--log-format", "json", "--p2p-dht", "false",
+			"--p2p-announce", "/ip4/127.0.0.2/tcp/4001", "--p2p-reachability", "private",
 			"--web-listen", "localhost:"+strconv.Itoa(webPort))
 	}()
 	var url string
@@ -151,7 +152,9 @@ func TestNodeRun(t *testing.T) {
 		}
 		return m != nil
 	})
-	if !strings.Contains(out.String(), `running: peer 12D3KooW`) || !strings.Contains(out.String(), dev.URL) {
+	if !strings.Contains(out.String(), `running: peer 12D3KooW`) || !strings.Contains(out.String(), dev.URL) ||
+		!strings.Contains(out.String(), "\n  listening /ip4/127.0.0.1/tcp/") || !strings.Contains(out.String(), "\n  announced /ip4/127.0.0.2/tcp/4001/p2p/12D3KooW") ||
+		!strings.Contains(out.String(), "set by p2p.reachability; addresses from p2p.announce)\n") {
 		t.Fatalf("output:\n%s", out.String())
 	}
 	resp, err := http.Get(url)
@@ -209,6 +212,17 @@ func TestNodeRunBadConfig(t *testing.T) {
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "chain.poll_interval") {
 		t.Fatalf("node run with a bad value: %v", err)
+	}
+	for _, tc := range []struct{ flag, value, key string }{
+		{"--p2p-announce", "/ip4/0.0.0.0/tcp/4001", "p2p.announce"},
+		{"--p2p-announce", "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN", "p2p.announce"},
+		{"--p2p-relays", "/ip4/203.0.113.9/tcp/4001", "p2p.relays"},
+		{"--p2p-reachability", "relayed", "p2p.reachability"},
+	} {
+		err := runChainCmd(t, t.Context(), "", &out, "node", "run", "--data-dir", t.TempDir(), tc.flag, tc.value)
+		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), tc.key) {
+			t.Fatalf("node run %s %s: %v, want exit 2 naming %s", tc.flag, tc.value, err, tc.key)
+		}
 	}
 }
 

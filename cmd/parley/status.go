@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/p2p"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -37,7 +38,10 @@ func newStatusCmd() *cobra.Command {
 				t.row("api", s.url)
 				t.row("evm address", st.Address)
 				t.row("peer id", st.PeerID)
-				t.row("listening", strings.Join(st.Addrs, " "))
+				t.row("reachability", st.Network.Reachability)
+				t.row("listening", strings.Join(st.Network.Listen, " "))
+				t.row("announced", strings.Join(st.Addrs, " "))
+				t.row("peers", peersLine(st.Network))
 				t.row("identity link", fmt.Sprintf("%s (expires %s)", st.LinkHash, st.LinkExpires.UTC().Format(time.RFC3339)))
 				if len(st.Capabilities) > 0 {
 					t.row("capabilities", strings.Join(st.Capabilities, ", "))
@@ -156,4 +160,47 @@ func newEventsCmd() *cobra.Command {
 func jsonLine(ev node.Event) ([]byte, error) {
 	b, err := json.Marshal(ev)
 	return append(b, '\n'), err
+}
+
+// peersLine counts a node's connections by path and direction.
+func peersLine(n p2p.NetStatus) string {
+	count := func(path p2p.Path) string {
+		var in, out int
+		for _, c := range n.Peers {
+			if c.Path != path {
+				continue
+			}
+			if c.Direction == "inbound" {
+				in++
+			} else {
+				out++
+			}
+		}
+		return fmt.Sprintf("%d %s (%d inbound, %d outbound)", in+out, path, in, out)
+	}
+	return count(p2p.PathDirect) + ", " + count(p2p.PathRelayed)
+}
+
+// reachabilityLine says how other nodes reach this one and what decides
+// it, from the node's settings.
+func reachabilityLine(r p2p.Reachability, c node.P2PConfig) string {
+	var how []string
+	switch {
+	case c.Reachability != "":
+		how = append(how, "set by p2p.reachability")
+	case c.NAT:
+		how = append(how, "AutoNAT v2, port mapping and hole punching (p2p.nat)")
+	default:
+		how = append(how, "AutoNAT; p2p.nat off")
+	}
+	if c.RelayService {
+		how = append(how, "serving as a relay while public (p2p.relay_service)")
+	}
+	if len(c.Relays) > 0 {
+		how = append(how, fmt.Sprintf("%d static relays (p2p.relays)", len(c.Relays)))
+	}
+	if len(c.Announce) > 0 {
+		how = append(how, "addresses from p2p.announce")
+	}
+	return fmt.Sprintf("%s (%s)", r, strings.Join(how, "; "))
 }

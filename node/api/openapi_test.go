@@ -23,6 +23,7 @@ import (
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/p2p"
 )
 
 var update = flag.Bool("update", false, "rewrite openapi.json from the route table and the Go types")
@@ -226,6 +227,12 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 			negotiation.A2ASubmitted, negotiation.A2AWorking, negotiation.A2AInputRequired, negotiation.A2AAuthRequired,
 			negotiation.A2ACompleted, negotiation.A2ACanceled, negotiation.A2ARejected, negotiation.A2AFailed,
 		}}
+	}
+	if t == reflect.TypeFor[p2p.Reachability]() {
+		return map[string]any{"type": "string", "enum": []p2p.Reachability{p2p.ReachUnknown, p2p.ReachPublic, p2p.ReachPrivate, p2p.ReachRelayed}}
+	}
+	if t == reflect.TypeFor[p2p.Path]() {
+		return map[string]any{"type": "string", "enum": []p2p.Path{p2p.PathDirect, p2p.PathRelayed}}
 	}
 	pt := reflect.PointerTo(t)
 	if pt.Implements(reflect.TypeFor[json.Marshaler]()) || pt.Implements(reflect.TypeFor[encoding.TextMarshaler]()) {
