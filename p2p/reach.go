@@ -187,7 +187,7 @@ func parseAnnounce(s string, self peer.ID) (ma.Multiaddr, error) {
 		}
 		a = tr
 	}
-	if a == nil || len(a) == 0 {
+	if len(a) == 0 {
 		return nil, fail(CodeBadConfig, "has no transport address")
 	}
 	if !isCircuit(a) {
