@@ -22,7 +22,16 @@ func newStore(t *testing.T) *testNode {
 func (n *testNode) startStore() {
 	// The ledger opens in start; the mailbox needs it, so wire it through
 	// an option that runs after the ledger is up.
-	n.start(func(c *p2p.Config) { c.Mailbox = node.NewMailboxStore(n.led) })
+	// It serves any identified peer that registers (fetches) with it.
+	n.start(func(c *p2p.Config) {
+		sc := node.DefaultConfig().Store
+		sc.Enabled, sc.Open = true, true
+		ms := node.NewMailboxStore(n.led, sc, nil)
+		if err := ms.Load(n.t.Context()); err != nil {
+			n.t.Fatal(err)
+		}
+		c.Mailbox = ms
+	})
 }
 
 func withStore(s *testNode) nodeOpt {
