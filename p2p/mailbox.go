@@ -161,8 +161,16 @@ func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
 // mailboxRequest sends one request to a store and returns its stream.
 func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
 	// The store answers only a peer that identified itself: connect and
-	// let the handshake finish first.
-	if err := h.p2p.Connect(ctx, peer.AddrInfo{ID: store}); err != nil {
+	// let the handshake finish first. The configured addresses are
+	// dialled too: the start's bootstrap dial, which puts them in the
+	// peerstore, may not have run yet.
+	ai := peer.AddrInfo{ID: store}
+	for _, st := range h.stores {
+		if st.ID == store {
+			ai.Addrs = st.Addrs
+		}
+	}
+	if err := h.p2p.Connect(ctx, ai); err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "dial store %s", store)
 	}
 	if !h.guard.waitIdentified(ctx, store) {
