@@ -72,6 +72,42 @@ func TestDeliveryThroughStoreNode(t *testing.T) {
 	}
 }
 
+// TestCollectedMailNotTakenComesAgain: mail the recipient's handler
+// answers busy to is not passed by its cursor, so its next fetch does not
+// acknowledge it to the store and it is delivered on a later collection;
+// nothing is lost and each envelope takes effect once.
+func TestCollectedMailNotTakenComesAgain(t *testing.T) {
+	store := newStore(t)
+	b := newNode(t, withStore(store))
+	a := newNode(t, withStore(store))
+	if err := a.host.AddPeer(b.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	b.rec.mu.Lock()
+	b.rec.busy = 1
+	b.rec.mu.Unlock()
+	want := map[string]bool{}
+	for range 2 {
+		env := a.envelope(newNID(), b.addr())
+		if err := a.host.Send(t.Context(), env); err != nil {
+			t.Fatal(err)
+		}
+		want[env.CID().String()] = true
+	}
+	eventually(t, "the store to take both", func() bool { return len(a.ev.of(p2p.EventHeld)) == 2 })
+	eventually(t, "B to take both", func() bool { e, _ := b.rec.snapshot(); return len(e) == 2 })
+	effects, calls := b.rec.snapshot()
+	distinct(t, effects, effects)
+	for _, c := range effects {
+		if !want[c.String()] {
+			t.Fatalf("B took %s, not sent", c)
+		}
+	}
+	if calls < 3 {
+		t.Fatalf("the handler was called %d times, want the busy one again", calls)
+	}
+}
+
 func TestLateJoinerCatchesUpOnTaskBoard(t *testing.T) {
 	store := newStore(t)
 	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
