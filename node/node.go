@@ -390,6 +390,9 @@ func (n *Node) startHost(ctx context.Context) error {
 			return err
 		}
 		pc.Mailbox, n.mailbox = ms, ms
+		sc := n.cfg.Store
+		n.log.Info("store node", "serve", len(sc.Serve), "open", sc.Open, "quota_items", sc.QuotaItems,
+			"quota_bytes", sc.QuotaBytes, "retention", sc.Retention)
 	}
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
 	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
