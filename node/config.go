@@ -91,6 +91,10 @@ type StoreConfig struct {
 	QuotaBytes int64
 	// Retention is how long held mail is served (store.retention).
 	Retention time.Duration
+	// NoHistory turns off the topic history (store.history: false): the
+	// store records no task-board or relayed evidence messages and answers
+	// history requests with nothing.
+	NoHistory bool
 }
 
 // Defaults of StoreConfig.

@@ -301,8 +301,12 @@ func (s *MailboxStore) Held(to negotiation.Address) (items int, bytes int64) {
 	return len(b.items), b.bytes
 }
 
-// Record records a topic message (once per distinct bytes).
+// Record records a topic message (once per distinct bytes), unless the
+// history is off (StoreConfig.NoHistory).
 func (s *MailboxStore) Record(ctx context.Context, topic string, data []byte) error {
+	if s.cfg.NoHistory {
+		return nil
+	}
 	b, err := json.Marshal(mailBody{Topic: topic})
 	if err != nil {
 		return err
@@ -313,11 +317,15 @@ func (s *MailboxStore) Record(ctx context.Context, topic string, data []byte) er
 	return nil
 }
 
-// History returns up to limit messages of topic after cursor after. It
+// History returns up to limit messages of topic after cursor after
+// (none when the history is off). It
 // scans the entries of their kind (a store's history is read by cursor,
 // rarely).
 func (s *MailboxStore) History(ctx context.Context, topic string, after uint64, limit int) ([]p2p.MailItem, error) {
 	var out []p2p.MailItem
+	if s.cfg.NoHistory {
+		return nil, nil
+	}
 	for e, err := range s.l.ByKind(ctx, KindTopicMessage) {
 		if err != nil {
 			return nil, fmt.Errorf("node: %s: %w", KindTopicMessage, err)

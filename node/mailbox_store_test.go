@@ -197,3 +197,27 @@ func TestMailboxStoreOpenRegistersOnFetch(t *testing.T) {
 		t.Fatalf("after a reload, over max_recipients: %v", err)
 	}
 }
+
+// TestMailboxStoreHistoryOff: with store.history false a store records no
+// topic message and answers history with nothing; on, it does.
+func TestMailboxStoreHistoryOff(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	l := mailboxLedger(t, filepath.Join(t.TempDir(), "ledger"), clock)
+	cfg := node.DefaultConfig().Store
+	cfg.Enabled, cfg.Open = true, true
+	for _, off := range []bool{true, false} {
+		cfg.NoHistory = off
+		ms := loadedMailbox(t, l, cfg, clock)
+		before := l.Head().Seq
+		if err := ms.Record(t.Context(), "/parley/taskboard/1", []byte("ann")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ms.History(t.Context(), "/parley/taskboard/1", 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wrote := l.Head().Seq != before; wrote == off || (len(got) == 1) == off {
+			t.Fatalf("history off=%v: wrote %v, served %d", off, wrote, len(got))
+		}
+	}
+}

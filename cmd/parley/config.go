@@ -421,6 +421,14 @@ var settingsTable = append([]setting{
 	{key: "store.quota_items", help: "envelopes held for one recipient at once, not yet collected", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaItems })},
 	{key: "store.quota_bytes", help: "bytes held for one recipient at once, not yet collected (such as 64MiB)", set: byteSize(func(s *settings) *int64 { return &s.Node.Store.QuotaBytes })},
 	{key: "store.retention", help: "how long held mail is served before it expires", set: duration(func(s *settings) *time.Duration { return &s.Node.Store.Retention })},
+	{key: "store.history", help: "record the topic history (task board, relayed evidence) and answer history requests", set: func(s *settings, v string) error {
+		var on bool
+		if err := boolean(func(*settings) *bool { return &on })(s, v); err != nil {
+			return err
+		}
+		s.Node.Store.NoHistory = !on
+		return nil
+	}},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
 	{key: "rejection_window", help: "how long rejected input is gathered per peer before one input.rejected entry per peer is written", set: duration(func(s *settings) *time.Duration { return &s.Node.RejectionWindow })},
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},

@@ -120,6 +120,7 @@ func renderConfig(s settings, header string) []byte {
 	p("  quota_items: %d", st.QuotaItems)
 	p("  quota_bytes: %s", fmtSize(st.QuotaBytes))
 	p("  retention: %s", dur(st.Retention))
+	p("  history: %t", !st.NoHistory)
 	v := s.VXP
 	p("vxp:")
 	p("  enabled: %t", v.Enabled)

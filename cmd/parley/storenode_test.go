@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,33 @@ func offlineLedger(t *testing.T, dir string) func(kind, field, value string) int
 			}
 		}
 		return c
+	}
+}
+
+// TestStoreKeys: the store.* keys reach node.Config.Store from flags and
+// the environment, and a bad one is refused naming its key.
+func TestStoreKeys(t *testing.T) {
+	dir := t.TempDir()
+	addr := "0x52908400098527886E0F7030069857D2E4169EE7"
+	s, err := loadSettings(flagsWith(t, "store-enabled", "true", "store-serve", addr, "store-quota-bytes", "1MiB", "store-history", "false"),
+		envOf(map[string]string{"PARLEY_DATA_DIR": dir, "PARLEY_STORE_RETENTION": "2h", "PARLEY_STORE_QUOTA_ITEMS": "5"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Node.Store
+	if !st.Enabled || len(st.Serve) != 1 || st.Serve[0] != addr || st.QuotaBytes != 1<<20 || st.QuotaItems != 5 || st.Retention != 2*time.Hour || !st.NoHistory || st.Open {
+		t.Fatalf("store settings: %+v", st)
+	}
+	for _, kv := range [][]string{
+		{"store-enabled", "true"},
+		{"store-serve", addr},
+		{"store-enabled", "true", "store-open", "true", "store-serve", addr},
+		{"store-enabled", "true", "store-open", "true", "store-retention", "1s"},
+		{"store-enabled", "true", "store-open", "true", "store-quota-items", "0"},
+	} {
+		if _, err := loadSettings(flagsWith(t, kv...), envOf(map[string]string{"PARLEY_DATA_DIR": dir})); err == nil || !strings.Contains(err.Error(), "store.") {
+			t.Fatalf("%v: %v", kv, err)
+		}
 	}
 }
 
