@@ -1,8 +1,13 @@
 package p2p_test
 
 import (
+	"bytes"
+	"encoding/binary"
+	"io"
 	"testing"
 	"time"
+
+	"github.com/libp2p/go-libp2p"
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -105,6 +110,46 @@ func TestCollectedMailNotTakenComesAgain(t *testing.T) {
 	}
 	if calls < 3 {
 		t.Fatalf("the handler was called %d times, want the busy one again", calls)
+	}
+}
+
+// TestStoreRefusesUnidentifiedPeers: a peer that never completes the
+// identity handshake gets unknown_link for a hand-over and nothing for a
+// fetch, and the store's ledger is unchanged.
+func TestStoreRefusesUnidentifiedPeers(t *testing.T) {
+	store := newStore(t)
+	m, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay(), libp2p.DisableMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Connect(t.Context(), store.info()); err != nil {
+		t.Fatal(err)
+	}
+	before := store.led.Head()
+	ask := func(req []byte) []byte {
+		t.Helper()
+		s, err := m.NewStream(t.Context(), store.host.ID(), p2p.ProtocolMailbox)
+		if err != nil {
+			return nil // disconnected as an unidentified peer: nothing stored either
+		}
+		defer s.Close()
+		_, _ = s.Write(append(binary.AppendUvarint(nil, uint64(len(req))), req...))
+		_ = s.CloseWrite()
+		_ = s.SetReadDeadline(time.Now().Add(30 * time.Second))
+		b, _ := io.ReadAll(s)
+		return b
+	}
+	put := append([]byte{1}, make([]byte, 20)...)
+	put = append(put, []byte("not even a frame")...)
+	if b := ask(put); b != nil && !bytes.Contains(b, []byte(p2p.CodeUnknownLink)) {
+		t.Fatalf("an unidentified hand-over was answered %q", b)
+	}
+	if b := ask([]byte{2, 0}); len(b) > 1 {
+		t.Fatalf("an unidentified fetch was answered %q", b)
+	}
+	if store.led.Head() != before {
+		t.Fatal("an unidentified peer wrote to the store's ledger")
 	}
 }
 
