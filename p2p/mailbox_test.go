@@ -153,6 +153,37 @@ func TestStoreRefusesUnidentifiedPeers(t *testing.T) {
 	}
 }
 
+// TestStoreTellsNotServed: an identified sender's hand-over for a
+// recipient the store does not serve is answered not_served on the wire
+// and writes nothing; once the recipient registered (fetched), the same
+// hand-over is held.
+func TestStoreTellsNotServed(t *testing.T) {
+	store := newStore(t)
+	b := newNode(t) // no store peers: it never registers
+	a := newNode(t, withStore(store))
+	if err := a.host.AddPeer(b.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	env := a.envelope(newNID(), b.addr())
+	before := store.led.Head()
+	if c, err := a.host.PutToStore(t.Context(), store.host.ID(), b.addr(), env); err != nil || c != p2p.CodeNotServed {
+		t.Fatalf("a hand-over for a recipient not served: %q (%v)", c, err)
+	}
+	if store.led.Head() != before {
+		t.Fatal("a refused hand-over wrote to the store's ledger")
+	}
+	c := newNode(t, withStore(store)) // registers by its first fetch
+	if err := a.host.AddPeer(c.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	env = a.envelope(newNID(), c.addr())
+	eventually(t, "the store to hold for the registered recipient", func() bool {
+		code, err := a.host.PutToStore(t.Context(), store.host.ID(), c.addr(), env)
+		return err == nil && code == p2p.CodeHeld
+	})
+	eventually(t, "C to collect it", func() bool { e, _ := c.rec.snapshot(); return len(e) == 1 })
+}
+
 func TestLateJoinerCatchesUpOnTaskBoard(t *testing.T) {
 	store := newStore(t)
 	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
