@@ -64,7 +64,46 @@ type Config struct {
 	// Ledger says how often the node signs its ledger's tree head and
 	// anchors it on chain, and the gas the anchors may spend (ledger.*).
 	Ledger LedgerConfig
+	// Store makes the node a store node (store.*): it holds sealed
+	// envelopes for the recipients it serves while they are offline, and
+	// the topic history (docs/p2p.md "Running a store node").
+	Store StoreConfig
 }
+
+// StoreConfig configures a store node's mailbox (MailboxStore): whom it
+// holds mail for, how much, and how long.
+type StoreConfig struct {
+	// Enabled makes the node a store node (store.enabled).
+	Enabled bool
+	// Serve are the EVM addresses of the recipients it holds mail for
+	// (store.serve).
+	Serve []string
+	// Open lets any identified peer register as a recipient by fetching
+	// from the store, up to MaxRecipients (store.open); Serve must then be
+	// empty.
+	Open bool
+	// MaxRecipients bounds the recipients registered under Open
+	// (store.max_recipients).
+	MaxRecipients int
+	// QuotaItems and QuotaBytes bound what is held for one recipient at
+	// once, not yet collected (store.quota_items, store.quota_bytes).
+	QuotaItems int
+	QuotaBytes int64
+	// Retention is how long held mail is served (store.retention).
+	Retention time.Duration
+	// NoHistory turns off the topic history (store.history: false): the
+	// store records no task-board or relayed evidence messages and answers
+	// history requests with nothing.
+	NoHistory bool
+}
+
+// Defaults of StoreConfig.
+const (
+	DefaultStoreMaxRecipients = 1000
+	DefaultStoreQuotaItems    = 1000
+	DefaultStoreQuotaBytes    = 64 << 20
+	DefaultStoreRetention     = 7 * 24 * time.Hour
+)
 
 // LedgerConfig configures the ledger's signed tree heads and their
 // anchors on chain (anchor.go). Anchoring is not a gated act (it moves no
@@ -280,6 +319,11 @@ func DefaultConfig() Config {
 		// Heads are signed every ten minutes; anchoring is off unless
 		// configured (on for the dev chain: parley init, parley devnet).
 		Ledger: LedgerConfig{HeadEvery: DefaultHeadEvery, AnchorGasPerDay: DefaultAnchorGasPerDay},
+		// Not a store node unless enabled.
+		Store: StoreConfig{
+			MaxRecipients: DefaultStoreMaxRecipients, QuotaItems: DefaultStoreQuotaItems,
+			QuotaBytes: DefaultStoreQuotaBytes, Retention: DefaultStoreRetention,
+		},
 	}
 }
 
@@ -403,10 +447,50 @@ func (c Config) Validate() error {
 	if c.Ledger.AnchorEvery < 0 || (c.Ledger.AnchorEvery > 0 && c.Ledger.AnchorEvery < time.Second) {
 		return bad("ledger.anchor_every", "%v is under a second", c.Ledger.AnchorEvery)
 	}
+	if err := c.Store.validate(); err != nil {
+		return err
+	}
 	for i, s := range c.Capabilities {
 		if strings.TrimSpace(s) == "" || len(s) > 64 {
 			return bad("capabilities", "entry %d %q is empty or over 64 characters", i, s)
 		}
+	}
+	return nil
+}
+
+// validate checks the store section: whom it serves (addresses, no
+// duplicates, serve or open when enabled, neither when not) and its
+// bounds.
+func (c StoreConfig) validate() error {
+	bad := func(key, format string, args ...any) error {
+		return fail(CodeBadConfig, key+": "+format, args...)
+	}
+	seen := make(map[negotiation.Address]bool, len(c.Serve))
+	for i, s := range c.Serve {
+		a, err := negotiation.ParseAddress(s)
+		if err != nil {
+			return bad("store.serve", "entry %d %q is not an EVM address: %v", i, s, err)
+		}
+		if seen[a] {
+			return bad("store.serve", "entry %d %s is listed twice", i, s)
+		}
+		seen[a] = true
+	}
+	switch {
+	case !c.Enabled && (len(c.Serve) > 0 || c.Open):
+		return bad("store.enabled", "is false while store.serve or store.open is set")
+	case c.Enabled && len(c.Serve) == 0 && !c.Open:
+		return bad("store.serve", "is empty (name the recipients served, or set store.open: true to serve any identified peer that registers)")
+	case c.Open && len(c.Serve) > 0:
+		return bad("store.open", "is true while store.serve names recipients (choose one)")
+	case c.MaxRecipients < 1 || c.MaxRecipients > 1_000_000:
+		return bad("store.max_recipients", "%d is outside 1..1000000", c.MaxRecipients)
+	case c.QuotaItems < 1 || c.QuotaItems > 1_000_000:
+		return bad("store.quota_items", "%d is outside 1..1000000", c.QuotaItems)
+	case c.QuotaBytes < 64<<10 || c.QuotaBytes > 64<<30:
+		return bad("store.quota_bytes", "%d is outside 64KiB..64GiB", c.QuotaBytes)
+	case c.Retention < time.Minute || c.Retention > 365*24*time.Hour:
+		return bad("store.retention", "%v is outside 1m..8760h", c.Retention)
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ type Node struct {
 	log *slog.Logger
 	m   *metrics
 	now func() time.Time
+	// mailbox is the store node's mailbox (Config.Store.Enabled), set by
+	// startHost.
+	mailbox *MailboxStore
 
 	mu    sync.Mutex // lifecycle: Start and Close hold it throughout
 	state lifecycle
@@ -381,6 +384,16 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.ListenAddrs = n.cfg.P2P.Listen
 	pc.Bootstrap = n.cfg.P2P.Bootstrap
 	pc.StorePeers = n.cfg.P2P.StorePeers
+	if n.cfg.Store.Enabled {
+		ms := NewMailboxStore(n.led, n.cfg.Store, n.now)
+		if err := ms.Load(ctx); err != nil {
+			return err
+		}
+		pc.Mailbox, n.mailbox = ms, ms
+		sc := n.cfg.Store
+		n.log.Info("store node", "serve", len(sc.Serve), "open", sc.Open, "quota_items", sc.QuotaItems,
+			"quota_bytes", sc.QuotaBytes, "retention", sc.Retention)
+	}
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT
 	pc.Announce, pc.Relays, pc.Reachability = n.cfg.P2P.Announce, n.cfg.P2P.Relays, p2p.Reachability(n.cfg.P2P.Reachability)
 	pc.RelayService = n.cfg.P2P.RelayService
@@ -530,6 +543,9 @@ func (n *Node) Ledger() *ledger.Ledger { return n.led }
 
 // Host returns the node's transport (nil before Start), for inspection.
 func (n *Node) Host() *p2p.Host { return n.host }
+
+// Mailbox returns the store node's mailbox, or nil unless store.enabled.
+func (n *Node) Mailbox() *MailboxStore { return n.mailbox }
 
 // Chain returns the node's chain client, or nil without a chain.
 func (n *Node) Chain() *chain.Client { return n.client }

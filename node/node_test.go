@@ -62,6 +62,9 @@ func validConfig(t *testing.T) node.Config {
 	return cfg
 }
 
+// storeAddr is an EIP-55 address a store node may serve.
+const storeAddr = "0x52908400098527886E0F7030069857D2E4169EE7"
+
 func TestConfigValidateNamesTheField(t *testing.T) {
 	for _, tc := range []struct {
 		key    string
@@ -91,6 +94,24 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"approval.ttl", func(c *node.Config) { c.ApprovalTTL = time.Second }},
 		{"fetch_timeout", func(c *node.Config) { c.FetchTimeout = 0 }},
 		{"capabilities", func(c *node.Config) { c.Capabilities = []string{""} }},
+		{"store.serve", func(c *node.Config) { c.Store.Enabled = true }},
+		{"store.serve", func(c *node.Config) { c.Store.Enabled, c.Store.Serve = true, []string{"0xabc"} }},
+		{"store.serve", func(c *node.Config) {
+			// Not EIP-55 checksummed.
+			c.Store.Enabled, c.Store.Serve = true, []string{"0x52908400098527886e0f7030069857d2e4169ee7"}
+		}},
+		{"store.serve", func(c *node.Config) {
+			c.Store.Enabled, c.Store.Serve = true, []string{storeAddr, storeAddr}
+		}},
+		{"store.enabled", func(c *node.Config) { c.Store.Serve = []string{storeAddr} }},
+		{"store.enabled", func(c *node.Config) { c.Store.Open = true }},
+		{"store.open", func(c *node.Config) { c.Store.Enabled, c.Store.Open, c.Store.Serve = true, true, []string{storeAddr} }},
+		{"store.max_recipients", func(c *node.Config) { c.Store.MaxRecipients = 0 }},
+		{"store.quota_items", func(c *node.Config) { c.Store.QuotaItems = 0 }},
+		{"store.quota_items", func(c *node.Config) { c.Store.QuotaItems = 2_000_000 }},
+		{"store.quota_bytes", func(c *node.Config) { c.Store.QuotaBytes = 1024 }},
+		{"store.retention", func(c *node.Config) { c.Store.Retention = time.Second }},
+		{"store.retention", func(c *node.Config) { c.Store.Retention = 400 * 24 * time.Hour }},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			cfg := validConfig(t)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -136,93 +135,6 @@ func (s *OutboxStore) Pending(ctx context.Context) ([]p2p.OutboxItem, error) {
 			return nil, fmt.Errorf("node: outbox entry %d: envelope %s: %w", e.Seq, c, err)
 		}
 		out = append(out, p2p.OutboxItem{CID: c, To: to, NegotiationID: e.NegotiationID, Envelope: env, Queued: e.At})
-	}
-	return out, nil
-}
-
-// Ledger kinds of a store node's mailbox and topic history.
-const (
-	KindMailboxHeld  = "mailbox.held"  // a sealed envelope held for a recipient; body {to, from}, object raw
-	KindTopicMessage = "topic.message" // a valid message seen on a topic; body {topic}, object raw
-)
-
-// MailboxStore keeps a store node's mailbox and topic history in the
-// ledger: every held envelope and topic message is an entry whose object
-// is the bytes as received, and an entry's seq is its cursor. Reads scan
-// the entries of their kind (a store's history is read by cursor, rarely).
-type MailboxStore struct {
-	l *ledger.Ledger
-}
-
-var _ p2p.MailboxStore = (*MailboxStore)(nil)
-
-// NewMailboxStore returns a MailboxStore over a started ledger.
-func NewMailboxStore(l *ledger.Ledger) *MailboxStore { return &MailboxStore{l: l} }
-
-type mailBody struct {
-	To    string `json:"to,omitempty"`
-	From  string `json:"from,omitempty"`
-	Topic string `json:"topic,omitempty"`
-}
-
-// Hold records a sealed envelope for to (once per distinct bytes).
-func (s *MailboxStore) Hold(ctx context.Context, to negotiation.Address, from peer.ID, sealed []byte) error {
-	return s.put(ctx, KindMailboxHeld, mailBody{To: to.String(), From: from.String()}, sealed)
-}
-
-// Record records a topic message (once per distinct bytes).
-func (s *MailboxStore) Record(ctx context.Context, topic string, data []byte) error {
-	return s.put(ctx, KindTopicMessage, mailBody{Topic: topic}, data)
-}
-
-func (s *MailboxStore) put(ctx context.Context, kind string, body mailBody, data []byte) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	if _, _, err := s.l.Append(ctx, ledger.Record{Kind: kind, Body: b, Object: data, ObjectCodec: ledger.CodecRaw}); err != nil {
-		return fmt.Errorf("node: %s: %w", kind, err)
-	}
-	return nil
-}
-
-// Mail returns up to limit envelopes held for to after cursor after.
-func (s *MailboxStore) Mail(ctx context.Context, to negotiation.Address, after uint64, limit int) ([]p2p.MailItem, error) {
-	want := to.String()
-	return s.scan(ctx, KindMailboxHeld, after, limit, func(b mailBody) bool { return b.To == want })
-}
-
-// History returns up to limit messages of topic after cursor after.
-func (s *MailboxStore) History(ctx context.Context, topic string, after uint64, limit int) ([]p2p.MailItem, error) {
-	return s.scan(ctx, KindTopicMessage, after, limit, func(b mailBody) bool { return b.Topic == topic })
-}
-
-func (s *MailboxStore) scan(ctx context.Context, kind string, after uint64, limit int, match func(mailBody) bool) ([]p2p.MailItem, error) {
-	var out []p2p.MailItem
-	for e, err := range s.l.ByKind(ctx, kind) {
-		if err != nil {
-			return nil, fmt.Errorf("node: %s: %w", kind, err)
-		}
-		if e.Seq <= after {
-			continue
-		}
-		var b mailBody
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return nil, fmt.Errorf("node: %s entry %d: %w", kind, e.Seq, err)
-		}
-		if !match(b) {
-			continue
-		}
-		data, err := s.l.Object(ctx, e.CID)
-		if errors.Is(err, ledger.ErrNotFound) {
-			continue // pruned under the retention rule
-		} else if err != nil {
-			return nil, fmt.Errorf("node: %s entry %d: %w", kind, e.Seq, err)
-		}
-		out = append(out, p2p.MailItem{Cursor: e.Seq, Data: data})
-		if len(out) >= limit {
-			break
-		}
 	}
 	return out, nil
 }

@@ -32,6 +32,8 @@ const (
 	CodeBadRecord      Code = "bad_record"       // a DHT record or blob reply that does not verify
 	CodeNotFound       Code = "not_found"        // no such record, blob or peer
 	CodeHeld           Code = "held"             // a store node holds the envelope for its recipient
+	CodeNotServed      Code = "not_served"       // a store node does not hold mail for that recipient
+	CodeQuotaExceeded  Code = "quota_exceeded"   // a store node holds as much for that recipient as its quota allows
 	CodeBadConfig      Code = "bad_config"       // a Config field is missing or out of range
 	CodeClosed         Code = "closed"           // the host is not started or already closed
 	CodeCIDMismatch    Code = "cid_mismatch"     // bytes that do not hash to the CID they were fetched by
@@ -79,6 +81,8 @@ var classes = map[Code]string{
 	CodeBadTimestamp:   classInvalid,
 	CodeBadRecord:      classInvalid,
 	CodeNotFound:       classNotFound,
+	CodeNotServed:      classForbidden,
+	CodeQuotaExceeded:  classUnavailable,
 	CodeBadConfig:      classInternal,
 	CodeClosed:         classUnavailable,
 	CodeCIDMismatch:    classInvalid,

@@ -50,6 +50,7 @@ type recorder struct {
 	l     *ledger.Ledger
 	gaps  bool
 	delay time.Duration // a slow handler, so that senders' outboxes fill
+	busy  int           // answer busy to this many calls first
 
 	mu      sync.Mutex
 	last    map[string]uint64
@@ -63,6 +64,10 @@ func (r *recorder) HandleEnvelope(ctx context.Context, d p2p.Delivery) negotiati
 	defer r.mu.Unlock()
 	time.Sleep(r.delay)
 	r.calls++
+	if r.busy > 0 {
+		r.busy--
+		return "busy"
+	}
 	k := env.NegotiationID + "/" + env.Sender.EVMAddress.String()
 	if r.gaps && env.Sequence > r.last[k]+1 {
 		return negotiation.CodeSequenceGap

@@ -41,10 +41,14 @@ type MailItem struct {
 // over the ledger (node.MailboxStore).
 type MailboxStore interface {
 	// Hold stores a sealed envelope for the recipient to, durably, before
-	// it returns. Holding the same bytes twice is harmless.
+	// it returns. Holding the same bytes twice is harmless. An *Error with
+	// CodeNotServed or CodeQuotaExceeded refuses the hand-over (nothing
+	// stored) and is told to the sender; any other error answers busy.
 	Hold(ctx context.Context, to negotiation.Address, from peer.ID, sealed []byte) error
 	// Mail returns up to limit items held for to with a cursor after
-	// after, in cursor order.
+	// after, in cursor order. It is called only for a fetch by to itself
+	// (an identified peer), whose after acknowledges every item up to it:
+	// a store may drop those.
 	Mail(ctx context.Context, to negotiation.Address, after uint64, limit int) ([]MailItem, error)
 	// Record stores a valid message seen on a topic.
 	Record(ctx context.Context, topic string, data []byte) error
@@ -112,6 +116,11 @@ func (h *Host) mailboxPut(ctx context.Context, remote peer.ID, b []byte) Code {
 		return CodeSenderMismatch
 	}
 	if err := h.cfg.Mailbox.Hold(ctx, to, remote, sealed); err != nil {
+		// A store's refusal (not_served, quota_exceeded) is told as it
+		// is; anything else is the store's own failure: busy.
+		if c := CodeOf(err); c == CodeNotServed || c == CodeQuotaExceeded {
+			return c
+		}
 		return CodeBusy
 	}
 	return CodeHeld
@@ -152,8 +161,16 @@ func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
 // mailboxRequest sends one request to a store and returns its stream.
 func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
 	// The store answers only a peer that identified itself: connect and
-	// let the handshake finish first.
-	if err := h.p2p.Connect(ctx, peer.AddrInfo{ID: store}); err != nil {
+	// let the handshake finish first. The configured addresses are
+	// dialled too: the start's bootstrap dial, which puts them in the
+	// peerstore, may not have run yet.
+	ai := peer.AddrInfo{ID: store}
+	for _, st := range h.stores {
+		if st.ID == store {
+			ai.Addrs = st.Addrs
+		}
+	}
+	if err := h.p2p.Connect(ctx, ai); err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "dial store %s", store)
 	}
 	if !h.guard.waitIdentified(ctx, store) {
@@ -217,6 +234,9 @@ func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
 			if Code(b) == CodeHeld {
 				q.settle(ctx, p, CodeOK, key.ID, true)
 				took = true
+			} else if c := Code(b); c == CodeNotServed || c == CodeQuotaExceeded {
+				h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
+				break // this store takes no more for the recipient now
 			}
 		}
 		if took {
@@ -266,6 +286,16 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 				code, _ := h.in.accept(ctx, store, o)
 				if code.Outcome() == Delivered && code != CodeDuplicate {
 					taken++
+				}
+				if code == CodeBusy || code == Code(negotiation.CodeClockSkew) {
+					// Not taken (over a limit, or from the future): the
+					// cursor stays before it, so that the next fetch
+					// does not acknowledge it to the store and it comes
+					// again. An early one (sequence_gap,
+					// missing_reference) is held by the inbound side and
+					// the cursor passes it: the envelopes it waits for
+					// usually follow in the same page.
+					return taken, fail(code, "mailbox item %d not taken yet", it.Cursor)
 				}
 			} else if CodeOf(err).Outcome() == Rejected {
 				h.in.reject(store, "", it.Data, CodeOf(err), "")

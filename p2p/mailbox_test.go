@@ -1,8 +1,13 @@
 package p2p_test
 
 import (
+	"bytes"
+	"encoding/binary"
+	"io"
 	"testing"
 	"time"
+
+	"github.com/libp2p/go-libp2p"
 
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node"
@@ -22,7 +27,16 @@ func newStore(t *testing.T) *testNode {
 func (n *testNode) startStore() {
 	// The ledger opens in start; the mailbox needs it, so wire it through
 	// an option that runs after the ledger is up.
-	n.start(func(c *p2p.Config) { c.Mailbox = node.NewMailboxStore(n.led) })
+	// It serves any identified peer that registers (fetches) with it.
+	n.start(func(c *p2p.Config) {
+		sc := node.DefaultConfig().Store
+		sc.Enabled, sc.Open = true, true
+		ms := node.NewMailboxStore(n.led, sc, nil)
+		if err := ms.Load(n.t.Context()); err != nil {
+			n.t.Fatal(err)
+		}
+		c.Mailbox = ms
+	})
 }
 
 func withStore(s *testNode) nodeOpt {
@@ -61,6 +75,124 @@ func TestDeliveryThroughStoreNode(t *testing.T) {
 	if n, err := b.host.CollectMail(t.Context()); err != nil || n != 0 {
 		t.Fatalf("second collect took %d (%v)", n, err)
 	}
+}
+
+// TestCollectedMailNotTakenComesAgain: mail the recipient's handler
+// answers busy to is not passed by its cursor, so its next fetch does not
+// acknowledge it to the store and it is delivered on a later collection;
+// nothing is lost and each envelope takes effect once.
+func TestCollectedMailNotTakenComesAgain(t *testing.T) {
+	store := newStore(t)
+	b := newNode(t, withStore(store))
+	a := newNode(t, withStore(store))
+	if err := a.host.AddPeer(b.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	b.rec.mu.Lock()
+	b.rec.busy = 1
+	b.rec.mu.Unlock()
+	want := map[string]bool{}
+	for range 2 {
+		env := a.envelope(newNID(), b.addr())
+		if err := a.host.Send(t.Context(), env); err != nil {
+			t.Fatal(err)
+		}
+		want[env.CID().String()] = true
+	}
+	eventually(t, "the store to take both", func() bool { return len(a.ev.of(p2p.EventHeld)) == 2 })
+	eventually(t, "B to take both", func() bool { e, _ := b.rec.snapshot(); return len(e) == 2 })
+	effects, calls := b.rec.snapshot()
+	distinct(t, effects, effects)
+	for _, c := range effects {
+		if !want[c.String()] {
+			t.Fatalf("B took %s, not sent", c)
+		}
+	}
+	if calls < 3 {
+		t.Fatalf("the handler was called %d times, want the busy one again", calls)
+	}
+}
+
+// TestStoreRefusesUnidentifiedPeers: a peer that never completes the
+// identity handshake gets unknown_link for a hand-over and nothing for a
+// fetch, and the store's ledger is unchanged.
+func TestStoreRefusesUnidentifiedPeers(t *testing.T) {
+	store := newStore(t)
+	m, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay(), libp2p.DisableMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Connect(t.Context(), store.info()); err != nil {
+		t.Fatal(err)
+	}
+	before := store.led.Head()
+	ask := func(req []byte) []byte {
+		t.Helper()
+		s, err := m.NewStream(t.Context(), store.host.ID(), p2p.ProtocolMailbox)
+		if err != nil {
+			return nil // disconnected as an unidentified peer: nothing stored either
+		}
+		defer s.Close()
+		_, _ = s.Write(append(binary.AppendUvarint(nil, uint64(len(req))), req...))
+		_ = s.CloseWrite()
+		_ = s.SetReadDeadline(time.Now().Add(30 * time.Second))
+		b, _ := io.ReadAll(s)
+		return b
+	}
+	put := append([]byte{1}, make([]byte, 20)...)
+	put = append(put, []byte("not even a frame")...)
+	if b := ask(put); b != nil && !bytes.Contains(b, []byte(p2p.CodeUnknownLink)) {
+		t.Fatalf("an unidentified hand-over was answered %q", b)
+	}
+	if b := ask([]byte{2, 0}); len(b) > 1 {
+		t.Fatalf("an unidentified fetch was answered %q", b)
+	}
+	if store.led.Head() != before {
+		t.Fatal("an unidentified peer wrote to the store's ledger")
+	}
+}
+
+// TestStoreTellsNotServed: an identified sender's hand-over for a
+// recipient the store does not serve is answered not_served on the wire
+// and writes nothing; once the recipient registered (fetched), the same
+// hand-over is held.
+func TestStoreTellsNotServed(t *testing.T) {
+	store := newStore(t)
+	b := newNode(t) // no store peers: it never registers
+	a := newNode(t, withStore(store))
+	if err := a.host.AddPeer(b.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	env := a.envelope(newNID(), b.addr())
+	// (The store's ledger may grow meanwhile by A's own registration:
+	// count what it holds.)
+	held := func() int {
+		n := 0
+		for _, err := range store.led.ByKind(t.Context(), node.KindMailboxHeld) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	if c, err := a.host.PutToStore(t.Context(), store.host.ID(), b.addr(), env); err != nil || c != p2p.CodeNotServed {
+		t.Fatalf("a hand-over for a recipient not served: %q (%v)", c, err)
+	}
+	if held() != 0 {
+		t.Fatal("a refused hand-over wrote to the store's ledger")
+	}
+	c := newNode(t, withStore(store)) // registers by its first fetch
+	if err := a.host.AddPeer(c.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	env = a.envelope(newNID(), c.addr())
+	eventually(t, "the store to hold for the registered recipient", func() bool {
+		code, err := a.host.PutToStore(t.Context(), store.host.ID(), c.addr(), env)
+		return err == nil && code == p2p.CodeHeld
+	})
+	eventually(t, "C to collect it", func() bool { e, _ := c.rec.snapshot(); return len(e) == 1 })
 }
 
 func TestLateJoinerCatchesUpOnTaskBoard(t *testing.T) {

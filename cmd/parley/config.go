@@ -428,6 +428,21 @@ var settingsTable = append([]setting{
 	{key: "ledger.head_every", help: "how often the node signs and records its ledger's tree head when the ledger grew (0: only on demand)", set: duration(func(s *settings) *time.Duration { return &s.Node.Ledger.HeadEvery })},
 	{key: "ledger.anchor_every", help: "how often the node anchors its tree head on chain through LedgerAnchor when the ledger grew (0: off; a dispute opening still anchors)", set: duration(func(s *settings) *time.Duration { return &s.Node.Ledger.AnchorEvery })},
 	{key: "ledger.anchor_gas_per_day", help: "gas the anchors may use per UTC day, from the node's EVM key (0: no anchors)", set: uint64v(func(s *settings) *uint64 { return &s.Node.Ledger.AnchorGasPerDay })},
+	{key: "store.enabled", help: "make this node a store node: it holds sealed envelopes for the recipients it serves while they are offline, and the topic history", set: boolean(func(s *settings) *bool { return &s.Node.Store.Enabled })},
+	{key: "store.serve", list: true, help: "EVM addresses of the recipients the store node holds mail for", set: list(func(s *settings) *[]string { return &s.Node.Store.Serve })},
+	{key: "store.open", help: "hold mail for any identified peer that registers by fetching (store.serve empty), up to store.max_recipients", set: boolean(func(s *settings) *bool { return &s.Node.Store.Open })},
+	{key: "store.max_recipients", help: "recipients that may register under store.open", set: intv(func(s *settings) *int { return &s.Node.Store.MaxRecipients })},
+	{key: "store.quota_items", help: "envelopes held for one recipient at once, not yet collected", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaItems })},
+	{key: "store.quota_bytes", help: "bytes held for one recipient at once, not yet collected (such as 64MiB)", set: byteSize(func(s *settings) *int64 { return &s.Node.Store.QuotaBytes })},
+	{key: "store.retention", help: "how long held mail is served before it expires", set: duration(func(s *settings) *time.Duration { return &s.Node.Store.Retention })},
+	{key: "store.history", help: "record the topic history (task board, relayed evidence) and answer history requests", set: func(s *settings, v string) error {
+		var on bool
+		if err := boolean(func(*settings) *bool { return &on })(s, v); err != nil {
+			return err
+		}
+		s.Node.Store.NoHistory = !on
+		return nil
+	}},
 	{key: "fetch_timeout", help: "bound of one attempt to fetch a file", set: duration(func(s *settings) *time.Duration { return &s.Node.FetchTimeout })},
 	{key: "rejection_window", help: "how long rejected input is gathered per peer before one input.rejected entry per peer is written", set: duration(func(s *settings) *time.Duration { return &s.Node.RejectionWindow })},
 	{key: "web.listen", help: "address of the principal's pages on this machine, opened at http://localhost:<port> (empty: off)", set: loopbackAddr("the pages approve acts: they are served to this machine only", func(s *settings) *string { return &s.WebListen })},

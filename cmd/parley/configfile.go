@@ -119,6 +119,16 @@ func renderConfig(s settings, header string) []byte {
 	p("  head_every: %s", dur(n.Ledger.HeadEvery))
 	p("  anchor_every: %s", dur(n.Ledger.AnchorEvery))
 	p("  anchor_gas_per_day: %d", n.Ledger.AnchorGasPerDay)
+	st := n.Store
+	p("store:")
+	p("  enabled: %t", st.Enabled)
+	seq("  ", "serve", st.Serve)
+	p("  open: %t", st.Open)
+	p("  max_recipients: %d", st.MaxRecipients)
+	p("  quota_items: %d", st.QuotaItems)
+	p("  quota_bytes: %s", fmtSize(st.QuotaBytes))
+	p("  retention: %s", dur(st.Retention))
+	p("  history: %t", !st.NoHistory)
 	v := s.VXP
 	p("vxp:")
 	p("  enabled: %t", v.Enabled)
