@@ -24,7 +24,11 @@ func (p *nodeProcess) running(t *testing.T) (evm, addr string) {
 	if m == nil {
 		t.Fatalf("no running line:\n%s", p.out.String())
 	}
-	return m[2], m[3]
+	addr = strings.TrimSuffix(m[3], ",")
+	if !strings.Contains(addr, "/p2p/") {
+		addr += "/p2p/" + m[1] // node run prints listen addresses without the peer id
+	}
+	return m[2], addr
 }
 
 // offlineLedger opens a stopped node's ledger, verifies it and counts its
