@@ -171,11 +171,16 @@ func TestStoreNodeProcesses(t *testing.T) {
 		x.stop(t)
 	}
 	worker, poster, store := offlineLedger(t, dirs["worker"]), offlineLedger(t, dirs["poster"]), offlineLedger(t, dirs["arbitrator"])
-	if n := store(node.KindMailboxHeld, "to", workerEVM); n != 3 || store(node.KindMailboxHeld, "", "") != 3 {
-		t.Fatalf("the store holds %d envelopes for the worker, want 3", n)
+	// The three sent while the worker was away are held; the direct one
+	// too when the poster's first attempt came before the worker's link
+	// (under load): then it was handed over as well. Either way what the
+	// store holds is what the poster settled as held, once each.
+	held := store(node.KindMailboxHeld, "to", workerEVM)
+	if held < 3 || held > 4 || store(node.KindMailboxHeld, "", "") != held {
+		t.Fatalf("the store holds %d envelopes for the worker, want 3 (or 4 with the direct one)", held)
 	}
-	if n := poster(ledger.KindOutboxAcked, "status", "held"); n != 3 {
-		t.Fatalf("the poster settled %d envelopes as held, want 3", n)
+	if n := poster(ledger.KindOutboxAcked, "status", "held"); n != held {
+		t.Fatalf("the poster settled %d envelopes as held, the store holds %d", n, held)
 	}
 	if n := worker(ledger.KindEnvelopeReceived, "", ""); n != 4 {
 		t.Fatalf("the worker applied %d envelopes, want 4 (one direct, three collected)", n)
