@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/big"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -41,6 +42,10 @@ type chainActs struct {
 	key    *identity.EVMKey // signs the EIP-712 digest of a co-signed act
 	client *chain.Client    // nil on a node without a chain
 	cursor *ledgerCursor    // the watcher's cursor, told when events are delivered
+
+	// pending counts the co-signed submissions running in the background
+	// (submitLater), for the tests that wait until nothing is in flight.
+	pending atomic.Int32
 
 	// What it calls back in the node.
 	authorize    func(ctx context.Context, act Act, nid string, args map[string]any, reason, risk string) (approval.IntentRequest, error)
@@ -310,7 +315,9 @@ func (c *chainActs) onCoSigned(t *thread, cs *negotiation.CoSigned) {
 
 // submitLater submits the pair of kind in the background.
 func (c *chainActs) submitLater(nid string, kind negotiation.MessageType) {
+	c.pending.Add(1)
 	c.spawn(func(ctx context.Context) {
+		defer c.pending.Add(-1)
 		_, err := c.submitCoSigned(ctx, nid, kind)
 		switch {
 		case err == nil || ctx.Err() != nil:

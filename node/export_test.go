@@ -42,3 +42,7 @@ func SpawnForTest(n *Node, f func()) {
 		f()
 	})
 }
+
+// ChainSubmissionsForTest returns how many co-signed submissions run in
+// the background (the transcripts' stabilize waits for none).
+func (n *Node) ChainSubmissionsForTest() int { return int(n.onchain.pending.Load()) }

@@ -98,6 +98,9 @@ func (s *story) unsettled(held map[string]int) string {
 		if st.Outbox != held[name] {
 			return fmt.Sprintf("%s's outbox holds %d, not %d", name, st.Outbox, held[name])
 		}
+		if k := n.n.ChainSubmissionsForTest(); k > 0 {
+			return fmt.Sprintf("%s submits %d co-signed acts on chain", name, k)
+		}
 		for _, v := range n.n.Threads() {
 			if v.Pending > 0 {
 				return fmt.Sprintf("%s's thread %s waits for %d facts", name, v.NegotiationID, v.Pending)
