@@ -31,13 +31,12 @@ const (
 // bounds it is rate_limited. s.mu is held.
 func (s *Store) admitHeld(client string, at time.Time) error {
 	total, mine := 0, 0
-	for id, r := range s.requests {
-		if !r.held {
-			continue
-		}
+	for id := range s.heldIDs {
+		r := s.requests[id]
 		if r.State.Final() || at.Sub(r.CreatedAt) > HeldTTL {
 			delete(s.requests, id)
 			delete(s.idem, idemKey{r.ClientID, r.Idempotency})
+			delete(s.heldIDs, id)
 			continue
 		}
 		total++

@@ -151,11 +151,14 @@ type Store struct {
 	grants   map[string]*Grant
 	requests map[string]*Request
 	idem     map[idemKey]string
+	// heldIDs are the ids of the requests held in memory only
+	// (holding.go), so admitting one more reads only them.
+	heldIDs map[string]struct{}
 }
 
 // NewStore returns an empty store over led; Load fills it.
 func NewStore(led *ledger.Ledger) *Store {
-	return &Store{led: led, grants: map[string]*Grant{}, requests: map[string]*Request{}, idem: map[idemKey]string{}}
+	return &Store{led: led, grants: map[string]*Grant{}, requests: map[string]*Request{}, idem: map[idemKey]string{}, heldIDs: map[string]struct{}{}}
 }
 
 // Load rebuilds the store from the ledger's VXP entries.
@@ -200,7 +203,7 @@ func (s *Store) Load(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.grants, s.requests, s.idem = grants, requests, idem
+	s.grants, s.requests, s.idem, s.heldIDs = grants, requests, idem, map[string]struct{}{}
 	return nil
 }
 
@@ -361,6 +364,7 @@ func (s *Store) Create(ctx context.Context, r *Request) (*Request, bool, error) 
 			return nil, false, err
 		}
 		c.held = true
+		s.heldIDs[c.ID] = struct{}{}
 	} else {
 		e, err := s.append(ctx, KindRequest, c, c.UpdatedAt)
 		if err != nil {
@@ -411,6 +415,7 @@ func (s *Store) Update(ctx context.Context, id string, at time.Time, f func(r *R
 		return nil, err
 	}
 	c.Seq, c.Head, c.held = e.Seq, e.Hash, false
+	delete(s.heldIDs, id)
 	s.requests[id] = c
 	return c.clone()
 }
