@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +44,12 @@ type DevchainConfig struct {
 	// Period seals a block every Period; 0 seals one as soon as a
 	// transaction arrives (mining on demand).
 	Period time.Duration
-	// HTTPPort is the JSON-RPC port on 127.0.0.1; 0 picks a free one.
+	// HTTPPort is the JSON-RPC port; 0 picks a free one.
 	HTTPPort int
+	// HTTPHost is the address JSON-RPC listens on (empty: 127.0.0.1). A
+	// dev chain's accounts have public keys: serve it beyond loopback
+	// only on a network of your own, such as the testbed's namespaces.
+	HTTPHost string
 	// Accounts is how many dev accounts are funded in genesis.
 	Accounts int
 	// Balance is each dev account's genesis balance in wei.
@@ -81,6 +87,8 @@ func (c DevchainConfig) Validate() error {
 		return fmt.Errorf("%w: Period must be 0 or at least a second", ErrInvalidConfig)
 	case c.HTTPPort < 0 || c.HTTPPort > 65535:
 		return fmt.Errorf("%w: HTTPPort out of range", ErrInvalidConfig)
+	case c.HTTPHost != "" && net.ParseIP(c.HTTPHost) == nil:
+		return fmt.Errorf("%w: HTTPHost %q is not an IP address", ErrInvalidConfig, c.HTTPHost)
 	case c.Accounts < 1 || c.Accounts > 256:
 		return fmt.Errorf("%w: Accounts must be 1..256", ErrInvalidConfig)
 	case c.Balance == nil || c.Balance.Sign() <= 0:
@@ -117,7 +125,7 @@ func DevKey(i int) *ecdsa.PrivateKey {
 
 // Devchain is a running embedded chain.
 type Devchain struct {
-	// URL is the JSON-RPC endpoint, http://127.0.0.1:<port>.
+	// URL is the JSON-RPC endpoint, http://<HTTPHost>:<port>.
 	URL string
 	// ChainID is the chain's id.
 	ChainID *big.Int
@@ -165,7 +173,7 @@ type devchainRecord struct {
 }
 
 // StartDevchain starts an embedded chain assembled like `geth --dev`: a node
-// with P2P off and JSON-RPC on 127.0.0.1, the eth service, and the simulated
+// with P2P off and JSON-RPC on HTTPHost (127.0.0.1 by default), the eth service, and the simulated
 // beacon sealing blocks on demand or every Period. State is kept in DataDir
 // with the hash scheme and no pruning, so it survives a kill -9. On first
 // start the contracts are deployed and their addresses recorded in DataDir;
@@ -201,7 +209,7 @@ func StartDevchain(ctx context.Context, cfg DevchainConfig) (*Devchain, error) {
 	stack, err := node.New(&node.Config{
 		Name:              "parley-devchain",
 		DataDir:           cfg.DataDir,
-		HTTPHost:          "127.0.0.1",
+		HTTPHost:          cmp.Or(cfg.HTTPHost, "127.0.0.1"),
 		HTTPPort:          cfg.HTTPPort,
 		HTTPModules:       []string{"eth", "net", "web3", "dev"},
 		HTTPVirtualHosts:  []string{"localhost"},

@@ -305,6 +305,7 @@ func TestDevchainConfigValidate(t *testing.T) {
 		"sub-second":        func(c *DevchainConfig) { c.Period = time.Millisecond },
 		"no accounts":       func(c *DevchainConfig) { c.Accounts = 0 },
 		"port out of range": func(c *DevchainConfig) { c.HTTPPort = 70000 },
+		"host not an IP":    func(c *DevchainConfig) { c.HTTPHost = "example.com" },
 		"no bond":           func(c *DevchainConfig) { c.Deploy.Bond = nil },
 	} {
 		c := DefaultDevchainConfig()

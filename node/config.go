@@ -246,6 +246,9 @@ type P2PConfig struct {
 	Reachability string
 	// RetryMax caps the backoff between delivery attempts of one envelope.
 	RetryMax time.Duration
+	// MailboxPoll is how often the node collects its mail from StorePeers
+	// (p2p.mailbox_poll); it also collects at start.
+	MailboxPoll time.Duration
 	// MaxPeers, when not zero, is how many peers the node must be able to
 	// hold at once (a worker's concurrent counterparties): it raises the
 	// transport's resource limits, which by default admit about 96
@@ -297,6 +300,7 @@ func DefaultConfig() Config {
 			Listen:          []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"},
 			DHT:             true,
 			RetryMax:        time.Minute,
+			MailboxPoll:     30 * time.Second,
 			IdentifyTimeout: p2p.DefaultIdentifyTimeout,
 			PeerFrameRate:   p2pDefaults.PeerFrameRate,
 			PeerByteRate:    int64(p2pDefaults.PeerByteRate),
@@ -367,6 +371,9 @@ func (c Config) Validate() error {
 	}
 	if c.P2P.RetryMax < 100*time.Millisecond {
 		return bad("p2p.retry_max", "%v is under 100ms", c.P2P.RetryMax)
+	}
+	if c.P2P.MailboxPoll < time.Second {
+		return bad("p2p.mailbox_poll", "%v is under 1s", c.P2P.MailboxPoll)
 	}
 	if c.P2P.MaxPeers < 0 || c.P2P.MaxPeers > 100_000 {
 		return bad("p2p.max_peers", "%d is outside 0..100000", c.P2P.MaxPeers)

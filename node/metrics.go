@@ -12,6 +12,7 @@ type metrics struct {
 	approvals *prometheus.CounterVec // approval decisions, by act and decision
 	rejected  *prometheus.CounterVec // input rejected as not authentic, by code
 	files     *prometheus.CounterVec // files fetched, by result
+	delivered *prometheus.CounterVec // envelopes acked, by the path they took
 	threads   prometheus.Gauge
 
 	ledgerVerified prometheus.Gauge       // the last entry the full ledger check verified
@@ -48,6 +49,10 @@ func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, erro
 			Namespace: "parley", Subsystem: "node", Name: "files_fetched_total",
 			Help: "Files fetched by CID (delivered files, evidence, proof bundles, announcements), by result.",
 		}, []string{"result"}),
+		delivered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "parley", Subsystem: "node", Name: "envelopes_delivered_total",
+			Help: "Envelopes this node sent that were acked, by the path they took: direct, relayed (a circuit relay) or store (held by a store node).",
+		}, []string{"path"}),
 		threads: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "parley", Subsystem: "node", Name: "threads",
 			Help: "Negotiation threads the node holds.",
@@ -65,7 +70,7 @@ func newMetrics(reg prometheus.Registerer, peers func() float64) (*metrics, erro
 		Namespace: "parley", Subsystem: "node", Name: "peers",
 		Help: "Peers the node is connected to.",
 	}, peers)
-	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.threads, peerGauge, m.ledgerVerified, m.ledgerDamage} {
+	for _, c := range []prometheus.Collector{m.received, m.sent, m.facts, m.acts, m.approvals, m.rejected, m.files, m.delivered, m.threads, peerGauge, m.ledgerVerified, m.ledgerDamage} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

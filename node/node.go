@@ -380,7 +380,12 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.Handler = n
 	pc.Blobs = n
 	pc.Consistency = n
-	pc.OnEvent = n.rcv.onEvent
+	pc.OnEvent = func(ev p2p.Event) {
+		if ev.Kind == p2p.EventDelivered || ev.Kind == p2p.EventHeld {
+			n.m.delivered.WithLabelValues(string(ev.Path)).Inc()
+		}
+		n.rcv.onEvent(ev)
+	}
 	pc.ListenAddrs = n.cfg.P2P.Listen
 	pc.Bootstrap = n.cfg.P2P.Bootstrap
 	pc.StorePeers = n.cfg.P2P.StorePeers
@@ -398,6 +403,7 @@ func (n *Node) startHost(ctx context.Context) error {
 	pc.Announce, pc.Relays, pc.Reachability = n.cfg.P2P.Announce, n.cfg.P2P.Relays, p2p.Reachability(n.cfg.P2P.Reachability)
 	pc.RelayService = n.cfg.P2P.RelayService
 	pc.RetryMax = max(n.cfg.P2P.RetryMax, pc.RetryMin)
+	pc.MailboxPoll = n.cfg.P2P.MailboxPoll
 	pc.AdmitPeers(n.cfg.P2P.MaxPeers)
 	if c := n.cfg.P2P; c.IdentifyTimeout > 0 {
 		pc.IdentifyTimeout = c.IdentifyTimeout

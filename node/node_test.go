@@ -75,6 +75,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"p2p.listen", func(c *node.Config) { c.P2P.Listen = []string{"127.0.0.1:4001"} }},
 		{"p2p.bootstrap", func(c *node.Config) { c.P2P.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001"} }},
 		{"p2p.retry_max", func(c *node.Config) { c.P2P.RetryMax = time.Millisecond }},
+		{"p2p.mailbox_poll", func(c *node.Config) { c.P2P.MailboxPoll = time.Millisecond }},
 		{"p2p.announce", func(c *node.Config) { c.P2P.Announce = []string{"203.0.113.7:4001"} }},
 		{"p2p.announce", func(c *node.Config) { c.P2P.Announce = []string{"/ip4/0.0.0.0/tcp/4001"} }},
 		{"p2p.announce", func(c *node.Config) {

@@ -120,7 +120,7 @@ func (h *Host) FetchBlob(ctx context.Context, p peer.ID, c cid.Cid, have []byte)
 			return have, err
 		}
 	}
-	s, err := lp.NewStream(ctx, p, ProtocolBlob)
+	s, err := lp.NewStream(overRelay(ctx, "blob"), p, ProtocolBlob)
 	if err != nil {
 		return have, failWrap(CodeNotFound, err, "blob stream to %s", p)
 	}

@@ -65,9 +65,11 @@ type Config struct {
 	Relays []string
 	// RelayService makes the node a circuit relay v2 server while it is
 	// publicly reachable (AutoNAT's conclusion or Reachability public),
-	// with go-libp2p's default resources: 128 reservations (4 per IP),
-	// 16 circuits per peer, each relayed connection limited to 2 minutes
-	// and 128 KiB. Off by default.
+	// with go-libp2p's default reservations (128, 4 per IP; 16 circuits
+	// per peer) and Parley's circuit limit: each relayed connection lasts
+	// at most RelayCircuitDuration and carries at most RelayCircuitBytes
+	// each way (go-libp2p's default, 128 KiB, is less than one envelope
+	// frame may be). Off by default.
 	RelayService bool
 	// Reachability, when set (ReachPublic or ReachPrivate), overrides what
 	// AutoNAT concludes, for a node whose operator knows it; empty: AutoNAT

@@ -208,7 +208,7 @@ func (h *Host) FetchConsistency(ctx context.Context, p peer.ID, from, to uint64)
 			return ConsistencyAnswer{}, err
 		}
 	}
-	s, err := lp.NewStream(ctx, p, ProtocolConsistency)
+	s, err := lp.NewStream(overRelay(ctx, "consistency"), p, ProtocolConsistency)
 	if err != nil {
 		return ConsistencyAnswer{}, failWrap(CodeNotFound, err, "consistency stream to %s", p)
 	}

@@ -103,4 +103,7 @@ type Event struct {
 	Code Code
 	// Topic is set for input rejected on a topic.
 	Topic string
+	// Path is how an envelope reached the peer that acked it, on
+	// EventDelivered (direct or relayed) and EventHeld (store).
+	Path Path
 }

@@ -19,6 +19,7 @@ import (
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
@@ -209,7 +210,7 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		opts = append(opts, libp2p.DisableRelay())
 	}
 	if h.cfg.RelayService {
-		opts = append(opts, libp2p.EnableRelayService())
+		opts = append(opts, libp2p.EnableRelayService(relayv2.WithLimit(relayCircuitLimit())))
 	}
 	if len(h.cfg.Relays) > 0 {
 		relays, _ := parseRelays(h.cfg.Relays) // Validate checked them
@@ -372,7 +373,7 @@ func (h *Host) Connect(ctx context.Context, ai peer.AddrInfo) error {
 	if p == nil {
 		return fail(CodeClosed, "not started")
 	}
-	if err := p.Connect(ctx, ai); err != nil {
+	if err := p.Connect(overRelay(ctx, "connect"), ai); err != nil {
 		return failWrap(CodeNotFound, err, "dial %s", ai.ID)
 	}
 	if !h.Identified(ai.ID) {

@@ -170,13 +170,13 @@ func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte)
 			ai.Addrs = st.Addrs
 		}
 	}
-	if err := h.p2p.Connect(ctx, ai); err != nil {
+	if err := h.p2p.Connect(overRelay(ctx, "mailbox"), ai); err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "dial store %s", store)
 	}
 	if !h.guard.waitIdentified(ctx, store) {
 		return nil, nil, fail(CodeUnknownLink, "store %s did not identify", store)
 	}
-	s, err := h.p2p.NewStream(ctx, store, ProtocolMailbox)
+	s, err := h.p2p.NewStream(overRelay(ctx, "mailbox"), store, ProtocolMailbox)
 	if err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "mailbox stream to %s", store)
 	}
@@ -232,7 +232,7 @@ func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
 				break
 			}
 			if Code(b) == CodeHeld {
-				q.settle(ctx, p, CodeOK, key.ID, true)
+				q.settle(ctx, p, CodeOK, key.ID, PathStore)
 				took = true
 			} else if c := Code(b); c == CodeNotServed || c == CodeQuotaExceeded {
 				h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)

@@ -348,7 +348,7 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 				q.backoff([]*pending{p}, CodeBusy)
 				continue
 			}
-			q.settle(ctx, p, a.code, key.ID, false)
+			q.settle(ctx, p, a.code, key.ID, connPath(st.s.Conn()))
 		case <-st.done:
 			q.resetStream()
 			h.cfg.Sealer.ResetSession(key.ID)
@@ -369,13 +369,14 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 	}
 }
 
-// settle applies an ack code to p. held is true for a store node's ack.
-func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identity.KeyID, held bool) {
+// settle applies an ack code to p that came over path (PathStore: a
+// store node's ack).
+func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identity.KeyID, path Path) {
 	h := q.o.h
 	switch code.Outcome() {
 	case Delivered:
 		status, kind := StatusDelivered, EventDelivered
-		if held {
+		if path == PathStore {
 			status, kind = StatusHeld, EventHeld
 		}
 		// The item leaves the queue now; its settlement is written in the
@@ -384,7 +385,8 @@ func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identit
 		// duplicate.
 		q.remove(p)
 		q.settleLater(p.item, status, code)
-		h.emit(Event{Kind: kind, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code})
+		h.emit(Event{Kind: kind, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code, Path: path})
+		h.log.Debug("envelope delivered", "to", q.addr, "cid", p.item.CID, "path", path, "code", code)
 	case ReKey:
 		h.cfg.Sealer.ResetSession(keyID)
 		q.o.mu.Lock()
@@ -529,9 +531,9 @@ func (q *queue) stream(ctx context.Context, p peer.ID) (*sendStream, error) {
 	}
 	q.resetStream()
 	h := q.o.h
-	dctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	dctx, cancel := context.WithTimeout(overRelay(ctx, "envelope"), h.cfg.DialTimeout)
 	defer cancel()
-	if h.p2p.Network().Connectedness(p) != network.Connected {
+	if c := h.p2p.Network().Connectedness(p); c != network.Connected && c != network.Limited {
 		if err := h.p2p.Connect(dctx, peer.AddrInfo{ID: p}); err != nil {
 			return nil, err
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
+	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 )
@@ -37,6 +39,7 @@ type Path string
 const (
 	PathDirect  Path = "direct"  // a direct TCP or QUIC connection
 	PathRelayed Path = "relayed" // through a circuit relay (/p2p-circuit)
+	PathStore   Path = "store"   // left with a store node (Event.Path of EventHeld)
 )
 
 // ConnInfo is one open connection of the host.
@@ -89,9 +92,8 @@ func (h *Host) Net() NetStatus {
 	}
 	s.Reachability = reachabilityOf(network.Reachability(h.reach.Load()), announced)
 	for _, c := range p.Network().Conns() {
-		ci := ConnInfo{Peer: c.RemotePeer().String(), Addr: c.RemoteMultiaddr().String(), Path: PathDirect, Direction: c.Stat().Direction.String(), Limited: c.Stat().Limited}
-		if isCircuit(c.RemoteMultiaddr()) {
-			ci.Path = PathRelayed
+		ci := ConnInfo{Peer: c.RemotePeer().String(), Addr: c.RemoteMultiaddr().String(), Path: connPath(c), Direction: c.Stat().Direction.String(), Limited: c.Stat().Limited}
+		if ci.Path == PathRelayed {
 			s.Relayed++
 		} else {
 			s.Direct++
@@ -222,4 +224,35 @@ func parseRelays(list []string) ([]peer.AddrInfo, error) {
 		addrs = append(addrs, a)
 	}
 	return peer.AddrInfosFromP2pAddrs(addrs...)
+}
+
+// The circuit limit of a node's relay service (Config.RelayService): a
+// relayed connection lasts at most RelayCircuitDuration and carries at
+// most RelayCircuitBytes each way, then the relay closes it. Enough for
+// a negotiation's envelopes (frames of up to 512 KiB) and a delivery's
+// files while the peers' hole punching runs; what is cut short is retried
+// by the outbox (docs/p2p.md "Running nodes across the internet").
+const (
+	RelayCircuitDuration = 10 * time.Minute
+	RelayCircuitBytes    = 8 << 20
+)
+
+func relayCircuitLimit() *relayv2.RelayLimit {
+	return &relayv2.RelayLimit{Duration: RelayCircuitDuration, Data: RelayCircuitBytes}
+}
+
+// connPath is how c reaches its peer.
+func connPath(c network.Conn) Path {
+	if isCircuit(c.RemoteMultiaddr()) {
+		return PathRelayed
+	}
+	return PathDirect
+}
+
+// overRelay lets a stream or a dial use a limited (relayed) connection:
+// Parley's protocols run over circuits too, since a node behind NAT may
+// have no other path until hole punching succeeds. A relay with smaller
+// limits than RelayCircuitBytes may cut a stream; the sender retries it.
+func overRelay(ctx context.Context, why string) context.Context {
+	return network.WithAllowLimitedConn(ctx, why)
 }

@@ -142,9 +142,10 @@ func (l *syncLog) String() string {
 }
 
 // TestAParleyNodeServesAsRelay: a public node with RelayService relays
-// between a private node and a peer; go-libp2p's default limits make the
-// relayed connection a limited one, on which the identity handshake
-// still runs.
+// between a private node and a peer; Parley's circuit limit (time and
+// bytes) makes the relayed connection a limited one, on which the
+// identity handshake still runs, and so do envelopes: the private node
+// announces only its circuit address, so the relay is the only path.
 func TestAParleyNodeServesAsRelay(t *testing.T) {
 	r := newNode(t, func(c *p2p.Config) { c.RelayService, c.Reachability = true, p2p.ReachPublic })
 	eventually(t, "the relay to be public", func() bool { return r.host.Net().Reachability == p2p.ReachPublic })
@@ -175,6 +176,16 @@ func TestAParleyNodeServesAsRelay(t *testing.T) {
 	}
 	if _, ok := b.host.Link(a.addr()); !ok {
 		t.Fatal("the identity handshake did not run over the limited connection")
+	}
+	if err := b.host.Send(t.Context(), b.envelope(newNID(), a.addr())); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the envelope's ack over the relay", func() bool { return len(b.ev.of(p2p.EventDelivered)) == 1 })
+	if ev := b.ev.of(p2p.EventDelivered)[0]; ev.Path != p2p.PathRelayed {
+		t.Fatalf("the envelope went %q, want relayed", ev.Path)
+	}
+	if effects, _ := a.rec.snapshot(); len(effects) != 1 {
+		t.Fatalf("a applied %d envelopes, want 1", len(effects))
 	}
 }
 

@@ -123,6 +123,7 @@ func newDevchainCmd() *cobra.Command {
 		port      int
 		chainID   uint64
 		period    time.Duration
+		host      string
 		accounts  int
 		asJSON    bool
 	)
@@ -151,7 +152,7 @@ func newDevchainCmd() *cobra.Command {
 				}
 				cfg.DataDir = dataDir
 			}
-			cfg.HTTPPort = port
+			cfg.HTTPPort, cfg.HTTPHost = port, host
 			cfg.ChainID = new(big.Int).SetUint64(chainID)
 			cfg.Period = period
 			cfg.Accounts = accounts
@@ -175,7 +176,8 @@ func newDevchainCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "chain data directory (default $PARLEY_DATA_DIR/devchain, else ~/.parley/devchain)")
 	cmd.Flags().BoolVar(&ephemeral, "ephemeral", false, "keep the chain in memory only")
-	cmd.Flags().IntVar(&port, "http-port", 8545, "JSON-RPC port on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().IntVar(&port, "http-port", 8545, "JSON-RPC port (0 picks a free one)")
+	cmd.Flags().StringVar(&host, "http-host", "127.0.0.1", "JSON-RPC address (an IP; beyond loopback only on a network of your own: the dev accounts' keys are public)")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", 1337, "chain id")
 	cmd.Flags().DurationVar(&period, "period", 0, "seal a block every period (0: as soon as a transaction arrives)")
 	cmd.Flags().IntVar(&accounts, "accounts", 4, "number of funded dev accounts")

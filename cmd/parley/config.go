@@ -352,7 +352,7 @@ var settingsTable = append([]setting{
 	{key: "p2p.nat", help: "NAT traversal (AutoNAT, relay, hole punching)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.NAT })},
 	{key: "p2p.announce", list: true, help: "addresses advertised instead of the listen ones, such as the public address a router forwards (multiaddrs without /p2p/<id>)", set: list(func(s *settings) *[]string { return &s.Node.P2P.Announce })},
 	{key: "p2p.relays", list: true, help: "static circuit relay v2 servers (multiaddrs ending in /p2p/<id>) the node reserves a slot with while not publicly reachable", set: list(func(s *settings) *[]string { return &s.Node.P2P.Relays })},
-	{key: "p2p.relay_service", help: "serve as a circuit relay v2 for other nodes while publicly reachable (go-libp2p's default limits)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.RelayService })},
+	{key: "p2p.relay_service", help: "serve as a circuit relay v2 for other nodes while publicly reachable (each relayed connection at most 10 minutes and 8 MiB each way)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.RelayService })},
 	{key: "p2p.reachability", help: "auto (AutoNAT decides), public or private", set: func(s *settings, v string) error {
 		switch v {
 		case "auto":
@@ -365,6 +365,7 @@ var settingsTable = append([]setting{
 		return nil
 	}},
 	{key: "p2p.retry_max", help: "longest wait between delivery attempts", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.RetryMax })},
+	{key: "p2p.mailbox_poll", help: "how often to collect mail from the store nodes (p2p.store_peers); also at start", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.MailboxPoll })},
 	{key: "p2p.max_peers", help: "peers the node must hold at once, such as a worker's concurrent counterparties (0: the transport's defaults, about 96 inbound)", set: func(s *settings, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -64,6 +64,7 @@ func renderConfig(s settings, header string) []byte {
 	}
 	p("  reachability: %s", reach)
 	p("  retry_max: %s", dur(n.P2P.RetryMax))
+	p("  mailbox_poll: %s", dur(n.P2P.MailboxPoll))
 	p("  max_peers: %d", n.P2P.MaxPeers)
 	p("  identify_timeout: %s", dur(n.P2P.IdentifyTimeout))
 	p("  peer_frame_rate: %s", strconv.FormatFloat(n.P2P.PeerFrameRate, 'f', -1, 64))
