@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -183,7 +185,10 @@ func TestWriteIsAllOrNone(t *testing.T) {
 }
 
 // TestFactBodies: every chain fact survives its chain.event body, and
-// ReplayFact gives only those that took effect.
+// ReplayFact gives only those that took effect. Every fact negotiation
+// names (its fact() methods in negotiation/facts.go) is in the table: a
+// fact the engine cannot decode would stop a node's restart at the
+// thread that holds it.
 func TestFactBodies(t *testing.T) {
 	id := negotiation.NewUint256(big.NewInt(77))
 	by := negotiation.Address{1}
@@ -197,6 +202,24 @@ func TestFactBodies(t *testing.T) {
 		negotiation.TaskCancelled{},
 		negotiation.WorkerReplaced{NewWorker: by},
 		negotiation.MilestonesAmended{Milestones: []negotiation.Milestone{{Amount: id, Description: "m"}}, Deadline: 9},
+		negotiation.PaidOut{To: by, Amount: id},
+		negotiation.RevisionRequested{Milestone: 1},
+		negotiation.PartReleased{Milestone: 1, Amount: negotiation.U64(10), Released: negotiation.U64(30)},
+		negotiation.EscrowReclaimed{Amount: id},
+		negotiation.DisputeTimedOut{DisputeID: id, WorkerBps: 2500},
+	}
+	src, err := os.ReadFile("../../negotiation/facts.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`\) fact\(\) string +\{ return "([a-z_]+)" \}`).FindAllSubmatch(src, -1)
+	if len(named) < len(facts) {
+		t.Fatalf("found %d fact names in negotiation/facts.go, want at least %d", len(named), len(facts))
+	}
+	for _, m := range named {
+		if !slices.ContainsFunc(facts, func(f negotiation.Fact) bool { return negotiation.FactName(f) == string(m[1]) }) {
+			t.Errorf("fact %s is not in the table", m[1])
+		}
 	}
 	for _, f := range facts {
 		b := EncodeFact(f)

@@ -57,6 +57,10 @@ type FactBody struct {
 	NewWorker  *negotiation.Address    `json:"newWorker,omitempty"`
 	Milestones []negotiation.Milestone `json:"milestones,omitempty"`
 	Deadline   *uint64                 `json:"deadline,omitempty"`
+	Amount     string                  `json:"amount,omitempty"`
+	Released   string                  `json:"released,omitempty"`
+	To         *negotiation.Address    `json:"to,omitempty"`
+	WorkerBps  *uint64                 `json:"workerBps,omitempty"`
 	Tx         string                  `json:"tx,omitempty"`
 	LogIndex   uint                    `json:"logIndex"`
 	Block      uint64                  `json:"block,omitempty"`
@@ -84,6 +88,16 @@ func EncodeFact(f negotiation.Fact) FactBody {
 		b.NewWorker = &v.NewWorker
 	case negotiation.MilestonesAmended:
 		b.Milestones, b.Deadline = v.Milestones, &v.Deadline
+	case negotiation.PaidOut:
+		b.To, b.Amount = &v.To, v.Amount.String()
+	case negotiation.RevisionRequested:
+		b.Milestone = &v.Milestone
+	case negotiation.PartReleased:
+		b.Milestone, b.Amount, b.Released = &v.Milestone, v.Amount.String(), v.Released.String()
+	case negotiation.EscrowReclaimed:
+		b.Amount = v.Amount.String()
+	case negotiation.DisputeTimedOut:
+		b.DisputeID, b.WorkerBps = v.DisputeID.String(), &v.WorkerBps
 	}
 	return b
 }
@@ -145,6 +159,39 @@ func DecodeFact(b FactBody) (negotiation.Fact, error) {
 			return nil, err
 		}
 		return negotiation.MilestonesAmended{Milestones: b.Milestones, Deadline: *b.Deadline}, nil
+	case "paid_out":
+		if err := need(b.To != nil && b.Amount != ""); err != nil {
+			return nil, err
+		}
+		amount, err := u256(b.Amount)
+		return negotiation.PaidOut{To: *b.To, Amount: amount}, err
+	case "revision_requested":
+		if err := need(b.Milestone != nil); err != nil {
+			return nil, err
+		}
+		return negotiation.RevisionRequested{Milestone: *b.Milestone}, nil
+	case "part_released":
+		if err := need(b.Milestone != nil && b.Amount != "" && b.Released != ""); err != nil {
+			return nil, err
+		}
+		amount, err := u256(b.Amount)
+		if err != nil {
+			return nil, err
+		}
+		released, err := u256(b.Released)
+		return negotiation.PartReleased{Milestone: *b.Milestone, Amount: amount, Released: released}, err
+	case "escrow_reclaimed":
+		if err := need(b.Amount != ""); err != nil {
+			return nil, err
+		}
+		amount, err := u256(b.Amount)
+		return negotiation.EscrowReclaimed{Amount: amount}, err
+	case "dispute_timed_out":
+		if err := need(b.WorkerBps != nil); err != nil {
+			return nil, err
+		}
+		id, err := u256(b.DisputeID)
+		return negotiation.DisputeTimedOut{DisputeID: id, WorkerBps: *b.WorkerBps}, err
 	}
 	return nil, fmt.Errorf("engine: unknown chain fact %q", b.Fact)
 }
