@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -445,11 +446,14 @@ func (h *handover) fetchThreadFiles(t *thread) {
 		if len(files) == 0 {
 			continue
 		}
-		l, ok := h.links.Link(r.Sender)
-		if !ok {
+		// The sender's peer id is its inbox key's, which the envelope
+		// names: a joining node may not have met the sender yet.
+		env := t.Th.Envelope(r.Hash)
+		p, err := identity.PeerIDFromInboxKey(ed25519.PublicKey(env.Sender.XMTPPublicKey[:]))
+		if err != nil {
 			continue
 		}
-		h.blobs.fetchAll(t.ID, l.PeerID, files)
+		h.blobs.fetchAll(t.ID, p, files)
 	}
 }
 
