@@ -65,11 +65,11 @@ type Config struct {
 	Relays []string
 	// RelayService makes the node a circuit relay v2 server while it is
 	// publicly reachable (AutoNAT's conclusion or Reachability public),
-	// with go-libp2p's default reservations (128, 4 per IP; 16 circuits
-	// per peer) and Parley's circuit limit: each relayed connection lasts
-	// at most RelayCircuitDuration and carries at most RelayCircuitBytes
-	// each way (go-libp2p's default, 128 KiB, is less than one envelope
-	// frame may be). Off by default.
+	// for Parley nodes only (peers that completed the identity
+	// handshake), with go-libp2p's default reservations (128, 4 per IP; 16
+	// circuits per peer) and no limit per circuit, so that relayed nodes
+	// exchange envelopes, files and topic gossip (relayACL). Off by
+	// default.
 	RelayService bool
 	// Reachability, when set (ReachPublic or ReachPrivate), overrides what
 	// AutoNAT concludes, for a node whose operator knows it; empty: AutoNAT

@@ -210,7 +210,7 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		opts = append(opts, libp2p.DisableRelay())
 	}
 	if h.cfg.RelayService {
-		opts = append(opts, libp2p.EnableRelayService(relayv2.WithLimit(relayCircuitLimit())))
+		opts = append(opts, libp2p.EnableRelayService(relayv2.WithInfiniteLimits(), relayv2.WithACL(relayACL{h})))
 	}
 	if len(h.cfg.Relays) > 0 {
 		relays, _ := parseRelays(h.cfg.Relays) // Validate checked them
@@ -261,13 +261,43 @@ func (h *Host) listenAddrs() []ma.Multiaddr {
 }
 
 // connected starts the identity handshake on every new outbound
-// connection (the dialler initiates; the listener answers).
+// connection (the dialler initiates; the listener answers), and on a
+// relayed one tries a direct connection beside it (preferDirect).
 func (h *Host) connected(_ network.Network, c network.Conn) {
+	p := c.RemotePeer()
+	if c.Stat().Direction == network.DirOutbound && connPath(c) == PathRelayed {
+		h.go1(func(ctx context.Context) { h.preferDirect(ctx, p) })
+	}
 	if c.Stat().Direction != network.DirOutbound {
 		return
 	}
-	p := c.RemotePeer()
 	h.go1(func(ctx context.Context) { h.identify(ctx, p) })
+}
+
+// preferDirect dials p directly once, beside the relayed connection this
+// node opened to it: a peer on the same LAN, or one that became
+// reachable, is then reached without the relay (streams prefer a direct
+// connection). Behind NAT on both sides the dial fails and hole punching
+// (p2p.nat) is what can open one.
+func (h *Host) preferDirect(ctx context.Context, p peer.ID) {
+	if hasDirect(h.p2p.Network(), p) {
+		return
+	}
+	dctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "prefer direct"), h.cfg.DialTimeout)
+	defer cancel()
+	if err := h.p2p.Connect(dctx, peer.AddrInfo{ID: p}); err != nil {
+		h.log.Debug("no direct connection beside the relayed one", "peer", p, "err", err)
+	}
+}
+
+// hasDirect reports whether n holds a direct connection to p.
+func hasDirect(n network.Network, p peer.ID) bool {
+	for _, c := range n.ConnsToPeer(p) {
+		if connPath(c) == PathDirect {
+			return true
+		}
+	}
+	return false
 }
 
 // bootstrap dials the configured bootstrap and store peers once.
@@ -372,6 +402,13 @@ func (h *Host) Connect(ctx context.Context, ai peer.AddrInfo) error {
 	p := h.Libp2p()
 	if p == nil {
 		return fail(CodeClosed, "not started")
+	}
+	if len(ai.Addrs) == 0 && len(p.Peerstore().Addrs(ai.ID)) == 0 && h.kad != nil && p.Network().Connectedness(ai.ID) != network.Connected {
+		// A peer this node never met: the DHT's peer routing knows
+		// where it is (its servers hold its addresses from identify).
+		if found, err := h.kad.FindPeer(ctx, ai.ID); err == nil {
+			ai = found
+		}
 	}
 	if err := p.Connect(overRelay(ctx, "connect"), ai); err != nil {
 		return failWrap(CodeNotFound, err, "dial %s", ai.ID)

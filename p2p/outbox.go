@@ -127,6 +127,9 @@ type queue struct {
 	wakeC chan struct{}
 	alive bool
 	st    *sendStream
+	// looked is when the recipient's DHT record was last read because no
+	// stream could be opened to it (refresh).
+	looked time.Time
 }
 
 type pending struct {
@@ -295,6 +298,13 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 		return
 	}
 	st, err := q.stream(ctx, link.PeerID)
+	if err != nil && q.refresh(ctx) {
+		// The recipient may have moved: its DHT record has its addresses now.
+		st, err = q.stream(ctx, link.PeerID)
+	}
+	if err == nil {
+		q.looked = time.Time{}
+	}
 	if err != nil {
 		h.log.Debug("no stream to recipient", "to", q.addr, "peer", link.PeerID, "err", err)
 		if q.viaStore(ctx, due) {
@@ -519,6 +529,27 @@ type sendStream struct {
 	done   chan struct{}
 }
 
+// refreshEvery bounds how often a queue reads its recipient's DHT record
+// to find it at new addresses: a node that moved is found within it, and
+// an unreachable one costs the DHT one lookup per interval.
+const refreshEvery = 30 * time.Second
+
+// refresh reads the recipient's DHT record again, adding the addresses
+// it names, when no stream could be opened with the addresses known; it
+// reports whether it did (at most once per refreshEvery).
+func (q *queue) refresh(ctx context.Context) bool {
+	h := q.o.h
+	if h.kad == nil || (!q.looked.IsZero() && h.now().Sub(q.looked) < refreshEvery) {
+		return false
+	}
+	q.looked = h.now()
+	if _, err := h.Lookup(ctx, q.addr); err != nil {
+		h.log.Debug("recipient's record not found", "to", q.addr, "err", err)
+		return false
+	}
+	return true
+}
+
 // stream returns the open stream to p, dialling and opening one if needed.
 func (q *queue) stream(ctx context.Context, p peer.ID) (*sendStream, error) {
 	if q.st != nil && q.st.peer == p {
@@ -526,7 +557,11 @@ func (q *queue) stream(ctx context.Context, p peer.ID) (*sendStream, error) {
 		case <-q.st.done:
 			q.resetStream()
 		default:
-			return q.st, nil
+			// A stream over a relay gives way once a direct connection
+			// exists (punched, or dialled beside it).
+			if connPath(q.st.s.Conn()) == PathDirect || !hasDirect(q.o.h.p2p.Network(), p) {
+				return q.st, nil
+			}
 		}
 	}
 	q.resetStream()

@@ -226,20 +226,35 @@ func parseRelays(list []string) ([]peer.AddrInfo, error) {
 	return peer.AddrInfosFromP2pAddrs(addrs...)
 }
 
-// The circuit limit of a node's relay service (Config.RelayService): a
-// relayed connection lasts at most RelayCircuitDuration and carries at
-// most RelayCircuitBytes each way, then the relay closes it. Enough for
-// a negotiation's envelopes (frames of up to 512 KiB) and a delivery's
-// files while the peers' hole punching runs; what is cut short is retried
-// by the outbox (docs/p2p.md "Running nodes across the internet").
-const (
-	RelayCircuitDuration = 10 * time.Minute
-	RelayCircuitBytes    = 8 << 20
-)
+// relayACL admits to a node's relay service (Config.RelayService) only
+// Parley nodes: a peer that completed the identity handshake, for a
+// reservation and for a circuit (both ends). The service relays without
+// go-libp2p's per-circuit limit (2 minutes, 128 KiB), so a relayed
+// connection is a full one on which envelopes, files and the topics'
+// gossip run (go-libp2p-pubsub opens no stream on a limited connection);
+// what bounds it is this admission, go-libp2p's reservations (128, 4 per
+// IP, 16 circuits per peer) and the resource manager.
+type relayACL struct{ h *Host }
 
-func relayCircuitLimit() *relayv2.RelayLimit {
-	return &relayv2.RelayLimit{Duration: RelayCircuitDuration, Data: RelayCircuitBytes}
+func (a relayACL) AllowReserve(p peer.ID, _ ma.Multiaddr) bool { return a.identified(p) }
+
+func (a relayACL) AllowConnect(src peer.ID, _ ma.Multiaddr, dest peer.ID) bool {
+	return a.identified(src) && a.h.Identified(dest)
 }
+
+// identified waits a moment for p's handshake: a reservation request
+// comes right after the connection, before the handshake's answer.
+func (a relayACL) identified(p peer.ID) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), relayIdentifyWait)
+	defer cancel()
+	return a.h.guard.waitIdentified(ctx, p)
+}
+
+// relayIdentifyWait bounds how long the relay service waits for a peer's
+// identity handshake before it refuses the peer's request.
+const relayIdentifyWait = 5 * time.Second
+
+var _ relayv2.ACLFilter = relayACL{}
 
 // connPath is how c reaches its peer.
 func connPath(c network.Conn) Path {

@@ -15,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	relayclient "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -142,10 +143,10 @@ func (l *syncLog) String() string {
 }
 
 // TestAParleyNodeServesAsRelay: a public node with RelayService relays
-// between a private node and a peer; Parley's circuit limit (time and
-// bytes) makes the relayed connection a limited one, on which the
-// identity handshake still runs, and so do envelopes: the private node
-// announces only its circuit address, so the relay is the only path.
+// between a private node and a peer, without go-libp2p's per-circuit
+// limit, so the relayed connection is a full one: the identity handshake
+// and envelopes run over it (the private node announces only its circuit
+// address, so the relay is the only path).
 func TestAParleyNodeServesAsRelay(t *testing.T) {
 	r := newNode(t, func(c *p2p.Config) { c.RelayService, c.Reachability = true, p2p.ReachPublic })
 	eventually(t, "the relay to be public", func() bool { return r.host.Net().Reachability == p2p.ReachPublic })
@@ -171,11 +172,11 @@ func TestAParleyNodeServesAsRelay(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	cb, ok := connOf(b, a.host.ID())
-	if !ok || cb.Path != p2p.PathRelayed || !cb.Limited {
-		t.Fatalf("b's connection to a = %+v (%v), want relayed and limited", cb, ok)
+	if !ok || cb.Path != p2p.PathRelayed || cb.Limited {
+		t.Fatalf("b's connection to a = %+v (%v), want relayed and not limited", cb, ok)
 	}
 	if _, ok := b.host.Link(a.addr()); !ok {
-		t.Fatal("the identity handshake did not run over the limited connection")
+		t.Fatal("the identity handshake did not run over the relayed connection")
 	}
 	if err := b.host.Send(t.Context(), b.envelope(newNID(), a.addr())); err != nil {
 		t.Fatal(err)
@@ -305,5 +306,32 @@ func TestAnnounceRelaysAndReachabilityAreChecked(t *testing.T) {
 				t.Fatalf("New accepted it: %v", err)
 			}
 		})
+	}
+}
+
+// TestRelayServiceAdmitsOnlyParleyNodes: a libp2p peer that never runs
+// Parley's identity handshake gets no reservation from a Parley relay,
+// while a Parley node does.
+func TestRelayServiceAdmitsOnlyParleyNodes(t *testing.T) {
+	r := newNode(t, func(c *p2p.Config) { c.RelayService, c.Reachability = true, p2p.ReachPublic })
+	eventually(t, "the relay to be public", func() bool { return r.host.Net().Reachability == p2p.ReachPublic })
+	ri := peer.AddrInfo{ID: r.host.ID(), Addrs: r.host.Libp2p().Addrs()}
+	stranger, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stranger.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := stranger.Connect(ctx, ri); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := relayclient.Reserve(ctx, stranger, ri); err == nil {
+		t.Fatal("a peer without a Parley identity got a reservation")
+	}
+	a := newNode(t, func(c *p2p.Config) { c.Relays = []string{r.host.Addrs()[0].String()} })
+	connect(t, a, r)
+	if _, err := relayclient.Reserve(ctx, a.host.Libp2p(), ri); err != nil {
+		t.Fatalf("a Parley node's reservation: %v", err)
 	}
 }
