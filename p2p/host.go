@@ -67,6 +67,9 @@ type Host struct {
 	mdns    mdns.Service
 	stores  []peer.AddrInfo
 	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
+	// boardCursors is the task board's history cursor per store node,
+	// under mu (pollMail).
+	boardCursors map[peer.ID]uint64
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
 
@@ -83,6 +86,8 @@ func New(cfg Config) (*Host, error) {
 		log:  cfg.Logger.With("component", "p2p"),
 		self: negotiation.Address(cfg.Link().EVMAddress),
 		book: newPeerBook(),
+
+		boardCursors: map[peer.ID]uint64{},
 
 		consistency: &consistencyLimits{r: rate.Limit(cfg.ConsistencyRate), burst: cfg.ConsistencyBurst},
 	}

@@ -372,7 +372,10 @@ func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, af
 }
 
 // pollMail collects mail from the store nodes after start and then every
-// MailboxPoll.
+// MailboxPoll, and catches up on the task board's history they recorded:
+// gossip keeps none, and a republished announcement is the same message,
+// which peers that saw it once do not forward again, so a node that
+// joined after an announcement learns it here.
 func (h *Host) pollMail(ctx context.Context) {
 	if len(h.stores) == 0 {
 		return
@@ -387,6 +390,18 @@ func (h *Host) pollMail(ctx context.Context) {
 		}
 		if _, err := h.CollectMail(ctx); err != nil {
 			h.log.Debug("mailbox collect failed", "err", err)
+		}
+		for _, st := range h.stores {
+			h.mu.Lock()
+			after := h.boardCursors[st.ID]
+			h.mu.Unlock()
+			last, _, err := h.CatchUp(ctx, st.ID, after)
+			if err != nil {
+				h.log.Debug("board history not read", "store", st.ID, "err", err)
+			}
+			h.mu.Lock()
+			h.boardCursors[st.ID] = max(h.boardCursors[st.ID], last)
+			h.mu.Unlock()
 		}
 		t.Reset(h.cfg.MailboxPoll)
 	}

@@ -285,3 +285,24 @@ func TestLateArbitratorCatchesUpOnEvidence(t *testing.T) {
 		t.Fatalf("outsider catch-up: %v", err)
 	}
 }
+
+// TestLateJoinerCatchesUpByItself: a node with store peers reads the task
+// board's history from them each time it polls its mail, with no call of
+// its own: an announcement made before it joined reaches it.
+func TestLateJoinerCatchesUpByItself(t *testing.T) {
+	store := newStore(t)
+	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
+	eventually(t, "the poster on the task board", func() bool {
+		return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
+	})
+	ann := poster.envelope(newNID())
+	if err := poster.host.Announce(t.Context(), ann); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the store to record the announcement", func() bool { e, _ := store.rec.snapshot(); return len(e) == 1 })
+	worker := newNode(t, withStore(store))
+	eventually(t, "the late worker to learn the announcement from the store", func() bool {
+		e, _ := worker.rec.snapshot()
+		return len(e) == 1 && e[0].Equals(ann.CID())
+	})
+}

@@ -369,7 +369,18 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 		case <-timeout.C:
 			q.resetStream()
 			h.cfg.Sealer.ResetSession(key.ID)
+			// The recipient went silent (its link cut, its host gone):
+			// leave what it did not ack with a store node now rather than
+			// after the next failed dial. Had it taken one, its ack was
+			// lost and the copy it collects is answered duplicate.
+			unacked := make([]*pending, 0, len(sent))
 			for _, p := range sent {
+				unacked = append(unacked, p)
+			}
+			if q.viaStore(ctx, unacked) {
+				return
+			}
+			for _, p := range unacked {
 				q.backoff([]*pending{p}, CodeBusy)
 			}
 			return
