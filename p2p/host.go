@@ -56,6 +56,10 @@ type Host struct {
 	p2p   host.Host
 	ctx   context.Context
 	stop  context.CancelFunc
+	// lp holds p2p once Start set it, for Libp2p and Addrs, which must
+	// not wait on mu: Close holds mu while it waits for the Host's
+	// goroutines, some of which call them.
+	lp atomic.Value
 
 	gmu     sync.Mutex // guards closing and wg.Add
 	closing bool
@@ -66,9 +70,11 @@ type Host struct {
 	kad     *dht.IpfsDHT
 	mdns    mdns.Service
 	stores  []peer.AddrInfo
-	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
-	// boardCursors is the task board's history cursor per store node,
-	// under mu (pollMail).
+	// cmu guards cursors (the mailbox cursor per store node) and
+	// boardCursors (the task board's history cursor per store node,
+	// pollMail); never mu, which Close holds while it waits for pollMail.
+	cmu          sync.Mutex
+	cursors      map[peer.ID]uint64
 	boardCursors map[peer.ID]uint64
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
@@ -116,6 +122,7 @@ func (h *Host) Start(ctx context.Context) error {
 		return err
 	}
 	h.p2p = p
+	h.lp.Store(p)
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	h.state = stateStarted
 	p.SetStreamHandler(ProtocolIdentity, h.handleIdentity)
@@ -384,9 +391,7 @@ func (h *Host) Address() negotiation.Address { return h.self }
 // Addrs returns the node's listen addresses with /p2p/<id>, for other
 // nodes' Bootstrap lists. It is empty before Start.
 func (h *Host) Addrs() []ma.Multiaddr {
-	h.mu.Lock()
-	p := h.p2p
-	h.mu.Unlock()
+	p := h.Libp2p()
 	if p == nil {
 		return nil
 	}
@@ -397,9 +402,8 @@ func (h *Host) Addrs() []ma.Multiaddr {
 // Libp2p returns the underlying libp2p host (nil before Start), for
 // metrics and tests.
 func (h *Host) Libp2p() host.Host {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.p2p
+	p, _ := h.lp.Load().(host.Host)
+	return p
 }
 
 // Connect dials a peer and runs the identity handshake before returning.

@@ -265,12 +265,12 @@ func (h *Host) CollectMail(ctx context.Context) (int, error) {
 func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 	taken := 0
 	for {
-		h.mu.Lock()
+		h.cmu.Lock()
 		if h.cursors == nil {
 			h.cursors = make(map[peer.ID]uint64)
 		}
 		after := h.cursors[store]
-		h.mu.Unlock()
+		h.cmu.Unlock()
 		s, r, err := h.mailboxRequest(ctx, store, []byte{opFetch}, binary.AppendUvarint(nil, after))
 		if err != nil {
 			return taken, err
@@ -300,9 +300,9 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 			} else if CodeOf(err).Outcome() == Rejected {
 				h.in.reject(store, "", it.Data, CodeOf(err), "")
 			}
-			h.mu.Lock()
+			h.cmu.Lock()
 			h.cursors[store] = max(h.cursors[store], it.Cursor)
-			h.mu.Unlock()
+			h.cmu.Unlock()
 		}
 		if len(items) < mailboxPage {
 			return taken, nil
@@ -392,16 +392,16 @@ func (h *Host) pollMail(ctx context.Context) {
 			h.log.Debug("mailbox collect failed", "err", err)
 		}
 		for _, st := range h.stores {
-			h.mu.Lock()
+			h.cmu.Lock()
 			after := h.boardCursors[st.ID]
-			h.mu.Unlock()
+			h.cmu.Unlock()
 			last, _, err := h.CatchUp(ctx, st.ID, after)
 			if err != nil {
 				h.log.Debug("board history not read", "store", st.ID, "err", err)
 			}
-			h.mu.Lock()
+			h.cmu.Lock()
 			h.boardCursors[st.ID] = max(h.boardCursors[st.ID], last)
-			h.mu.Unlock()
+			h.cmu.Unlock()
 		}
 		t.Reset(h.cfg.MailboxPoll)
 	}

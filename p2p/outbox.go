@@ -558,6 +558,7 @@ func (q *queue) refresh(ctx context.Context) bool {
 		h.log.Debug("recipient's record not found", "to", q.addr, "err", err)
 		return false
 	}
+	h.log.Debug("recipient's record read again", "to", q.addr)
 	return true
 }
 
