@@ -65,11 +65,11 @@ type Host struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	ps      *pubsub.PubSub
-	topics  *topics
-	kad     *dht.IpfsDHT
-	mdns    mdns.Service
-	stores  []peer.AddrInfo
+	ps     *pubsub.PubSub
+	topics *topics
+	kad    *dht.IpfsDHT
+	mdns   mdns.Service
+	stores []peer.AddrInfo
 	// cmu guards cursors (the mailbox cursor per store node) and
 	// boardCursors (the task board's history cursor per store node,
 	// pollMail); never mu, which Close holds while it waits for pollMail.
