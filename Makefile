@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BIN     := bin/parley
 export CGO_ENABLED ?= 1
 
-.PHONY: all build test vet lint generate verify bench demo soak npm clean
+.PHONY: all build test vet lint generate verify bench demo soak testbed testbed-scale npm clean
 
 all: build
 
@@ -25,6 +25,7 @@ node_modules/.installed: package.json package-lock.json
 test: vet npm
 	node schemas/ajv-check.mjs
 	./scripts/install-chromium.sh
+	./scripts/install-testbed.sh
 	$(GO) test -race -shuffle=on -timeout 20m $(PKGS)
 
 lint:
@@ -49,6 +50,20 @@ demo: build npm
 SOAK_PHASE ?= 45s
 soak: build
 	./$(BIN) soak --phase $(SOAK_PHASE)
+
+# Not part of make test (its short run is): real hosts in network
+# namespaces, NAT routers, relays, store nodes, the demo story across them
+# and the faults (root; docs/p2p.md "Running nodes across the internet",
+# docs/benchmarks.md "The network testbed").
+testbed: build
+	./scripts/install-testbed.sh
+	./$(BIN) testbed
+
+# SCALE nodes on as many hosts: the task board's reach, memory, connections.
+SCALE ?= 100
+testbed-scale: build
+	./scripts/install-testbed.sh
+	./$(BIN) testbed --scale $(SCALE)
 
 clean:
 	rm -rf bin

@@ -144,6 +144,8 @@ var rules = map[string]rule{
 	"node/loadtest": {
 		may: []string{"node", "chain", "identity", "ledger", "negotiation", "p2p"},
 	},
+	// The network testbed's namespaces, hosts and processes (node/testbed/doc.go).
+	"node/testbed": {},
 
 	// Test-only packages.
 	"node/nodetest": {
@@ -179,6 +181,7 @@ var importers = map[string][]string{
 	"node/demo":     {"cmd/parley"},
 	"node/soak":     {"cmd/parley"},
 	"node/loadtest": {"cmd/parley"},
+	"node/testbed":  {"cmd/parley"},
 	// The contract bindings are read by chain alone: every other package
 	// sees contract events as chain.FactOf's facts.
 	"contracts/bindings": {"chain"},

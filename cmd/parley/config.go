@@ -352,7 +352,7 @@ var settingsTable = append([]setting{
 	{key: "p2p.nat", help: "NAT traversal (AutoNAT, relay, hole punching)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.NAT })},
 	{key: "p2p.announce", list: true, help: "addresses advertised instead of the listen ones, such as the public address a router forwards (multiaddrs without /p2p/<id>)", set: list(func(s *settings) *[]string { return &s.Node.P2P.Announce })},
 	{key: "p2p.relays", list: true, help: "static circuit relay v2 servers (multiaddrs ending in /p2p/<id>) the node reserves a slot with while not publicly reachable", set: list(func(s *settings) *[]string { return &s.Node.P2P.Relays })},
-	{key: "p2p.relay_service", help: "serve as a circuit relay v2 for other nodes while publicly reachable (each relayed connection at most 10 minutes and 8 MiB each way)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.RelayService })},
+	{key: "p2p.relay_service", help: "serve as a circuit relay v2 for other Parley nodes while publicly reachable (no limit per circuit; reservations: 128, 4 per IP)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.RelayService })},
 	{key: "p2p.reachability", help: "auto (AutoNAT decides), public or private", set: func(s *settings, v string) error {
 		switch v {
 		case "auto":

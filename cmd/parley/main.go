@@ -35,7 +35,7 @@ func newRootCmd() *cobra.Command {
 		newKeysCmd(),
 		newEnvelopeCmd(),
 		newDemoCmd(),
-		newSoakCmd(),
+		newSoakCmd(), newTestbedCmd(),
 		newDevchainCmd(), newContractsCmd(), newSettlementCmd(),
 		newLedgerCmd(), newBundleCmd(),
 		newStatusCmd(), newPeersCmd(), newEventsCmd(), newConsentCmd(),
