@@ -312,8 +312,36 @@ func hasDirect(n network.Network, p peer.ID) bool {
 	return false
 }
 
-// bootstrap dials the configured bootstrap and store peers once.
+// bootstrapRetry is the longest wait between two rounds of bootstrap
+// dials while the node has no peer at all.
+const bootstrapRetry = 30 * time.Second
+
+// bootstrap dials the configured bootstrap and store peers, and again,
+// after 2 s, 4 s, ... up to every bootstrapRetry, whenever the node holds
+// no connection at all: a node whose bootstrap peers were unreachable at
+// its start (their host down, the network not up yet, the machine
+// overloaded) would otherwise never join, since the DHT and the board
+// find peers only through peers.
 func (h *Host) bootstrap(ctx context.Context) {
+	if len(h.cfg.Bootstrap)+len(h.stores) == 0 {
+		return
+	}
+	wait := 2 * time.Second
+	for {
+		if len(h.p2p.Network().Peers()) == 0 {
+			h.dialBootstrap(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, bootstrapRetry)
+	}
+}
+
+// dialBootstrap dials every bootstrap and store peer once, together.
+func (h *Host) dialBootstrap(ctx context.Context) {
 	var all []peer.AddrInfo
 	for _, s := range h.cfg.Bootstrap {
 		ai, _ := peer.AddrInfoFromString(s)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -14,12 +16,14 @@ import (
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	relayclient "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/parleynet/parley/identity"
+	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/p2p"
 )
 
@@ -334,4 +338,29 @@ func TestRelayServiceAdmitsOnlyParleyNodes(t *testing.T) {
 	if _, err := relayclient.Reserve(ctx, a.host.Libp2p(), ri); err != nil {
 		t.Fatalf("a Parley node's reservation: %v", err)
 	}
+}
+
+// TestBootstrapRetriesUntilAPeerAnswers: a node whose only bootstrap peer
+// is not up at its start dials it again until it answers, instead of
+// staying alone (the DHT and the board find peers only through peers).
+func TestBootstrapRetriesUntilAPeerAnswers(t *testing.T) {
+	bdir := t.TempDir()
+	kr, err := openKeyring(bdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	boot := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d/p2p/%s", port, kr.Inbox().PeerID())
+	a := newNode(t, withBootstrap(boot))
+	eventually(t, "a's first bootstrap round to fail", func() bool { return len(a.host.Libp2p().Network().Peers()) == 0 })
+	b := &testNode{t: t, dir: bdir, seq: map[string]uint64{}, prev: map[string]negotiation.Hash{}}
+	b.start(func(c *p2p.Config) { c.ListenAddrs = []string{fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", port)} })
+	eventually(t, "a to reach its bootstrap peer once it is up", func() bool {
+		return a.host.Libp2p().Network().Connectedness(b.host.ID()) == network.Connected
+	})
 }
