@@ -365,7 +365,7 @@ var settingsTable = append([]setting{
 		return nil
 	}},
 	{key: "p2p.retry_max", help: "longest wait between delivery attempts", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.RetryMax })},
-	{key: "p2p.mailbox_poll", help: "how often to collect mail from the store nodes (p2p.store_peers); also at start", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.MailboxPoll })},
+	{key: "p2p.mailbox_poll", help: "how often to collect mail and the task board's history from the store nodes (p2p.store_peers); also at start", set: duration(func(s *settings) *time.Duration { return &s.Node.P2P.MailboxPoll })},
 	{key: "p2p.max_peers", help: "peers the node must hold at once, such as a worker's concurrent counterparties (0: the transport's defaults, about 96 inbound)", set: func(s *settings, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -158,6 +158,13 @@ func runTestbed(ctx context.Context, out io.Writer, o testbedOptions) (err error
 		return err
 	}
 	defer func() {
+		if err != nil && os.Getenv("PARLEY_TESTBED_HOLD") != "" {
+			// For a person debugging a failure: the hosts stay up a while.
+			fmt.Fprintf(out, "holding the testbed for %s (PARLEY_TESTBED_HOLD)\n", os.Getenv("PARLEY_TESTBED_HOLD"))
+			if d, perr := time.ParseDuration(os.Getenv("PARLEY_TESTBED_HOLD")); perr == nil {
+				time.Sleep(d)
+			}
+		}
 		_ = t.stopAll()
 		cerr := t.net.Close()
 		left, lerr := t.net.Left()

@@ -117,11 +117,17 @@ func (n *Net) Bridge(name, dev string) error {
 }
 
 // Link creates a veth pair between namespace a (device aDev, address
-// aAddr in CIDR form, empty for none) and namespace b (device bDev,
-// address bAddr); where bridge is not empty, bDev is enslaved to that
-// bridge in b instead of getting an address.
-func (n *Net) Link(a, aDev, aAddr, b, bDev, bAddr, bridge string) error {
-	if err := run("ip", "link", "add", aDev, "netns", n.NS(a), "type", "veth", "peer", "name", bDev, "netns", n.NS(b)); err != nil {
+// aAddr in CIDR form, empty for none; hardware address aMAC, empty for a
+// random one) and namespace b (device bDev, address bAddr); where bridge
+// is not empty, bDev is enslaved to that bridge in b instead of getting
+// an address.
+func (n *Net) Link(a, aDev, aAddr, aMAC, b, bDev, bAddr, bridge string) error {
+	args := []string{"link", "add", aDev}
+	if aMAC != "" {
+		args = append(args, "address", aMAC)
+	}
+	args = append(args, "netns", n.NS(a), "type", "veth", "peer", "name", bDev, "netns", n.NS(b))
+	if err := run("ip", args...); err != nil {
 		return err
 	}
 	if aAddr != "" {
@@ -142,6 +148,17 @@ func (n *Net) Link(a, aDev, aAddr, b, bDev, bAddr, bridge string) error {
 		}
 	}
 	return n.In(b, "ip", "link", "set", bDev, "up")
+}
+
+// Batch runs ip's commands (one a line, as `ip -batch` reads them) in
+// the namespace name, in one process.
+func (n *Net) Batch(name string, lines []string) error {
+	c := exec.Command("ip", "-n", n.NS(name), "-batch", "-")
+	c.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("testbed: ip -n %s -batch: %w: %s", n.NS(name), err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // SetLink brings a device of namespace name up or down: down cuts the

@@ -24,6 +24,9 @@ type Host struct {
 	Name   string
 	Addr   string
 	Router string
+	// MAC is a public host's hardware address, fixed by its address
+	// (StaticNeighbours).
+	MAC string
 }
 
 // Public reports whether the host is on the internet, not behind NAT.
@@ -61,11 +64,11 @@ func NewTopology(n *Net) (*Topology, error) {
 
 // PublicHost adds a host on the internet at 11.0.0.<octet>.
 func (t *Topology) PublicHost(name string, octet int) (*Host, error) {
-	h := &Host{Name: name, Addr: fmt.Sprintf("%s%d", wanPrefix, octet)}
+	h := &Host{Name: name, Addr: fmt.Sprintf("%s%d", wanPrefix, octet), MAC: fmt.Sprintf("02:00:0b:00:00:%02x", octet)}
 	if err := t.add(name); err != nil {
 		return nil, err
 	}
-	if err := t.net.Link(name, "eth0", h.Addr+"/24", wanNS, portName("w", name), "", wanBridge); err != nil {
+	if err := t.net.Link(name, "eth0", h.Addr+"/24", h.MAC, wanNS, portName("w", name), "", wanBridge); err != nil {
 		return nil, err
 	}
 	t.Hosts[name] = h
@@ -90,7 +93,7 @@ func (t *Topology) AddRouter(name string, octet int, lan string) (*Router, error
 		{"iptables", "-A", "INPUT", "-i", "wan0", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"},
 		{"iptables", "-A", "INPUT", "-i", "wan0", "-j", "DROP"},
 	}
-	if err := n.Link(name, "wan0", r.WAN+"/24", wanNS, portName("w", name), "", wanBridge); err != nil {
+	if err := n.Link(name, "wan0", r.WAN+"/24", "", wanNS, portName("w", name), "", wanBridge); err != nil {
 		return nil, err
 	}
 	for _, s := range steps {
@@ -113,7 +116,7 @@ func (t *Topology) PrivateHost(name, router string, octet int) (*Host, error) {
 	if err := t.add(name); err != nil {
 		return nil, err
 	}
-	if err := t.net.Link(name, "eth0", h.Addr+"/24", router, portName("l", name), "", "lan0"); err != nil {
+	if err := t.net.Link(name, "eth0", h.Addr+"/24", "", router, portName("l", name), "", "lan0"); err != nil {
 		return nil, err
 	}
 	if err := t.net.In(name, "ip", "route", "add", "default", "via", r.LAN+".1"); err != nil {
@@ -129,6 +132,34 @@ func (t *Topology) add(name string) error {
 	}
 	t.order = append(t.order, name)
 	return t.net.AddNS(name)
+}
+
+// StaticNeighbours gives every public host a permanent neighbour entry
+// for every other one, so that none of them resolves another by ARP:
+// with a hundred hosts on one software bridge and two cores, ARP's
+// broadcasts, copied to every port, overflow the veths' queues and
+// connections time out while a neighbour is being resolved (seen with
+// the scale run). Hosts on the internet reach each other through routers
+// and ARP only for their gateway; this is the nearest a flat bridge gets.
+func (t *Topology) StaticNeighbours() error {
+	var pub []*Host
+	for _, name := range t.order {
+		if h := t.Hosts[name]; h != nil && h.Public() {
+			pub = append(pub, h)
+		}
+	}
+	for _, h := range pub {
+		var lines []string
+		for _, o := range pub {
+			if o != h {
+				lines = append(lines, fmt.Sprintf("neigh replace %s lladdr %s dev eth0 nud permanent", o.Addr, o.MAC))
+			}
+		}
+		if err := t.net.Batch(h.Name, lines); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Cut drops every packet in and out of host's eth0, as if its cable were
