@@ -434,6 +434,7 @@ var settingsTable = append([]setting{
 	{key: "store.max_recipients", help: "recipients that may register under store.open", set: intv(func(s *settings) *int { return &s.Node.Store.MaxRecipients })},
 	{key: "store.quota_items", help: "envelopes held for one recipient at once, not yet collected", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaItems })},
 	{key: "store.quota_bytes", help: "bytes held for one recipient at once, not yet collected (such as 64MiB)", set: byteSize(func(s *settings) *int64 { return &s.Node.Store.QuotaBytes })},
+	{key: "store.quota_per_sender", help: "envelopes one sender may have held for one recipient at once (and the same fraction of store.quota_bytes), so that one sender cannot fill a recipient's quota", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaPerSender })},
 	{key: "store.retention", help: "how long held mail is served before it expires", set: duration(func(s *settings) *time.Duration { return &s.Node.Store.Retention })},
 	{key: "store.history", help: "record the topic history (task board, relayed evidence) and answer history requests", set: func(s *settings, v string) error {
 		var on bool
