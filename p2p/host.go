@@ -65,6 +65,7 @@ type Host struct {
 	kad     *dht.IpfsDHT
 	mdns    mdns.Service
 	stores  []peer.AddrInfo
+	recs    recordCache        // store nodes named by recipients' records
 	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1

@@ -159,15 +159,19 @@ func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
 }
 
 // mailboxRequest sends one request to a store and returns its stream.
-func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
+// The store is dialled at ai's addresses, or at its configured ones when
+// ai has none.
+func (h *Host) mailboxRequest(ctx context.Context, ai peer.AddrInfo, req ...[]byte) (network.Stream, *bufio.Reader, error) {
 	// The store answers only a peer that identified itself: connect and
 	// let the handshake finish first. The configured addresses are
 	// dialled too: the start's bootstrap dial, which puts them in the
 	// peerstore, may not have run yet.
-	ai := peer.AddrInfo{ID: store}
-	for _, st := range h.stores {
-		if st.ID == store {
-			ai.Addrs = st.Addrs
+	store := ai.ID
+	if len(ai.Addrs) == 0 {
+		for _, st := range h.stores {
+			if st.ID == store {
+				ai.Addrs = st.Addrs
+			}
 		}
 	}
 	if err := h.p2p.Connect(ctx, ai); err != nil {
@@ -180,7 +184,11 @@ func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte)
 	if err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "mailbox stream to %s", store)
 	}
-	_ = s.SetDeadline(time.Now().Add(blobTimeout))
+	deadline := time.Now().Add(blobTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = s.SetDeadline(deadline)
 	if err := writeMsg(s, req...); err != nil {
 		_ = s.Reset()
 		return nil, nil, failWrap(CodeBusy, err, "mailbox request")
@@ -198,7 +206,11 @@ func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte)
 func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
 	h := q.o.h
 	link := h.book.byAddress(q.addr)
-	if len(h.stores) == 0 || link == nil {
+	if link == nil {
+		return false
+	}
+	stores := h.handOverStores(ctx, q.addr, link.PeerID)
+	if len(stores) == 0 {
 		return false
 	}
 	now := h.now()
@@ -206,44 +218,70 @@ func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
 	if err != nil {
 		return false
 	}
-	for _, st := range h.stores {
-		if st.ID == link.PeerID {
-			continue
-		}
-		took := false
-		for _, p := range due {
-			// A new session per held envelope: the recipient opens it
-			// whatever it saw before.
-			h.cfg.Sealer.ResetSession(key.ID)
-			sealed, err := h.cfg.Sealer.Seal(now, p.negID, []*identity.Link{link}, p.item.Envelope)
-			h.cfg.Sealer.ResetSession(key.ID)
-			if err != nil {
-				continue
-			}
-			cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
-			s, r, err := h.mailboxRequest(cctx, st.ID, []byte{opPut}, q.addr[:], sealed)
-			cancel()
-			if err != nil {
-				break
-			}
-			b, err := readMsg(r, 64)
-			_ = s.Close()
-			if err != nil {
-				break
-			}
-			if Code(b) == CodeHeld {
-				q.settle(ctx, p, CodeOK, key.ID, true)
-				took = true
-			} else if c := Code(b); c == CodeNotServed || c == CodeQuotaExceeded {
-				h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
-				break // this store takes no more for the recipient now
-			}
-		}
-		if took {
+	for _, st := range stores {
+		if q.handOver(ctx, st, link, key.ID, due) {
 			return true
 		}
 	}
 	return false
+}
+
+// handOverStores returns the store nodes to try for a recipient, in
+// order: those its record names (the ones that serve it), then this
+// node's own StorePeers; each once, never this node or the recipient
+// itself. At most MaxRecordStores + len(StorePeers).
+func (h *Host) handOverStores(ctx context.Context, to negotiation.Address, recipient peer.ID) []peer.AddrInfo {
+	self := h.p2p.ID()
+	var out []peer.AddrInfo
+	seen := map[peer.ID]bool{self: true, recipient: true}
+	for _, st := range append(h.recipientStores(ctx, to), h.stores...) {
+		if seen[st.ID] {
+			continue
+		}
+		seen[st.ID] = true
+		out = append(out, st)
+	}
+	return out
+}
+
+// handOver puts due items to one store, within DialTimeout for all of
+// them: a slow store costs one timeout per attempt. It reports whether
+// the store held any; a refusal (not_served, quota_exceeded) or a failure
+// stops at that item.
+func (q *queue) handOver(ctx context.Context, st peer.AddrInfo, link *identity.Link, keyID identity.KeyID, due []*pending) bool {
+	h := q.o.h
+	cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	defer cancel()
+	took := false
+	for _, p := range due {
+		// A new session per held envelope: the recipient opens it
+		// whatever it saw before.
+		h.cfg.Sealer.ResetSession(keyID)
+		sealed, err := h.cfg.Sealer.Seal(h.now(), p.negID, []*identity.Link{link}, p.item.Envelope)
+		h.cfg.Sealer.ResetSession(keyID)
+		if err != nil {
+			continue
+		}
+		s, r, err := h.mailboxRequest(cctx, st, []byte{opPut}, q.addr[:], sealed)
+		if err != nil {
+			h.log.Debug("store unreachable for a hand-over", "store", st.ID, "err", err)
+			return took
+		}
+		b, err := readMsg(r, 64)
+		_ = s.Close()
+		if err != nil {
+			return took
+		}
+		switch c := Code(b); c {
+		case CodeHeld:
+			q.settle(ctx, p, CodeOK, keyID, true)
+			took = true
+		case CodeNotServed, CodeQuotaExceeded:
+			h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
+			return took // this store takes no more for the recipient now
+		}
+	}
+	return took
 }
 
 // CollectMail fetches what the store nodes hold for this node, after the
@@ -271,7 +309,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 		}
 		after := h.cursors[store]
 		h.mu.Unlock()
-		s, r, err := h.mailboxRequest(ctx, store, []byte{opFetch}, binary.AppendUvarint(nil, after))
+		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opFetch}, binary.AppendUvarint(nil, after))
 		if err != nil {
 			return taken, err
 		}
@@ -332,7 +370,7 @@ func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, af
 	}
 	taken := 0
 	for {
-		s, r, err := h.mailboxRequest(ctx, store, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
+		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
 		if err != nil {
 			return after, taken, err
 		}

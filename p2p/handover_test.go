@@ -1,0 +1,131 @@
+package p2p_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/parleynet/parley/negotiation"
+	"github.com/parleynet/parley/node"
+	"github.com/parleynet/parley/p2p"
+)
+
+// heldAt counts the mail.held entries of a store's ledger.
+func heldAt(t *testing.T, store *testNode) int {
+	t.Helper()
+	n := 0
+	for _, err := range store.led.ByKind(t.Context(), node.KindMailboxHeld) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// register makes n a registered recipient of its (open) store nodes: its
+// first fetch registers it.
+func register(t *testing.T, n *testNode) {
+	t.Helper()
+	eventually(t, "the recipient to register with its store", func() bool {
+		_, err := n.host.CollectMail(t.Context())
+		return err == nil
+	})
+}
+
+// TestHandOverToRecipientsStoreFromRecord: the poster has no store peers
+// of its own. The worker's DHT record names its store node S; the worker
+// goes offline; the poster looks the record up, hands the envelope to S
+// (held), and the worker, back, collects it from S: taken once.
+func TestHandOverToRecipientsStoreFromRecord(t *testing.T) {
+	dhtOn := func(c *p2p.Config) { c.DHT, c.DHTServer = true, true }
+	store := newStore(t, dhtOn)
+	boot := withBootstrap(store.bootstrapAddr())
+	worker := newNode(t, dhtOn, boot, withStore(store))
+	poster := newNode(t, dhtOn, boot)
+	register(t, worker)
+	eventually(t, "the worker's record to be published", func() bool {
+		return worker.host.PublishRecord(t.Context()) == nil
+	})
+	worker.stop()
+
+	env := poster.envelope(newNID(), worker.addr())
+	if err := poster.host.Send(t.Context(), env); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the worker's store to hold it", func() bool { return len(poster.ev.of(p2p.EventHeld)) == 1 })
+	eventually(t, "the poster's outbox to settle it as held", func() bool { return poster.pending() == 0 })
+	if got, ok := poster.host.CachedStores(worker.addr()); !ok || len(got) != 1 || got[0].ID != store.host.ID() {
+		t.Fatalf("the poster cached %v (%v) as the worker's stores", got, ok)
+	}
+	if heldAt(t, store) != 1 {
+		t.Fatalf("the store holds %d", heldAt(t, store))
+	}
+
+	// Back: it collects from its store at start.
+	worker.start(dhtOn, boot, withStore(store))
+	eventually(t, "the worker to collect it", func() bool { e, _ := worker.rec.snapshot(); return len(e) == 1 })
+	if n, err := worker.host.CollectMail(t.Context()); err != nil || n != 0 {
+		t.Fatalf("collecting again took %d (%v)", n, err)
+	}
+	if e, _ := worker.rec.snapshot(); len(e) != 1 || !e[0].Equals(env.CID()) {
+		t.Fatalf("the worker took %v, want %s once", e, env.CID())
+	}
+}
+
+// slowMailbox is a store whose hand-overs hang until released.
+type slowMailbox struct {
+	*node.MailboxStore
+	release chan struct{}
+}
+
+func (m slowMailbox) Hold(ctx context.Context, to negotiation.Address, from peer.ID, sealed []byte) error {
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+	}
+	return &p2p.Error{Code: p2p.CodeBusy, Msg: "slow"}
+}
+
+// TestHandOverSkipsBadStores: the store nodes a recipient's record names
+// are tried in order, each once per attempt and within the dial timeout:
+// the sender itself and the recipient are skipped (no loop), a store
+// that does not serve the recipient answers not_served and writes
+// nothing, one that hangs costs one timeout, and the store that serves
+// the recipient holds it.
+func TestHandOverSkipsBadStores(t *testing.T) {
+	good := newStore(t)
+	stranger := newStore(t) // serves only who registered with it: not the worker
+	slow := &testNode{t: t, dir: t.TempDir()}
+	release := make(chan struct{})
+	slow.startStore(func(ms *node.MailboxStore) p2p.MailboxStore { return slowMailbox{ms, release} })
+	t.Cleanup(func() { close(release) }) // before the stores stop
+	worker := newNode(t, withStore(good))
+	register(t, worker)
+	poster := newNode(t, func(c *p2p.Config) { c.DialTimeout = time.Second })
+	// The poster knows the worker's link but cannot reach it.
+	if err := poster.host.AddPeer(worker.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	workerAt := worker.bootstrapAddr()
+	worker.stop()
+	if err := poster.host.RememberStores(worker.addr(),
+		poster.bootstrapAddr(), workerAt, slow.bootstrapAddr(), stranger.bootstrapAddr(), good.bootstrapAddr()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	env := poster.envelope(newNID(), worker.addr())
+	if err := poster.host.Send(t.Context(), env); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the good store to hold it", func() bool { return len(poster.ev.of(p2p.EventHeld)) == 1 })
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("the hand-over took %v: the slow store was waited for more than a timeout", d)
+	}
+	if heldAt(t, good) != 1 || heldAt(t, stranger) != 0 || heldAt(t, slow) != 0 {
+		t.Fatalf("held: good %d, stranger %d, slow %d", heldAt(t, good), heldAt(t, stranger), heldAt(t, slow))
+	}
+	eventually(t, "the poster's outbox to settle it as held", func() bool { return poster.pending() == 0 })
+}
