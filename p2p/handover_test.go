@@ -37,8 +37,11 @@ func register(t *testing.T, n *testNode) {
 
 // TestHandOverToRecipientsStoreFromRecord: the poster has no store peers
 // of its own. The worker's DHT record names its store node S; the worker
-// goes offline; the poster looks the record up, hands the envelope to S
-// (held), and the worker, back, collects it from S: taken once.
+// goes offline; the poster looks the record up and hands the envelope to
+// S (held). The poster restarts: the held item is not handed over again.
+// The worker, back, collects it from S (taken once) and meets the
+// poster, whose held item then goes directly: the worker answers
+// duplicate and the poster's item ends delivered.
 func TestHandOverToRecipientsStoreFromRecord(t *testing.T) {
 	dhtOn := func(c *p2p.Config) { c.DHT, c.DHTServer = true, true }
 	store := newStore(t, dhtOn)
@@ -64,14 +67,40 @@ func TestHandOverToRecipientsStoreFromRecord(t *testing.T) {
 		t.Fatalf("the store holds %d", heldAt(t, store))
 	}
 
+	if poster.held() != 1 || len(poster.ev.of(p2p.EventDelivered)) != 0 {
+		t.Fatal("a store's ack counted as the recipient's")
+	}
+
+	// The poster restarts: the item is held, waiting for the worker's
+	// ack, and no store is given it again.
+	poster.stop()
+	poster.start(dhtOn, boot)
+	eventually(t, "the poster to look the worker up again", func() bool { _, ok := poster.host.Link(worker.addr()); return ok })
+	time.Sleep(300 * time.Millisecond) // a few of its attempts (RetryMin 20 ms, held: RetryMax 400 ms)
+	if poster.held() != 1 || heldAt(t, store) != 1 || len(poster.ev.of(p2p.EventHeld)) != 0 {
+		t.Fatalf("after the poster's restart: %d held, the store holds %d", poster.held(), heldAt(t, store))
+	}
+
 	// Back: it collects from its store at start.
 	worker.start(dhtOn, boot, withStore(store))
 	eventually(t, "the worker to collect it", func() bool { e, _ := worker.rec.snapshot(); return len(e) == 1 })
 	if n, err := worker.host.CollectMail(t.Context()); err != nil || n != 0 {
 		t.Fatalf("collecting again took %d (%v)", n, err)
 	}
+	// The worker meets the poster: the held item goes directly, the
+	// worker answers duplicate, the poster's item ends delivered.
+	connect(t, worker, poster)
+	eventually(t, "the poster's item to end delivered", func() bool {
+		return len(poster.ev.of(p2p.EventDelivered)) == 1 && poster.held() == 0 && poster.pending() == 0
+	})
+	if d := poster.ev.of(p2p.EventDelivered)[0]; d.Code != p2p.Code(negotiation.CodeDuplicate) || !d.CID.Equals(env.CID()) {
+		t.Fatalf("the worker acked %s with %s", d.CID, d.Code)
+	}
 	if e, _ := worker.rec.snapshot(); len(e) != 1 || !e[0].Equals(env.CID()) {
 		t.Fatalf("the worker took %v, want %s once", e, env.CID())
+	}
+	if heldAt(t, store) != 1 {
+		t.Fatalf("the store holds %d", heldAt(t, store))
 	}
 }
 
