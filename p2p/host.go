@@ -66,7 +66,8 @@ type Host struct {
 	mdns    mdns.Service
 	stores  []peer.AddrInfo
 	recs    recordCache        // store nodes named by recipients' records
-	cursors map[peer.ID]uint64 // mailbox cursor per store node, under mu
+	cmu     sync.Mutex         // guards cursors (not mu: Close holds mu while it waits for the collection)
+	cursors map[peer.ID]uint64 // mailbox cursor per store node
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
 

@@ -300,15 +300,21 @@ func (h *Host) CollectMail(ctx context.Context) (int, error) {
 	return n, firstErr
 }
 
+// withCursors runs f with the mailbox cursors locked.
+func (h *Host) withCursors(f func(map[peer.ID]uint64)) {
+	h.cmu.Lock()
+	defer h.cmu.Unlock()
+	if h.cursors == nil {
+		h.cursors = make(map[peer.ID]uint64)
+	}
+	f(h.cursors)
+}
+
 func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 	taken := 0
 	for {
-		h.mu.Lock()
-		if h.cursors == nil {
-			h.cursors = make(map[peer.ID]uint64)
-		}
-		after := h.cursors[store]
-		h.mu.Unlock()
+		var after uint64
+		h.withCursors(func(c map[peer.ID]uint64) { after = c[store] })
 		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opFetch}, binary.AppendUvarint(nil, after))
 		if err != nil {
 			return taken, err
@@ -338,9 +344,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 			} else if CodeOf(err).Outcome() == Rejected {
 				h.in.reject(store, "", it.Data, CodeOf(err), "")
 			}
-			h.mu.Lock()
-			h.cursors[store] = max(h.cursors[store], it.Cursor)
-			h.mu.Unlock()
+			h.withCursors(func(c map[peer.ID]uint64) { c[store] = max(c[store], it.Cursor) })
 		}
 		if len(items) < mailboxPage {
 			return taken, nil
