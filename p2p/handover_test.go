@@ -205,3 +205,32 @@ func TestStoreBoundsEachSender(t *testing.T) {
 		t.Fatalf("the store holds %d; the flooding sender has %d pending, %d held", heldAt(t, store), flood.pending(), len(flood.ev.of(p2p.EventHeld)))
 	}
 }
+
+// TestHandOverGoesOnToTheNextStore: when the recipient's first store
+// holds the sender's share, what it refuses goes to the next store the
+// record names, in the same attempt (the poster's retries are an hour
+// apart here).
+func TestHandOverGoesOnToTheNextStore(t *testing.T) {
+	first := &testNode{t: t, dir: t.TempDir()}
+	first.startStore(func(c *node.StoreConfig) { c.QuotaItems, c.QuotaPerSender = 10, 2 }, nil)
+	second := newStore(t)
+	worker := newNode(t, func(c *p2p.Config) { c.StorePeers = []string{first.bootstrapAddr(), second.bootstrapAddr()} })
+	register(t, worker)
+	poster := newNode(t, func(c *p2p.Config) { c.RetryMin, c.RetryMax = time.Hour, time.Hour })
+	if err := poster.host.AddPeer(worker.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	worker.stop()
+	if err := poster.host.RememberStores(worker.addr(), first.bootstrapAddr(), second.bootstrapAddr()); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if err := poster.host.Send(t.Context(), poster.envelope(newNID(), worker.addr())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "both stores to hold them", func() bool { return len(poster.ev.of(p2p.EventHeld)) == 4 })
+	if heldAt(t, first) != 2 || heldAt(t, second) != 2 {
+		t.Fatalf("held: first %d, second %d", heldAt(t, first), heldAt(t, second))
+	}
+}

@@ -200,30 +200,28 @@ func (h *Host) mailboxRequest(ctx context.Context, ai peer.AddrInfo, req ...[]by
 	return s, bufio.NewReaderSize(s, 64<<10), nil
 }
 
-// viaStore hands due items to a store node when their recipient cannot be
-// reached directly; a store's ack counts as held. It reports whether a
-// store took any.
-func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
+// viaStore hands due items to store nodes when their recipient cannot be
+// reached directly: each store in turn is given what the ones before did
+// not take; a store's ack settles an item as held.
+func (q *queue) viaStore(ctx context.Context, due []*pending) {
 	h := q.o.h
 	link := h.book.byAddress(q.addr)
 	if link == nil {
-		return false
+		return
 	}
 	stores := h.handOverStores(ctx, q.addr, link.PeerID)
 	if len(stores) == 0 {
-		return false
+		return
 	}
-	now := h.now()
-	key, err := link.CurrentKey(now)
+	key, err := link.CurrentKey(h.now())
 	if err != nil {
-		return false
+		return
 	}
 	for _, st := range stores {
-		if q.handOver(ctx, st, link, key.ID, due) {
-			return true
+		if due = q.handOver(ctx, st, link, key.ID, due); len(due) == 0 {
+			return
 		}
 	}
-	return false
 }
 
 // handOverStores returns the store nodes to try for a recipient, in
@@ -245,43 +243,45 @@ func (h *Host) handOverStores(ctx context.Context, to negotiation.Address, recip
 }
 
 // handOver puts due items to one store, within DialTimeout for all of
-// them: a slow store costs one timeout per attempt. It reports whether
-// the store held any; a refusal (not_served, quota_exceeded) or a failure
-// stops at that item.
-func (q *queue) handOver(ctx context.Context, st peer.AddrInfo, link *identity.Link, keyID identity.KeyID, due []*pending) bool {
+// them: a slow store costs one timeout per attempt. It returns the items
+// the store did not hold; a refusal (not_served, quota_exceeded) or a
+// failure stops at that item.
+func (q *queue) handOver(ctx context.Context, st peer.AddrInfo, link *identity.Link, keyID identity.KeyID, due []*pending) []*pending {
 	h := q.o.h
 	cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
 	defer cancel()
-	took := false
-	for _, p := range due {
+	var left []*pending
+	for i, p := range due {
 		// A new session per held envelope: the recipient opens it
 		// whatever it saw before.
 		h.cfg.Sealer.ResetSession(keyID)
 		sealed, err := h.cfg.Sealer.Seal(h.now(), p.negID, []*identity.Link{link}, p.item.Envelope)
 		h.cfg.Sealer.ResetSession(keyID)
 		if err != nil {
+			left = append(left, p)
 			continue
 		}
 		s, r, err := h.mailboxRequest(cctx, st, []byte{opPut}, q.addr[:], sealed)
 		if err != nil {
 			h.log.Debug("store unreachable for a hand-over", "store", st.ID, "err", err)
-			return took
+			return append(left, due[i:]...)
 		}
 		b, err := readMsg(r, 64)
 		_ = s.Close()
 		if err != nil {
-			return took
+			return append(left, due[i:]...)
 		}
 		switch c := Code(b); c {
 		case CodeHeld:
 			q.settle(ctx, p, CodeOK, keyID, true)
-			took = true
 		case CodeNotServed, CodeQuotaExceeded:
 			h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
-			return took // this store takes no more for the recipient now
+			return append(left, due[i:]...) // this store takes no more for the recipient now
+		default:
+			left = append(left, p)
 		}
 	}
-	return took
+	return left
 }
 
 // CollectMail fetches what the store nodes hold for this node, after the
