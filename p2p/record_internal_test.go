@@ -3,10 +3,13 @@ package p2p
 import (
 	"crypto/rand"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/parleynet/parley/negotiation"
 )
 
 func newPeerID(t *testing.T) peer.ID {
@@ -50,5 +53,33 @@ func TestRecordStoresPublished(t *testing.T) {
 	}
 	if recordStores(self, nil) != nil {
 		t.Fatal("stores named without store peers")
+	}
+}
+
+// TestRecordCacheIsBounded: the cache of recipients' store nodes holds at
+// most recordCacheMax recipients (expired ones go first) and forgets an
+// entry at its deadline.
+func TestRecordCacheIsBounded(t *testing.T) {
+	var c recordCache
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	addr := func(i int) (a negotiation.Address) {
+		a[0], a[1] = byte(i>>8), byte(i)
+		return a
+	}
+	c.put(addr(0), nil, now.Add(time.Second), now) // expires first
+	for i := 1; i < recordCacheMax+10; i++ {
+		c.put(addr(i), []peer.AddrInfo{{ID: "s"}}, now.Add(time.Hour), now.Add(2*time.Second))
+	}
+	if len(c.m) > recordCacheMax {
+		t.Fatalf("%d recipients cached, over %d", len(c.m), recordCacheMax)
+	}
+	if _, ok := c.get(addr(0), now.Add(2*time.Second)); ok {
+		t.Fatal("an expired entry was served")
+	}
+	if st, ok := c.get(addr(recordCacheMax+9), now.Add(time.Minute)); !ok || len(st) != 1 {
+		t.Fatal("the newest entry is not cached")
+	}
+	if _, ok := c.get(addr(recordCacheMax+9), now.Add(2*time.Hour)); ok {
+		t.Fatal("an entry was served after its deadline")
 	}
 }
