@@ -234,3 +234,26 @@ func TestHandOverGoesOnToTheNextStore(t *testing.T) {
 		t.Fatalf("held: first %d, second %d", heldAt(t, first), heldAt(t, second))
 	}
 }
+
+// TestHandOverRemembersAMissingRecord: a recipient without a DHT record
+// costs the sender one lookup, then the miss is remembered (30 s): its
+// retries hand over to the sender's own store peers without asking the
+// DHT again.
+func TestHandOverRemembersAMissingRecord(t *testing.T) {
+	dhtOn := func(c *p2p.Config) { c.DHT, c.DHTServer = true, true }
+	store := newStore(t, dhtOn)
+	worker := newNode(t, withStore(store)) // no DHT: no record
+	register(t, worker)
+	poster := newNode(t, dhtOn, withBootstrap(store.bootstrapAddr()), withStore(store))
+	if err := poster.host.AddPeer(worker.kr.Link(), nil); err != nil {
+		t.Fatal(err)
+	}
+	worker.stop()
+	if err := poster.host.Send(t.Context(), poster.envelope(newNID(), worker.addr())); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the poster's own store to hold it", func() bool { return len(poster.ev.of(p2p.EventHeld)) == 1 })
+	if st, ok := poster.host.CachedStores(worker.addr()); !ok || st != nil {
+		t.Fatalf("the missing record is cached as %v (%v)", st, ok)
+	}
+}
