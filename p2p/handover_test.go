@@ -235,10 +235,9 @@ func TestHandOverGoesOnToTheNextStore(t *testing.T) {
 	}
 }
 
-// TestHandOverRemembersAMissingRecord: a recipient without a DHT record
-// costs the sender one lookup, then the miss is remembered (30 s): its
-// retries hand over to the sender's own store peers without asking the
-// DHT again.
+// TestHandOverRemembersAMissingRecord: the sender looks up the record of a
+// recipient that has none, remembers the miss (for 30 s: recipientStores
+// reads the cache first) and hands the mail to its own store peers.
 func TestHandOverRemembersAMissingRecord(t *testing.T) {
 	dhtOn := func(c *p2p.Config) { c.DHT, c.DHTServer = true, true }
 	store := newStore(t, dhtOn)
