@@ -89,6 +89,12 @@ type StoreConfig struct {
 	// once, not yet collected (store.quota_items, store.quota_bytes).
 	QuotaItems int
 	QuotaBytes int64
+	// QuotaPerSender bounds the items one sender (peer id) has held for
+	// one recipient at once (store.quota_per_sender), and its bytes to the
+	// same fraction of QuotaBytes: one sender cannot fill a recipient's
+	// whole quota and shut the others out. At or over QuotaItems it adds
+	// no bound.
+	QuotaPerSender int
 	// Retention is how long held mail is served (store.retention).
 	Retention time.Duration
 	// NoHistory turns off the topic history (store.history: false): the
@@ -102,7 +108,9 @@ const (
 	DefaultStoreMaxRecipients = 1000
 	DefaultStoreQuotaItems    = 1000
 	DefaultStoreQuotaBytes    = 64 << 20
-	DefaultStoreRetention     = 7 * 24 * time.Hour
+	// DefaultStoreQuotaPerSender is a tenth of DefaultStoreQuotaItems.
+	DefaultStoreQuotaPerSender = 100
+	DefaultStoreRetention      = 7 * 24 * time.Hour
 )
 
 // LedgerConfig configures the ledger's signed tree heads and their
@@ -326,7 +334,7 @@ func DefaultConfig() Config {
 		// Not a store node unless enabled.
 		Store: StoreConfig{
 			MaxRecipients: DefaultStoreMaxRecipients, QuotaItems: DefaultStoreQuotaItems,
-			QuotaBytes: DefaultStoreQuotaBytes, Retention: DefaultStoreRetention,
+			QuotaBytes: DefaultStoreQuotaBytes, QuotaPerSender: DefaultStoreQuotaPerSender, Retention: DefaultStoreRetention,
 		},
 	}
 }
@@ -496,6 +504,8 @@ func (c StoreConfig) validate() error {
 		return bad("store.quota_items", "%d is outside 1..1000000", c.QuotaItems)
 	case c.QuotaBytes < 64<<10 || c.QuotaBytes > 64<<30:
 		return bad("store.quota_bytes", "%d is outside 64KiB..64GiB", c.QuotaBytes)
+	case c.QuotaPerSender < 1 || c.QuotaPerSender > 1_000_000:
+		return bad("store.quota_per_sender", "%d is outside 1..1000000", c.QuotaPerSender)
 	case c.Retention < time.Minute || c.Retention > 365*24*time.Hour:
 		return bad("store.retention", "%v is outside 1m..8760h", c.Retention)
 	}

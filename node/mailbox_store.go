@@ -65,6 +65,7 @@ type heldItem struct {
 	cid  cid.Cid
 	size int64
 	at   time.Time
+	from string // the peer id that handed it over
 }
 
 var _ p2p.MailboxStore = (*MailboxStore)(nil)
@@ -138,7 +139,7 @@ func (s *MailboxStore) Load(ctx context.Context) error {
 			}
 			size = int64(len(data))
 		}
-		box.items = append(box.items, heldItem{seq: e.Seq, cid: e.CID, size: size, at: e.At})
+		box.items = append(box.items, heldItem{seq: e.Seq, cid: e.CID, size: size, at: e.At, from: b.From})
 		box.bytes += size
 	}
 	s.loaded = true
@@ -187,10 +188,22 @@ func (s *MailboxStore) expire(b *mailbox) {
 	b.items = b.items[i:]
 }
 
+// senderShare returns how many items and bytes one sender may have held
+// for one recipient at once: QuotaPerSender items (at most QuotaItems)
+// and the same fraction of QuotaBytes.
+func (c StoreConfig) senderShare() (items int, bytes int64) {
+	items = min(max(c.QuotaPerSender, 1), c.QuotaItems)
+	if items == c.QuotaItems {
+		return items, c.QuotaBytes
+	}
+	return items, c.QuotaBytes / int64(c.QuotaItems) * int64(items)
+}
+
 // Hold records a sealed envelope for to, durably: refused with
 // p2p.CodeNotServed for a recipient the store does not serve and with
-// p2p.CodeQuotaExceeded beyond to's quota of items or bytes, writing
-// nothing either way. Bytes held already are not held again.
+// p2p.CodeQuotaExceeded beyond to's quota of items or bytes, or beyond
+// the sender's share of it (StoreConfig.QuotaPerSender), writing nothing
+// either way. Bytes held already are not held again.
 func (s *MailboxStore) Hold(ctx context.Context, to negotiation.Address, from peer.ID, sealed []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -206,6 +219,19 @@ func (s *MailboxStore) Hold(ctx context.Context, to negotiation.Address, from pe
 	if len(b.items) >= s.cfg.QuotaItems || b.bytes+size > s.cfg.QuotaBytes {
 		return &p2p.Error{Code: p2p.CodeQuotaExceeded, Msg: fmt.Sprintf("%s holds %d items, %d bytes", to, len(b.items), b.bytes)}
 	}
+	// One sender may not fill a recipient's whole mailbox: the others
+	// keep room while it waits for the recipient.
+	sender := from.String()
+	shareItems, shareBytes := s.cfg.senderShare()
+	n, nb := 0, int64(0)
+	for _, it := range b.items {
+		if it.from == sender {
+			n, nb = n+1, nb+it.size
+		}
+	}
+	if n >= shareItems || nb+size > shareBytes {
+		return &p2p.Error{Code: p2p.CodeQuotaExceeded, Msg: fmt.Sprintf("the store holds %d items, %d bytes from %s for %s: its share", n, nb, sender, to)}
+	}
 	body, err := json.Marshal(mailBody{To: to.String(), From: from.String(), Size: size})
 	if err != nil {
 		return err
@@ -215,7 +241,7 @@ func (s *MailboxStore) Hold(ctx context.Context, to negotiation.Address, from pe
 		return fmt.Errorf("node: %s: %w", KindMailboxHeld, err)
 	}
 	if !existed {
-		b.items = append(b.items, heldItem{seq: e.Seq, cid: e.CID, size: size, at: e.At})
+		b.items = append(b.items, heldItem{seq: e.Seq, cid: e.CID, size: size, at: e.At, from: sender})
 		b.bytes += size
 	}
 	return nil

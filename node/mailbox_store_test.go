@@ -221,3 +221,70 @@ func TestMailboxStoreHistoryOff(t *testing.T) {
 		}
 	}
 }
+
+// TestMailboxStoreBoundsEachSender: within one recipient's quota a sender
+// has at most store.quota_per_sender items held at once (and the same
+// fraction of the bytes): beyond, its hand-over is refused with
+// quota_exceeded and writes nothing, while another sender still hands
+// over; the share is rebuilt by a reload and frees when the recipient
+// collects.
+func TestMailboxStoreBoundsEachSender(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	l := mailboxLedger(t, filepath.Join(t.TempDir(), "ledger"), clock)
+	to := addr(1)
+	cfg := node.DefaultConfig().Store
+	cfg.Enabled, cfg.Serve = true, []string{to.String()}
+	cfg.QuotaItems, cfg.QuotaPerSender, cfg.QuotaBytes = 10, 3, 100<<10
+	ms := loadedMailbox(t, l, cfg, clock)
+	ctx := t.Context()
+	flood, other := libp2ppeer.ID("flooding sender"), libp2ppeer.ID("other sender")
+	refused := func(what string, from libp2ppeer.ID, data []byte) {
+		t.Helper()
+		before := l.Head().Seq
+		if err := ms.Hold(ctx, to, from, data); p2p.CodeOf(err) != p2p.CodeQuotaExceeded {
+			t.Fatalf("%s: Hold = %v, want quota_exceeded", what, err)
+		}
+		if l.Head().Seq != before {
+			t.Fatalf("%s: the refused hand-over wrote to the ledger", what)
+		}
+	}
+	for i := range 3 {
+		if err := ms.Hold(ctx, to, flood, []byte{'f', byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused("the flooding sender's fourth", flood, []byte("f3"))
+	for i := range 3 {
+		if err := ms.Hold(ctx, to, other, []byte{'o', byte(i)}); err != nil {
+			t.Fatalf("another sender shut out by the first: %v", err)
+		}
+	}
+	if n, _ := ms.Held(to); n != 6 {
+		t.Fatalf("held %d, want 6", n)
+	}
+	// The senders' shares are rebuilt from the ledger.
+	ms = loadedMailbox(t, l, cfg, clock)
+	refused("after a reload", flood, []byte("f3"))
+	// The recipient collects: the shares free.
+	items, err := ms.Mail(ctx, to, 0, 10)
+	if err != nil || len(items) != 6 {
+		t.Fatalf("fetch: %d (%v)", len(items), err)
+	}
+	if _, err := ms.Mail(ctx, to, items[5].Cursor, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := ms.Hold(ctx, to, flood, []byte("f3")); err != nil {
+		t.Fatalf("after the recipient collected: %v", err)
+	}
+	// Bytes: the share is 3/10 of 100 KiB, 30 KiB.
+	if err := ms.Hold(ctx, to, other, make([]byte, 20<<10)); err != nil {
+		t.Fatal(err)
+	}
+	refused("over the sender's byte share", other, make([]byte, 11<<10))
+	if err := ms.Hold(ctx, to, flood, make([]byte, 20<<10)); err != nil {
+		t.Fatalf("another sender's bytes: %v", err)
+	}
+	if _, err := l.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

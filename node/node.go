@@ -396,7 +396,7 @@ func (n *Node) startHost(ctx context.Context) error {
 		}
 		pc.Mailbox, n.mailbox = ms, ms
 		sc := n.cfg.Store
-		n.log.Info("store node", "serve", len(sc.Serve), "open", sc.Open, "quota_items", sc.QuotaItems,
+		n.log.Info("store node", "serve", len(sc.Serve), "open", sc.Open, "quota_items", sc.QuotaItems, "quota_per_sender", sc.QuotaPerSender,
 			"quota_bytes", sc.QuotaBytes, "retention", sc.Retention)
 	}
 	pc.DHT, pc.MDNS, pc.NAT = n.cfg.P2P.DHT, n.cfg.P2P.MDNS, n.cfg.P2P.NAT

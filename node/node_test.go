@@ -111,6 +111,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"store.quota_items", func(c *node.Config) { c.Store.QuotaItems = 0 }},
 		{"store.quota_items", func(c *node.Config) { c.Store.QuotaItems = 2_000_000 }},
 		{"store.quota_bytes", func(c *node.Config) { c.Store.QuotaBytes = 1024 }},
+		{"store.quota_per_sender", func(c *node.Config) { c.Store.QuotaPerSender = 0 }},
 		{"store.retention", func(c *node.Config) { c.Store.Retention = time.Second }},
 		{"store.retention", func(c *node.Config) { c.Store.Retention = 400 * 24 * time.Hour }},
 	} {

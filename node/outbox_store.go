@@ -17,7 +17,7 @@ import (
 // OutboxStore keeps the transport's outbox in the ledger: an item is an
 // outbox.queued entry (the envelope stored once under its CID), and its
 // settlement an outbox.acked (delivered or held) or outbox.abandoned
-// (refused) entry. Every write is synced before it returns (the ledger's
+// (refused) entry; an item held and later delivered has both acks. Every write is synced before it returns (the ledger's
 // group commit), so an item put is never lost and an item settled is never
 // sent again after a restart.
 type OutboxStore struct {
@@ -88,11 +88,14 @@ type outboxKey struct {
 	to  string
 }
 
-// Pending returns the items queued and not settled, oldest first, with
-// their envelopes read back from the ledger. It scans the outbox entries
-// once (at start).
+// Pending returns the items queued and not settled delivered or refused,
+// oldest first, with their envelopes read back from the ledger; an item
+// settled held (a store node has it) comes back with Held set, waiting
+// for the recipient's own ack. It scans the outbox entries once (at
+// start).
 func (s *OutboxStore) Pending(ctx context.Context) ([]p2p.OutboxItem, error) {
 	done := make(map[outboxKey]bool)
+	held := make(map[outboxKey]bool)
 	for _, kind := range []string{ledger.KindOutboxAcked, ledger.KindOutboxAbandoned} {
 		for e, err := range s.l.ByKind(ctx, kind) {
 			if err != nil {
@@ -102,8 +105,13 @@ func (s *OutboxStore) Pending(ctx context.Context) ([]p2p.OutboxItem, error) {
 			if err := json.Unmarshal(e.Body, &b); err != nil {
 				return nil, fmt.Errorf("node: outbox entry %d: %w", e.Seq, err)
 			}
-			// delivered, held (a store node has it) and refused all end
-			// the sender's retries.
+			// delivered and refused end the sender's retries; held (a
+			// store node has it) ends its hand-overs, and the recipient's
+			// own ack settles it delivered.
+			if b.Status == string(p2p.StatusHeld) {
+				held[outboxKey{b.Envelope, b.To}] = true
+				continue
+			}
 			done[outboxKey{b.Envelope, b.To}] = true
 		}
 	}
@@ -134,7 +142,7 @@ func (s *OutboxStore) Pending(ctx context.Context) ([]p2p.OutboxItem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("node: outbox entry %d: envelope %s: %w", e.Seq, c, err)
 		}
-		out = append(out, p2p.OutboxItem{CID: c, To: to, NegotiationID: e.NegotiationID, Envelope: env, Queued: e.At})
+		out = append(out, p2p.OutboxItem{CID: c, To: to, NegotiationID: e.NegotiationID, Envelope: env, Queued: e.At, Held: held[k]})
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/binary"
+	"sync"
 	"time"
 
 	dht "github.com/libp2p/go-libp2p-kad-dht"
@@ -22,10 +23,17 @@ const (
 	DHTPrefix = "/parley"
 	// DHTNamespace is the record namespace: keys are /parley/<EIP-55 address>.
 	DHTNamespace = "parley"
-	// recordLabel prefixes the bytes the inbox key signs in a record.
-	recordLabel = "parley/dht/v1 address record"
+	// recordLabel prefixes the bytes the inbox key signs in a version 1
+	// record, recordLabelV2 in a version 2 one (with store nodes).
+	recordLabel   = "parley/dht/v1 address record"
+	recordLabelV2 = "parley/dht/v2 address record"
 	// maxRecordAddrs bounds the addresses in one record.
 	maxRecordAddrs = 16
+	// MaxRecordStores bounds the store nodes one record names; a node
+	// with more p2p.store_peers names the first ones.
+	MaxRecordStores = 4
+	// maxStoreAddrBytes bounds one store node's multiaddr in a record.
+	maxStoreAddrBytes = 256
 )
 
 // RecordKey returns the DHT key of an EVM address's record.
@@ -36,94 +44,194 @@ func RecordKey(a negotiation.Address) string { return "/" + DHTNamespace + "/" +
 type AddressRecord struct {
 	Link  *identity.Link
 	Addrs []ma.Multiaddr
+	// Stores are the store nodes that hold mail for the address while it
+	// is unreachable (its p2p.store_peers): at most MaxRecordStores
+	// multiaddrs, each ending in /p2p/<id> of another peer, no two alike.
+	// A record without stores is encoded as version 1, as before they
+	// existed.
+	Stores []ma.Multiaddr
 	// Issued and Expires bound the record's validity (whole milliseconds).
 	Issued, Expires time.Time
 }
 
-// record layout: uvarint link length, link JCS, u8 address count, per
-// address uvarint length + multiaddr bytes, u64 issued (Unix ms), u64
-// expires (Unix ms), 64-byte ed25519 signature by the link's inbox key over
-// recordLabel || key || everything before the signature.
+// Record layouts. Version 1: uvarint link length, link JCS, u8 address
+// count, per address uvarint length + multiaddr bytes, u64 issued (Unix
+// ms), u64 expires (Unix ms), 64-byte ed25519 signature by the link's
+// inbox key over recordLabel || key || everything before the signature.
+// Version 2 (a record that names store nodes): 0x00 0x02 (a version 1
+// record never starts with 0x00: its link length is not zero), then the
+// version 1 body with, after the addresses, u8 store count and per store
+// uvarint length + multiaddr bytes; signed over recordLabelV2 || key ||
+// body. A version 1 record parses as a record without stores.
 func encodeRecord(key string, r *AddressRecord, inbox *identity.InboxKey) []byte {
+	return encodeRecordCapped(key, r, inbox, maxRecordAddrs, MaxRecordStores)
+}
+
+// encodeRecordCapped encodes at most maxAddrs addresses and maxStores
+// store nodes (tests encode records over the bounds).
+func encodeRecordCapped(key string, r *AddressRecord, inbox *identity.InboxKey, maxAddrs, maxStores int) []byte {
+	v2 := len(r.Stores) > 0
+	var b []byte
+	if v2 {
+		b = append(b, 0x00, 0x02)
+	}
 	lb := r.Link.Bytes()
-	b := binary.AppendUvarint(nil, uint64(len(lb)))
+	b = binary.AppendUvarint(b, uint64(len(lb)))
 	b = append(b, lb...)
-	addrs := r.Addrs
-	if len(addrs) > maxRecordAddrs {
-		addrs = addrs[:maxRecordAddrs]
+	b = appendAddrs(b, r.Addrs, maxAddrs)
+	if v2 {
+		b = appendAddrs(b, r.Stores, maxStores)
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Issued.UnixMilli()))
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Expires.UnixMilli()))
+	label := recordLabel
+	if v2 {
+		label = recordLabelV2
+	}
+	return append(b, inbox.Sign(recordSigning(label, key, b))...)
+}
+
+func appendAddrs(b []byte, addrs []ma.Multiaddr, most int) []byte {
+	if len(addrs) > most {
+		addrs = addrs[:most]
 	}
 	b = append(b, byte(len(addrs)))
 	for _, a := range addrs {
 		b = binary.AppendUvarint(b, uint64(len(a.Bytes())))
 		b = append(b, a.Bytes()...)
 	}
-	b = binary.BigEndian.AppendUint64(b, uint64(r.Issued.UnixMilli()))
-	b = binary.BigEndian.AppendUint64(b, uint64(r.Expires.UnixMilli()))
-	return append(b, inbox.Sign(recordSigning(key, b))...)
+	return b
 }
 
-func recordSigning(key string, body []byte) []byte {
-	m := make([]byte, 0, len(recordLabel)+len(key)+len(body))
-	m = append(m, recordLabel...)
+func recordSigning(label, key string, body []byte) []byte {
+	m := make([]byte, 0, len(label)+len(key)+len(body))
+	m = append(m, label...)
 	m = append(m, key...)
 	return append(m, body...)
 }
 
+// recordStores picks what a node's record names of its configured store
+// peers: each once, never the node itself, at most MaxRecordStores.
+func recordStores(self peer.ID, stores []peer.AddrInfo) []ma.Multiaddr {
+	var out []ma.Multiaddr
+	seen := make(map[string]bool)
+	for _, st := range stores {
+		if st.ID == self {
+			continue
+		}
+		for _, a := range st.Addrs {
+			full := a.Encapsulate(ma.StringCast("/p2p/" + st.ID.String()))
+			if len(out) == MaxRecordStores || len(full.Bytes()) > maxStoreAddrBytes || seen[string(full.Bytes())] {
+				continue
+			}
+			seen[string(full.Bytes())] = true
+			out = append(out, full)
+		}
+	}
+	return out
+}
+
 // ParseRecord decodes and verifies a record stored under key at now: the
 // link verifies, names the key's address, the inbox key signed the
-// record, and now is within its validity. Every failure is ErrBadRecord
-// (or the link's own code).
+// record, and now is within its validity; a version 2 record's store
+// nodes are at most MaxRecordStores distinct multiaddrs ending in /p2p/
+// of a peer other than the link's. Every failure is ErrBadRecord (or the
+// link's own code).
 func ParseRecord(key string, b []byte, now time.Time) (*AddressRecord, error) {
 	bad := func(format string, args ...any) error { return fail(CodeBadRecord, format, args...) }
 	if len(b) < ed25519.SignatureSize+17 {
 		return nil, bad("record of %d bytes is too short", len(b))
 	}
 	body, sig := b[:len(b)-ed25519.SignatureSize], b[len(b)-ed25519.SignatureSize:]
-	ll, n := binary.Uvarint(body)
-	if n <= 0 || ll == 0 || ll > maxLinkBytes || uint64(len(body)-n) < ll {
+	label, rest := recordLabel, body
+	v2 := body[0] == 0x00
+	if v2 {
+		if len(body) < 2 || body[1] != 0x02 {
+			return nil, bad("unknown record version")
+		}
+		label, rest = recordLabelV2, body[2:]
+	}
+	ll, n := binary.Uvarint(rest)
+	if n <= 0 || ll == 0 || ll > maxLinkBytes || uint64(len(rest)-n) < ll {
 		return nil, bad("link length")
 	}
-	link, err := identity.DecodeLink(body[n:n+int(ll)], now)
+	link, err := identity.DecodeLink(rest[n:n+int(ll)], now)
 	if err != nil {
 		return nil, err
 	}
 	if key != RecordKey(negotiation.Address(link.EVMAddress)) {
 		return nil, bad("key %q is not the link's address %s", key, link.EVMAddress)
 	}
-	rest := body[n+int(ll):]
-	if len(rest) < 1 {
-		return nil, bad("truncated")
-	}
-	count := int(rest[0])
-	rest = rest[1:]
-	if count > maxRecordAddrs {
-		return nil, bad("%d addresses, over %d", count, maxRecordAddrs)
-	}
+	rest = rest[n+int(ll):]
 	r := &AddressRecord{Link: link}
-	for range count {
-		al, k := binary.Uvarint(rest)
-		if k <= 0 || uint64(len(rest)-k) < al {
-			return nil, bad("address length")
+	if r.Addrs, rest, err = parseAddrs(rest, maxRecordAddrs, 0); err != nil {
+		return nil, err
+	}
+	if v2 {
+		if r.Stores, rest, err = parseAddrs(rest, MaxRecordStores, maxStoreAddrBytes); err != nil {
+			return nil, err
 		}
-		a, err := ma.NewMultiaddrBytes(rest[k : k+int(al)])
-		if err != nil {
-			return nil, bad("address: %v", err)
+		if len(r.Stores) == 0 {
+			return nil, bad("a version 2 record names no store")
 		}
-		r.Addrs = append(r.Addrs, a)
-		rest = rest[k+int(al):]
+		seen := make(map[string]bool, len(r.Stores))
+		for _, a := range r.Stores {
+			ai, err := peer.AddrInfoFromP2pAddr(a)
+			if err != nil || len(ai.Addrs) == 0 {
+				return nil, bad("store %s is not a multiaddr with /p2p/<id>", a)
+			}
+			if ai.ID == link.PeerID {
+				return nil, bad("store %s is the record's own peer", a)
+			}
+			if seen[string(a.Bytes())] {
+				return nil, bad("store %s is named twice", a)
+			}
+			seen[string(a.Bytes())] = true
+		}
 	}
 	if len(rest) != 16 {
 		return nil, bad("trailing bytes")
 	}
 	r.Issued = time.UnixMilli(int64(binary.BigEndian.Uint64(rest))).UTC()
 	r.Expires = time.UnixMilli(int64(binary.BigEndian.Uint64(rest[8:]))).UTC()
-	if !ed25519.Verify(link.InboxKey, recordSigning(key, body), sig) {
+	if !ed25519.Verify(link.InboxKey, recordSigning(label, key, body), sig) {
 		return nil, fail(Code(identity.CodeBadSignature), "record signature does not verify")
 	}
 	if r.Issued.After(now.Add(identity.MaxClockSkew)) || !now.Before(r.Expires) {
 		return nil, bad("record valid %s to %s, not at %s", r.Issued, r.Expires, now)
 	}
 	return r, nil
+}
+
+// parseAddrs reads a u8 count (at most most) and as many uvarint-length
+// multiaddrs (each at most maxLen bytes when maxLen > 0).
+func parseAddrs(b []byte, most, maxLen int) ([]ma.Multiaddr, []byte, error) {
+	bad := func(format string, args ...any) error { return fail(CodeBadRecord, format, args...) }
+	if len(b) < 1 {
+		return nil, nil, bad("truncated")
+	}
+	count := int(b[0])
+	b = b[1:]
+	if count > most {
+		return nil, nil, bad("%d addresses, over %d", count, most)
+	}
+	var out []ma.Multiaddr
+	for range count {
+		al, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < al {
+			return nil, nil, bad("address length")
+		}
+		if maxLen > 0 && al > uint64(maxLen) {
+			return nil, nil, bad("address of %d bytes, over %d", al, maxLen)
+		}
+		a, err := ma.NewMultiaddrBytes(b[k : k+int(al)])
+		if err != nil {
+			return nil, nil, bad("address: %v", err)
+		}
+		out = append(out, a)
+		b = b[k+int(al):]
+	}
+	return out, b, nil
 }
 
 // recordValidator checks records under /parley/ on every put and get, so
@@ -214,7 +322,7 @@ func (h *Host) PublishRecord(ctx context.Context) error {
 		return fail(CodeClosed, "the DHT is off")
 	}
 	now := h.now()
-	r := &AddressRecord{Link: h.cfg.Link(), Addrs: h.p2p.Addrs(), Issued: now, Expires: now.Add(h.cfg.RecordTTL)}
+	r := &AddressRecord{Link: h.cfg.Link(), Addrs: h.p2p.Addrs(), Stores: recordStores(h.p2p.ID(), h.stores), Issued: now, Expires: now.Add(h.cfg.RecordTTL)}
 	key := RecordKey(h.self)
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -225,19 +333,31 @@ func (h *Host) PublishRecord(ctx context.Context) error {
 }
 
 // Lookup finds the verified identity link of an EVM address in the DHT,
-// records it and the addresses beside it, and returns it.
+// records it, the addresses beside it and the store nodes it names, and
+// returns it.
 func (h *Host) Lookup(ctx context.Context, a negotiation.Address) (*identity.Link, error) {
+	r, err := h.lookupRecord(ctx, a, 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return r.Link, nil
+}
+
+// lookupRecord gets and verifies a's record within timeout, learns its
+// link and addresses and caches the store nodes it names.
+func (h *Host) lookupRecord(ctx context.Context, a negotiation.Address, timeout time.Duration) (*AddressRecord, error) {
 	if h.kad == nil {
 		return nil, fail(CodeNotFound, "the DHT is off")
 	}
 	key := RecordKey(a)
-	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	b, err := h.kad.GetValue(lctx, key)
 	if err != nil {
 		return nil, failWrap(CodeNotFound, err, "dht lookup of %s", a)
 	}
-	r, err := ParseRecord(key, b, h.now())
+	now := h.now()
+	r, err := ParseRecord(key, b, now)
 	if err != nil {
 		return nil, err
 	}
@@ -245,5 +365,111 @@ func (h *Host) Lookup(ctx context.Context, a negotiation.Address) (*identity.Lin
 	if len(r.Addrs) > 0 {
 		h.p2p.Peerstore().AddAddrs(r.Link.PeerID, r.Addrs, time.Hour)
 	}
-	return r.Link, nil
+	until := now.Add(recordCacheTTL)
+	if r.Expires.Before(until) {
+		until = r.Expires
+	}
+	h.recs.put(a, storeInfos(r.Stores), until, now)
+	return r, nil
+}
+
+// storeInfos groups a record's store multiaddrs by peer, in order
+// (ParseRecord checked that each ends in /p2p/).
+func storeInfos(stores []ma.Multiaddr) []peer.AddrInfo {
+	var out []peer.AddrInfo
+	for _, a := range stores {
+		ai, err := peer.AddrInfoFromP2pAddr(a)
+		if err != nil {
+			continue
+		}
+		merged := false
+		for i := range out {
+			if out[i].ID == ai.ID {
+				out[i].Addrs = append(out[i].Addrs, ai.Addrs...)
+				merged = true
+			}
+		}
+		if !merged {
+			out = append(out, *ai)
+		}
+	}
+	return out
+}
+
+// Bounds of the sender's cache of recipients' store nodes.
+const (
+	// recordCacheTTL is how long a record's store nodes are used before
+	// the record is looked up again (at most until it expires).
+	recordCacheTTL = 5 * time.Minute
+	// recordMissTTL is how long a failed lookup is remembered: a
+	// recipient without a record costs one lookup per this period.
+	recordMissTTL = 30 * time.Second
+	// recordCacheMax bounds the recipients cached.
+	recordCacheMax = 1024
+	// recordLookupTimeout bounds the lookup a hand-over waits for.
+	recordLookupTimeout = 10 * time.Second
+)
+
+// recordCache remembers the store nodes recipients' records name (nil
+// for a lookup that failed), each until a deadline.
+type recordCache struct {
+	mu sync.Mutex
+	m  map[negotiation.Address]cachedStores
+}
+
+type cachedStores struct {
+	stores []peer.AddrInfo
+	until  time.Time
+}
+
+func (c *recordCache) get(a negotiation.Address, now time.Time) ([]peer.AddrInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[a]
+	if !ok || !now.Before(e.until) {
+		return nil, false
+	}
+	return e.stores, true
+}
+
+func (c *recordCache) put(a negotiation.Address, stores []peer.AddrInfo, until, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[negotiation.Address]cachedStores)
+	}
+	if _, ok := c.m[a]; !ok && len(c.m) >= recordCacheMax {
+		for k, e := range c.m {
+			if !now.Before(e.until) {
+				delete(c.m, k)
+			}
+		}
+		for k := range c.m {
+			if len(c.m) < recordCacheMax {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[a] = cachedStores{stores: stores, until: until}
+}
+
+// recipientStores returns the store nodes a's record names: from the
+// cache, or looked up within recordLookupTimeout (a failure is cached as
+// none for recordMissTTL).
+func (h *Host) recipientStores(ctx context.Context, a negotiation.Address) []peer.AddrInfo {
+	now := h.now()
+	if st, ok := h.recs.get(a, now); ok {
+		return st
+	}
+	if h.kad == nil {
+		return nil
+	}
+	r, err := h.lookupRecord(ctx, a, recordLookupTimeout)
+	if err != nil {
+		h.log.Debug("no record for a hand-over", "to", a, "err", err)
+		h.recs.put(a, nil, now.Add(recordMissTTL), now)
+		return nil
+	}
+	return storeInfos(r.Stores)
 }

@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"context"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -31,11 +32,39 @@ func (h *Host) PutToStore(ctx context.Context, store peer.ID, to negotiation.Add
 	if err != nil {
 		return "", err
 	}
-	s, r, err := h.mailboxRequest(ctx, store, []byte{opPut}, to[:], sealed)
+	s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opPut}, to[:], sealed)
 	if err != nil {
 		return "", err
 	}
 	defer s.Close()
 	b, err := readMsg(r, 64)
 	return Code(b), err
+}
+
+// EncodeRecord encodes and signs r under key with no bound on its
+// addresses and stores (at most 255 each), for tests of ParseRecord.
+func EncodeRecord(key string, r *AddressRecord, inbox *identity.InboxKey) []byte {
+	return encodeRecordCapped(key, r, inbox, 255, 255)
+}
+
+// RememberStores puts the store nodes (multiaddrs with /p2p/) in the
+// cache of recipients' records for a, as if a's record had named them.
+func (h *Host) RememberStores(a negotiation.Address, stores ...string) error {
+	var infos []peer.AddrInfo
+	for _, s := range stores {
+		ai, err := peer.AddrInfoFromString(s)
+		if err != nil {
+			return err
+		}
+		infos = append(infos, *ai)
+	}
+	now := h.now()
+	h.recs.put(a, infos, now.Add(time.Hour), now)
+	return nil
+}
+
+// CachedStores returns the store nodes cached for a and whether a is
+// cached (nil with true: a lookup failed recently).
+func (h *Host) CachedStores(a negotiation.Address) ([]peer.AddrInfo, bool) {
+	return h.recs.get(a, h.now())
 }

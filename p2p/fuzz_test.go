@@ -57,11 +57,15 @@ func FuzzSplitBundle(f *testing.F) {
 func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte{1, 2, 3})
 	f.Add(make([]byte, 200))
+	f.Add(append([]byte{0x00, 0x02, 0x05}, make([]byte, 120)...)) // version 2
 	now := time.Date(2026, 6, 13, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := ParseRecord("/parley/0x0000000000000000000000000000000000000000", b, now)
 		if err == nil && r.Link == nil {
 			t.Fatal("a record without a link")
+		}
+		if err == nil && len(r.Stores) > MaxRecordStores {
+			t.Fatalf("a record with %d stores", len(r.Stores))
 		}
 	})
 }

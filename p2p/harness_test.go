@@ -289,12 +289,30 @@ func connect(t testing.TB, a, b *testNode) {
 	eventually(t, "b to learn a's link", func() bool { _, ok := b.host.Link(a.addr()); return ok })
 }
 
-// pending returns the node's unsettled outbox items from its ledger.
+// pending returns the node's unsettled outbox items from its ledger (not
+// counting those a store node holds: see held).
 func (n *testNode) pending() int {
 	n.t.Helper()
 	items, err := node.NewOutboxStore(n.led).Pending(context.Background())
 	if err != nil {
 		n.t.Fatal(err)
 	}
-	return len(items)
+	c := 0
+	for _, it := range items {
+		if !it.Held {
+			c++
+		}
+	}
+	return c
+}
+
+// held returns how many of the node's outbox items a store node holds
+// and the recipient has not acked yet.
+func (n *testNode) held() int {
+	n.t.Helper()
+	items, err := node.NewOutboxStore(n.led).Pending(context.Background())
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return len(items) - n.pending()
 }

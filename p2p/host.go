@@ -70,6 +70,7 @@ type Host struct {
 	kad    *dht.IpfsDHT
 	mdns   mdns.Service
 	stores []peer.AddrInfo
+	recs   recordCache // store nodes named by recipients' records
 	// cmu guards cursors (the mailbox cursor per store node) and
 	// boardCursors (the task board's history cursor per store node,
 	// pollMail); never mu, which Close holds while it waits for pollMail.

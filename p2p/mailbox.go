@@ -159,15 +159,19 @@ func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
 }
 
 // mailboxRequest sends one request to a store and returns its stream.
-func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte) (network.Stream, *bufio.Reader, error) {
+// The store is dialled at ai's addresses, or at its configured ones when
+// ai has none.
+func (h *Host) mailboxRequest(ctx context.Context, ai peer.AddrInfo, req ...[]byte) (network.Stream, *bufio.Reader, error) {
 	// The store answers only a peer that identified itself: connect and
 	// let the handshake finish first. The configured addresses are
 	// dialled too: the start's bootstrap dial, which puts them in the
 	// peerstore, may not have run yet.
-	ai := peer.AddrInfo{ID: store}
-	for _, st := range h.stores {
-		if st.ID == store {
-			ai.Addrs = st.Addrs
+	store := ai.ID
+	if len(ai.Addrs) == 0 {
+		for _, st := range h.stores {
+			if st.ID == store {
+				ai.Addrs = st.Addrs
+			}
 		}
 	}
 	if err := h.p2p.Connect(overRelay(ctx, "mailbox"), ai); err != nil {
@@ -180,7 +184,11 @@ func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte)
 	if err != nil {
 		return nil, nil, failWrap(CodeNotFound, err, "mailbox stream to %s", store)
 	}
-	_ = s.SetDeadline(time.Now().Add(blobTimeout))
+	deadline := time.Now().Add(blobTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = s.SetDeadline(deadline)
 	if err := writeMsg(s, req...); err != nil {
 		_ = s.Reset()
 		return nil, nil, failWrap(CodeBusy, err, "mailbox request")
@@ -192,58 +200,88 @@ func (h *Host) mailboxRequest(ctx context.Context, store peer.ID, req ...[]byte)
 	return s, bufio.NewReaderSize(s, 64<<10), nil
 }
 
-// viaStore hands due items to a store node when their recipient cannot be
-// reached directly; a store's ack counts as held. It reports whether a
-// store took any.
-func (q *queue) viaStore(ctx context.Context, due []*pending) bool {
+// viaStore hands due items to store nodes when their recipient cannot be
+// reached directly: each store in turn is given what the ones before did
+// not take; a store's ack settles an item as held.
+func (q *queue) viaStore(ctx context.Context, due []*pending) {
 	h := q.o.h
 	link := h.book.byAddress(q.addr)
-	if len(h.stores) == 0 || link == nil {
-		return false
+	if link == nil {
+		return
 	}
-	now := h.now()
-	key, err := link.CurrentKey(now)
+	stores := h.handOverStores(ctx, q.addr, link.PeerID)
+	if len(stores) == 0 {
+		return
+	}
+	key, err := link.CurrentKey(h.now())
 	if err != nil {
-		return false
+		return
 	}
-	for _, st := range h.stores {
-		if st.ID == link.PeerID {
+	for _, st := range stores {
+		if due = q.handOver(ctx, st, link, key.ID, due); len(due) == 0 {
+			return
+		}
+	}
+}
+
+// handOverStores returns the store nodes to try for a recipient, in
+// order: those its record names (the ones that serve it), then this
+// node's own StorePeers; each once, never this node or the recipient
+// itself. At most MaxRecordStores + len(StorePeers).
+func (h *Host) handOverStores(ctx context.Context, to negotiation.Address, recipient peer.ID) []peer.AddrInfo {
+	self := h.p2p.ID()
+	var out []peer.AddrInfo
+	seen := map[peer.ID]bool{self: true, recipient: true}
+	for _, st := range append(h.recipientStores(ctx, to), h.stores...) {
+		if seen[st.ID] {
 			continue
 		}
-		took := false
-		for _, p := range due {
-			// A new session per held envelope: the recipient opens it
-			// whatever it saw before.
-			h.cfg.Sealer.ResetSession(key.ID)
-			sealed, err := h.cfg.Sealer.Seal(now, p.negID, []*identity.Link{link}, p.item.Envelope)
-			h.cfg.Sealer.ResetSession(key.ID)
-			if err != nil {
-				continue
-			}
-			cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
-			s, r, err := h.mailboxRequest(cctx, st.ID, []byte{opPut}, q.addr[:], sealed)
-			cancel()
-			if err != nil {
-				break
-			}
-			b, err := readMsg(r, 64)
-			_ = s.Close()
-			if err != nil {
-				break
-			}
-			if Code(b) == CodeHeld {
-				q.settle(ctx, p, CodeOK, key.ID, PathStore)
-				took = true
-			} else if c := Code(b); c == CodeNotServed || c == CodeQuotaExceeded {
-				h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
-				break // this store takes no more for the recipient now
-			}
+		seen[st.ID] = true
+		out = append(out, st)
+	}
+	return out
+}
+
+// handOver puts due items to one store, within DialTimeout for all of
+// them: a slow store costs one timeout per attempt. It returns the items
+// the store did not hold; a refusal (not_served, quota_exceeded) or a
+// failure stops at that item.
+func (q *queue) handOver(ctx context.Context, st peer.AddrInfo, link *identity.Link, keyID identity.KeyID, due []*pending) []*pending {
+	h := q.o.h
+	cctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	defer cancel()
+	var left []*pending
+	for i, p := range due {
+		// A new session per held envelope: the recipient opens it
+		// whatever it saw before.
+		h.cfg.Sealer.ResetSession(keyID)
+		sealed, err := h.cfg.Sealer.Seal(h.now(), p.negID, []*identity.Link{link}, p.item.Envelope)
+		h.cfg.Sealer.ResetSession(keyID)
+		if err != nil {
+			left = append(left, p)
+			continue
 		}
-		if took {
-			return true
+		s, r, err := h.mailboxRequest(cctx, st, []byte{opPut}, q.addr[:], sealed)
+		if err != nil {
+			h.log.Debug("store unreachable for a hand-over", "store", st.ID, "err", err)
+			return append(left, due[i:]...)
+		}
+		b, err := readMsg(r, 64)
+		_ = s.Close()
+		if err != nil {
+			return append(left, due[i:]...)
+		}
+		switch c := Code(b); c {
+		case CodeHeld:
+			q.settle(ctx, p, CodeOK, keyID, PathStore)
+		case CodeNotServed, CodeQuotaExceeded:
+			h.log.Debug("store refused a hand-over", "store", st.ID, "code", c)
+			return append(left, due[i:]...) // this store takes no more for the recipient now
+		default:
+			left = append(left, p)
 		}
 	}
-	return false
+	return left
 }
 
 // CollectMail fetches what the store nodes hold for this node, after the
@@ -262,16 +300,22 @@ func (h *Host) CollectMail(ctx context.Context) (int, error) {
 	return n, firstErr
 }
 
+// withCursors runs f with the mailbox cursors locked.
+func (h *Host) withCursors(f func(map[peer.ID]uint64)) {
+	h.cmu.Lock()
+	defer h.cmu.Unlock()
+	if h.cursors == nil {
+		h.cursors = make(map[peer.ID]uint64)
+	}
+	f(h.cursors)
+}
+
 func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 	taken := 0
 	for {
-		h.cmu.Lock()
-		if h.cursors == nil {
-			h.cursors = make(map[peer.ID]uint64)
-		}
-		after := h.cursors[store]
-		h.cmu.Unlock()
-		s, r, err := h.mailboxRequest(ctx, store, []byte{opFetch}, binary.AppendUvarint(nil, after))
+		var after uint64
+		h.withCursors(func(c map[peer.ID]uint64) { after = c[store] })
+		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opFetch}, binary.AppendUvarint(nil, after))
 		if err != nil {
 			return taken, err
 		}
@@ -300,9 +344,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 			} else if CodeOf(err).Outcome() == Rejected {
 				h.in.reject(store, "", it.Data, CodeOf(err), "")
 			}
-			h.cmu.Lock()
-			h.cursors[store] = max(h.cursors[store], it.Cursor)
-			h.cmu.Unlock()
+			h.withCursors(func(c map[peer.ID]uint64) { c[store] = max(c[store], it.Cursor) })
 		}
 		if len(items) < mailboxPage {
 			return taken, nil
@@ -332,7 +374,7 @@ func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, af
 	}
 	taken := 0
 	for {
-		s, r, err := h.mailboxRequest(ctx, store, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
+		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
 		if err != nil {
 			return after, taken, err
 		}

@@ -16,27 +16,35 @@ import (
 
 // newStore starts a store node: its mailbox and topic history live in its
 // ledger.
-func newStore(t *testing.T) *testNode {
+func newStore(t *testing.T, opts ...nodeOpt) *testNode {
 	t.Helper()
 	s := &testNode{t: t, dir: t.TempDir()}
 	s.seq, s.prev = nil, nil
-	s.startStore()
+	s.startStore(nil, nil, opts...)
 	return s
 }
 
-func (n *testNode) startStore() {
+// startStore starts the node as a store node; edit, when set, changes its
+// store configuration and wrap its mailbox.
+func (n *testNode) startStore(edit func(*node.StoreConfig), wrap func(*node.MailboxStore) p2p.MailboxStore, opts ...nodeOpt) {
 	// The ledger opens in start; the mailbox needs it, so wire it through
 	// an option that runs after the ledger is up.
 	// It serves any identified peer that registers (fetches) with it.
-	n.start(func(c *p2p.Config) {
+	n.start(append([]nodeOpt{func(c *p2p.Config) {
 		sc := node.DefaultConfig().Store
 		sc.Enabled, sc.Open = true, true
+		if edit != nil {
+			edit(&sc)
+		}
 		ms := node.NewMailboxStore(n.led, sc, nil)
 		if err := ms.Load(n.t.Context()); err != nil {
 			n.t.Fatal(err)
 		}
 		c.Mailbox = ms
-	})
+		if wrap != nil {
+			c.Mailbox = wrap(ms)
+		}
+	}}, opts...)...)
 }
 
 func withStore(s *testNode) nodeOpt {

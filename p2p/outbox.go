@@ -27,6 +27,12 @@ type OutboxItem struct {
 	Envelope []byte
 	// Queued is when the item was first stored.
 	Queued time.Time
+	// Held is set once a store node holds the envelope for the recipient
+	// (settled StatusHeld): the outbox hands it to no store again and
+	// waits only for the recipient's own ack, sending it directly when the
+	// recipient is reachable (it answers duplicate if it collected it
+	// from the store first), so that the item ends delivered.
+	Held bool
 }
 
 // OutboxStatus is how an item left the outbox.
@@ -37,7 +43,8 @@ const (
 	// StatusDelivered: the recipient acked the envelope.
 	StatusDelivered OutboxStatus = "delivered"
 	// StatusHeld: a store node acked the envelope and holds it for the
-	// recipient.
+	// recipient. It is not handed over again; the recipient's direct ack
+	// settles it delivered later.
 	StatusHeld OutboxStatus = "held"
 	// StatusRefused: the recipient rejected the envelope as not authentic.
 	StatusRefused OutboxStatus = "refused"
@@ -53,7 +60,8 @@ type OutboxStore interface {
 	// Settle records durably that item left the outbox with status and the
 	// ack code.
 	Settle(ctx context.Context, item OutboxItem, status OutboxStatus, code Code) error
-	// Pending returns every item put and not settled, oldest first.
+	// Pending returns every item put and not settled delivered or
+	// refused, oldest first; those settled held have Held set.
 	Pending(ctx context.Context) ([]OutboxItem, error)
 }
 
@@ -92,13 +100,19 @@ func (h *Host) Send(ctx context.Context, env *negotiation.Envelope) error {
 	return nil
 }
 
-// OutboxLen returns how many items wait for an ack in memory.
+// OutboxLen returns how many items wait for an ack in memory, not
+// counting those a store node holds (they wait only for the recipient's
+// confirmation).
 func (h *Host) OutboxLen() int {
 	h.out.mu.Lock()
 	defer h.out.mu.Unlock()
 	n := 0
 	for _, q := range h.out.queues {
-		n += len(q.items)
+		for _, p := range q.items {
+			if !p.item.Held {
+				n++
+			}
+		}
 	}
 	return n
 }
@@ -291,10 +305,7 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 		}
 	}
 	if link == nil {
-		if q.viaStore(ctx, due) {
-			return
-		}
-		q.backoff(due, CodeUnknownLink)
+		q.unreachable(ctx, due, CodeUnknownLink)
 		return
 	}
 	st, err := q.stream(ctx, link.PeerID)
@@ -307,10 +318,7 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 	}
 	if err != nil {
 		h.log.Debug("no stream to recipient", "to", q.addr, "peer", link.PeerID, "err", err)
-		if q.viaStore(ctx, due) {
-			return
-		}
-		q.backoff(due, CodeBusy)
+		q.unreachable(ctx, due, CodeBusy)
 		return
 	}
 	now := h.now()
@@ -377,12 +385,7 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 			for _, p := range sent {
 				unacked = append(unacked, p)
 			}
-			if q.viaStore(ctx, unacked) {
-				return
-			}
-			for _, p := range unacked {
-				q.backoff([]*pending{p}, CodeBusy)
-			}
+			q.unreachable(ctx, unacked, CodeBusy)
 			return
 		case <-ctx.Done():
 			return
@@ -390,23 +393,48 @@ func (q *queue) attempt(ctx context.Context, due []*pending) {
 	}
 }
 
+// unreachable hands the due items not yet held to a store node, then
+// backs every due item off: one a store took (or held before) waits for
+// the recipient at the slowest pace, or until the recipient identifies
+// itself (wake).
+func (q *queue) unreachable(ctx context.Context, due []*pending, code Code) {
+	var fresh []*pending
+	for _, p := range due {
+		if !p.item.Held {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) > 0 {
+		q.viaStore(ctx, fresh)
+	}
+	q.backoff(due, code)
+}
+
 // settle applies an ack code to p that came over path (PathStore: a
-// store node's ack).
+// store node's ack, after which the item waits for the recipient's own).
 func (q *queue) settle(ctx context.Context, p *pending, code Code, keyID identity.KeyID, path Path) {
 	h := q.o.h
 	switch code.Outcome() {
 	case Delivered:
-		status, kind := StatusDelivered, EventDelivered
 		if path == PathStore {
-			status, kind = StatusHeld, EventHeld
+			// A store holds it: it stays in the queue, handed to no store
+			// again, for the recipient's own ack (the settlement written
+			// in the background as below).
+			q.o.mu.Lock()
+			p.item.Held = true
+			q.o.mu.Unlock()
+			q.settleLater(p.item, StatusHeld, code)
+			h.emit(Event{Kind: EventHeld, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code, Path: path})
+			h.log.Debug("envelope held by a store node", "to", q.addr, "cid", p.item.CID)
+			return
 		}
 		// The item leaves the queue now; its settlement is written in the
 		// background (concurrent settlements share one group commit). A
 		// crash before the write only resends it: the receiver answers
 		// duplicate.
 		q.remove(p)
-		q.settleLater(p.item, status, code)
-		h.emit(Event{Kind: kind, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code, Path: path})
+		q.settleLater(p.item, StatusDelivered, code)
+		h.emit(Event{Kind: EventDelivered, To: q.addr, CID: p.item.CID, NegotiationID: p.item.NegotiationID, Code: code, Path: path})
 		h.log.Debug("envelope delivered", "to", q.addr, "cid", p.item.CID, "path", path, "code", code)
 	case ReKey:
 		h.cfg.Sealer.ResetSession(keyID)
@@ -513,10 +541,20 @@ func (q *queue) backoff(ps []*pending, code Code) {
 	now := h.now()
 	for _, p := range ps {
 		p.attempts++
+		if p.item.Held {
+			// A store holds it: no hurry, RetryMax (or the recipient's
+			// identification) before it is sent directly again.
+			p.next = now.Add(backoff(h.cfg, heldAttempts))
+			continue
+		}
 		p.next = now.Add(backoff(h.cfg, p.attempts))
 	}
 	h.log.Debug("delivery retry", "to", q.addr, "items", len(ps), "code", code)
 }
+
+// heldAttempts is the attempt count backoff is given for an item a store
+// holds: RetryMax.
+const heldAttempts = 64
 
 // backoff returns the delay before attempt n+1: RetryMin doubled per
 // attempt up to RetryMax, with equal jitter (half fixed, half random).

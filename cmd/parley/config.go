@@ -346,7 +346,7 @@ var settingsTable = append([]setting{
 	{key: "metrics.listen", help: "Prometheus /metrics address on loopback (empty: off)", set: loopbackAddr("metrics are served to this machine only", func(s *settings) *string { return &s.MetricsListen })},
 	{key: "p2p.listen", list: true, help: "multiaddrs to listen on", set: list(func(s *settings) *[]string { return &s.Node.P2P.Listen })},
 	{key: "p2p.bootstrap", list: true, help: "peers to dial at start (multiaddrs ending in /p2p/<id>)", set: list(func(s *settings) *[]string { return &s.Node.P2P.Bootstrap })},
-	{key: "p2p.store_peers", list: true, help: "store nodes holding mail for this node", set: list(func(s *settings) *[]string { return &s.Node.P2P.StorePeers })},
+	{key: "p2p.store_peers", list: true, help: "store nodes holding mail for this node (multiaddrs with /p2p/; its DHT record names the first four, so that senders leave its mail there)", set: list(func(s *settings) *[]string { return &s.Node.P2P.StorePeers })},
 	{key: "p2p.dht", help: "run the Kademlia DHT under /parley", set: boolean(func(s *settings) *bool { return &s.Node.P2P.DHT })},
 	{key: "p2p.mdns", help: "LAN discovery by mDNS", set: boolean(func(s *settings) *bool { return &s.Node.P2P.MDNS })},
 	{key: "p2p.nat", help: "NAT traversal (AutoNAT, relay, hole punching)", set: boolean(func(s *settings) *bool { return &s.Node.P2P.NAT })},
@@ -435,6 +435,7 @@ var settingsTable = append([]setting{
 	{key: "store.max_recipients", help: "recipients that may register under store.open", set: intv(func(s *settings) *int { return &s.Node.Store.MaxRecipients })},
 	{key: "store.quota_items", help: "envelopes held for one recipient at once, not yet collected", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaItems })},
 	{key: "store.quota_bytes", help: "bytes held for one recipient at once, not yet collected (such as 64MiB)", set: byteSize(func(s *settings) *int64 { return &s.Node.Store.QuotaBytes })},
+	{key: "store.quota_per_sender", help: "envelopes one sender may have held for one recipient at once (and the same fraction of store.quota_bytes), so that one sender cannot fill a recipient's quota", set: intv(func(s *settings) *int { return &s.Node.Store.QuotaPerSender })},
 	{key: "store.retention", help: "how long held mail is served before it expires", set: duration(func(s *settings) *time.Duration { return &s.Node.Store.Retention })},
 	{key: "store.history", help: "record the topic history (task board, relayed evidence) and answer history requests", set: func(s *settings, v string) error {
 		var on bool

@@ -128,6 +128,7 @@ func renderConfig(s settings, header string) []byte {
 	p("  max_recipients: %d", st.MaxRecipients)
 	p("  quota_items: %d", st.QuotaItems)
 	p("  quota_bytes: %s", fmtSize(st.QuotaBytes))
+	p("  quota_per_sender: %d", st.QuotaPerSender)
 	p("  retention: %s", dur(st.Retention))
 	p("  history: %t", !st.NoHistory)
 	v := s.VXP

@@ -71,12 +71,12 @@ func TestStoreKeys(t *testing.T) {
 	dir := t.TempDir()
 	addr := "0x52908400098527886E0F7030069857D2E4169EE7"
 	s, err := loadSettings(flagsWith(t, "store-enabled", "true", "store-serve", addr, "store-quota-bytes", "1MiB", "store-history", "false"),
-		envOf(map[string]string{"PARLEY_DATA_DIR": dir, "PARLEY_STORE_RETENTION": "2h", "PARLEY_STORE_QUOTA_ITEMS": "5"}))
+		envOf(map[string]string{"PARLEY_DATA_DIR": dir, "PARLEY_STORE_RETENTION": "2h", "PARLEY_STORE_QUOTA_ITEMS": "5", "PARLEY_STORE_QUOTA_PER_SENDER": "2"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := s.Node.Store
-	if !st.Enabled || len(st.Serve) != 1 || st.Serve[0] != addr || st.QuotaBytes != 1<<20 || st.QuotaItems != 5 || st.Retention != 2*time.Hour || !st.NoHistory || st.Open {
+	if !st.Enabled || len(st.Serve) != 1 || st.Serve[0] != addr || st.QuotaBytes != 1<<20 || st.QuotaItems != 5 || st.QuotaPerSender != 2 || st.Retention != 2*time.Hour || !st.NoHistory || st.Open {
 		t.Fatalf("store settings: %+v", st)
 	}
 	for _, kv := range [][]string{
@@ -85,6 +85,7 @@ func TestStoreKeys(t *testing.T) {
 		{"store-enabled", "true", "store-open", "true", "store-serve", addr},
 		{"store-enabled", "true", "store-open", "true", "store-retention", "1s"},
 		{"store-enabled", "true", "store-open", "true", "store-quota-items", "0"},
+		{"store-enabled", "true", "store-open", "true", "store-quota-per-sender", "0"},
 	} {
 		if _, err := loadSettings(flagsWith(t, kv...), envOf(map[string]string{"PARLEY_DATA_DIR": dir})); err == nil || !strings.Contains(err.Error(), "store.") {
 			t.Fatalf("%v: %v", kv, err)
