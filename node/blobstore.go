@@ -147,7 +147,9 @@ func (b *blobStore) raw(ctx context.Context, p peer.ID, c cid.Cid) ([]byte, erro
 			return data, nil
 		}
 		lastErr, have = err, data
-		b.log.Debug("file fetch attempt failed", "peer", p, "cid", c, "attempt", attempt+1, "err", err)
+		if b.log != nil {
+			b.log.Debug("file fetch attempt failed", "peer", p, "cid", c, "attempt", attempt+1, "err", err)
+		}
 		if errors.Is(err, p2p.ErrCIDMismatch) {
 			have = nil
 			b.count.WithLabelValues("cid_mismatch").Inc()
