@@ -317,7 +317,7 @@ func hasDirect(n network.Network, p peer.ID) bool {
 // dials while the node has no peer at all.
 const bootstrapRetry = 30 * time.Second
 
-// bootstrap dials the configured bootstrap and store peers, and again,
+// bootstrap dials the configured bootstrap and store peers at start, and again,
 // after 2 s, 4 s, ... up to every bootstrapRetry, whenever the node holds
 // no connection at all: a node whose bootstrap peers were unreachable at
 // its start (their host down, the network not up yet, the machine
@@ -328,8 +328,10 @@ func (h *Host) bootstrap(ctx context.Context) {
 		return
 	}
 	wait := 2 * time.Second
-	for {
-		if len(h.p2p.Network().Peers()) == 0 {
+	for first := true; ; first = false {
+		// The first round dials them all: other parts of the host (the
+		// relay client, the DHT) may have connected to some already.
+		if first || len(h.p2p.Network().Peers()) == 0 {
 			h.dialBootstrap(ctx)
 		}
 		select {
