@@ -80,7 +80,8 @@ type Host struct {
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
 
-	reach atomic.Int32 // network.Reachability, as the event bus last said
+	reach    atomic.Int32 // network.Reachability, as the event bus last said
+	observed observedAddrs
 }
 
 // New returns a Host for cfg. It does no I/O and starts nothing.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/event"
@@ -68,6 +69,11 @@ type NetStatus struct {
 	// DHT records), with /p2p/<peer id>: Config.Announce where set, and
 	// the circuit addresses of its relays.
 	Announced []string `json:"announced"`
+	// Observed are the node's public addresses as identified peers
+	// reported them (identify's observed address, the newest
+	// maxObserved), without /p2p/: behind NAT, the router's mapping, which
+	// hole punching offers the peer. Omitted when none.
+	Observed []string `json:"observed,omitempty"`
 	// Peers are the open connections, by peer id.
 	Peers []ConnInfo `json:"peers"`
 	// Direct and Relayed count Peers by path.
@@ -91,6 +97,7 @@ func (h *Host) Net() NetStatus {
 		s.Announced = append(s.Announced, a.String())
 	}
 	s.Reachability = reachabilityOf(network.Reachability(h.reach.Load()), announced)
+	s.Observed = h.observed.list()
 	for _, c := range p.Network().Conns() {
 		ci := ConnInfo{Peer: c.RemotePeer().String(), Addr: c.RemoteMultiaddr().String(), Path: connPath(c), Direction: c.Stat().Direction.String(), Limited: c.Stat().Limited}
 		if ci.Path == PathRelayed {
@@ -144,6 +151,10 @@ func (h *Host) watchNet(sub event.Subscription) func(context.Context) {
 				case event.EvtLocalReachabilityChanged:
 					h.reach.Store(int32(e.Reachability))
 					h.log.Info("reachability changed", "reachability", reachabilityOf(e.Reachability, h.p2p.Addrs()))
+				case event.EvtPeerIdentificationCompleted:
+					if a := e.ObservedAddr; a != nil && manet.IsPublicAddr(a) && !isCircuit(a) {
+						h.observed.add(a.String())
+					}
 				case event.EvtLocalAddressesUpdated:
 					h.log.Info("announced addresses changed", "addrs", h.p2p.Addrs(), "reachability", reachabilityOf(network.Reachability(h.reach.Load()), h.p2p.Addrs()))
 				}
@@ -154,7 +165,33 @@ func (h *Host) watchNet(sub event.Subscription) func(context.Context) {
 
 // subscribeNet subscribes to the events watchNet follows.
 func subscribeNet(bus event.Bus) (event.Subscription, error) {
-	return bus.Subscribe([]any{new(event.EvtLocalReachabilityChanged), new(event.EvtLocalAddressesUpdated)}, eventbus.Name("parley-net"), eventbus.BufSize(16))
+	return bus.Subscribe([]any{new(event.EvtLocalReachabilityChanged), new(event.EvtLocalAddressesUpdated), new(event.EvtPeerIdentificationCompleted)}, eventbus.Name("parley-net"), eventbus.BufSize(64))
+}
+
+// maxObserved bounds the observed addresses a host remembers.
+const maxObserved = 8
+
+// observedAddrs are the public addresses identified peers saw this node
+// at, newest last, at most maxObserved.
+type observedAddrs struct {
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (o *observedAddrs) add(a string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.addrs = slices.DeleteFunc(o.addrs, func(b string) bool { return b == a })
+	o.addrs = append(o.addrs, a)
+	if len(o.addrs) > maxObserved {
+		o.addrs = o.addrs[len(o.addrs)-maxObserved:]
+	}
+}
+
+func (o *observedAddrs) list() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.addrs)
 }
 
 // announceFactory returns the address factory for Config.Announce: the

@@ -682,6 +682,25 @@ func (t *tb) story(s *testbed.Scenario, punch bool) error {
 			return err
 		}
 	}
+	if punch {
+		// Hole punching needs each side's public address as peers see it
+		// (its NAT's mapping, confirmed by four observers); go-libp2p's
+		// hole punching service starts once it has one, after polling for
+		// up to 5 s.
+		for _, name := range []string{"poster", "worker"} {
+			n := t.nodes[name]
+			var obs []string
+			if err := t.until(name+" to learn its NAT's public address", func() (bool, error) {
+				st, err := n.api.Status(t.ctx)
+				obs = st.Network.Observed
+				return err == nil && len(obs) > 0, err
+			}); err != nil {
+				return err
+			}
+			s.Printf("%-10s observed public address %s (its router's mapping)", name, strings.Join(obs, " "))
+		}
+		time.Sleep(6 * time.Second)
+	}
 	before := map[string]map[p2p.Path]float64{}
 	for _, name := range trio {
 		var err error
