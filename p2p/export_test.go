@@ -39,3 +39,6 @@ func (h *Host) PutToStore(ctx context.Context, store peer.ID, to negotiation.Add
 	b, err := readMsg(r, 64)
 	return Code(b), err
 }
+
+// Ban bans p as the guard does a peer over its budget.
+func (h *Host) Ban(p peer.ID, reason string) { h.guard.ban(p, reason, 0, 0) }
