@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BIN     := bin/parley
 export CGO_ENABLED ?= 1
 
-.PHONY: all build test vet lint generate verify bench demo soak npm clean
+.PHONY: all build test vet lint generate verify bench demo soak simnet npm clean
 
 all: build
 
@@ -49,6 +49,14 @@ demo: build npm
 SOAK_PHASE ?= 45s
 soak: build
 	./$(BIN) soak --phase $(SOAK_PHASE)
+
+# Not part of make test: 1,000 real Parley p2p Hosts in one process over
+# go-libp2p's mocknet, 50 ms and 1 MiB/s per link; prints the task board's
+# reach, gossipsub amplification, DHT lookups and store-node delivery
+# (docs/benchmarks.md "Simulation: 1,000 nodes over mocknet"). Scale with
+# SIMNET_NODES, SIMNET_OFFLINE, SIMNET_LATENCY... (p2p/simnet_test.go).
+simnet:
+	$(GO) test -tags simnet -run '^TestSimnet$$' -count=1 -timeout 60m -v ./p2p/
 
 clean:
 	rm -rf bin
