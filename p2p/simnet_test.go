@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,12 +57,13 @@ type simParams struct {
 	connLow, connHigh int
 	connGrace         time.Duration
 	protect           bool
+	pause             time.Duration // between waves, for the network to take each in
 }
 
 func simParamsFromEnv(t *testing.T) simParams {
 	p := simParams{nodes: 1000, bootstraps: 8, dials: 3, announce: 8, lookups: 20, offline: 100,
 		latency: 50 * time.Millisecond, bandwidth: 1 << 20, wave: 50, settle: 20 * time.Second, maxHeap: 12 << 30,
-		connLow: 16, connHigh: 32, connGrace: 10 * time.Second}
+		connLow: 32, connHigh: 64, connGrace: 30 * time.Second, pause: 2 * time.Second}
 	ints := map[string]*int{"SIMNET_NODES": &p.nodes, "SIMNET_BOOTSTRAP": &p.bootstraps, "SIMNET_DIALS": &p.dials,
 		"SIMNET_ANNOUNCE": &p.announce, "SIMNET_LOOKUPS": &p.lookups, "SIMNET_OFFLINE": &p.offline, "SIMNET_WAVE": &p.wave,
 		"SIMNET_CONN_LOW": &p.connLow, "SIMNET_CONN_HIGH": &p.connHigh}
@@ -74,7 +76,7 @@ func simParamsFromEnv(t *testing.T) simParams {
 			*v = n
 		}
 	}
-	durs := map[string]*time.Duration{"SIMNET_LATENCY": &p.latency, "SIMNET_SETTLE": &p.settle, "SIMNET_CONN_GRACE": &p.connGrace}
+	durs := map[string]*time.Duration{"SIMNET_LATENCY": &p.latency, "SIMNET_SETTLE": &p.settle, "SIMNET_CONN_GRACE": &p.connGrace, "SIMNET_PAUSE": &p.pause}
 	for k, v := range durs {
 		if s := os.Getenv(k); s != "" {
 			d, err := time.ParseDuration(s)
@@ -296,6 +298,9 @@ type sim struct {
 	store *simNode
 	mail  *memMailbox
 	peak  atomic.Uint64
+
+	cpuAt   time.Time
+	cpuUsed time.Duration
 }
 
 // newSimNode builds (not starts) a node; opt changes its configuration.
@@ -373,6 +378,22 @@ func (s *sim) memory(label string, nodes int) {
 		label, float64(m.HeapInuse)/(1<<20), float64(m.HeapInuse)/(1<<20)/float64(nodes), float64(m.Sys)/(1<<20), g, g/nodes)
 }
 
+// cpu prints the process's CPU time since the last call, as a share of
+// the machine's cores: near 100% the figures measure the scheduler's
+// queue as much as the simulated network.
+func (s *sim) cpu(label string) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	used := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	now := time.Now()
+	if !s.cpuAt.IsZero() {
+		wall := now.Sub(s.cpuAt)
+		s.printf("cpu %s: %.0f%% of %d cores over %v", label,
+			100*float64(used-s.cpuUsed)/float64(wall)/float64(runtime.NumCPU()), runtime.NumCPU(), wall.Round(time.Second))
+	}
+	s.cpuAt, s.cpuUsed = now, used
+}
+
 func TestSimnet(t *testing.T) {
 	p := simParamsFromEnv(t)
 	s := &sim{t: t, p: p, net: newSimNet(mocknet.LinkOptions{Latency: p.latency, Bandwidth: p.bandwidth})}
@@ -380,6 +401,7 @@ func TestSimnet(t *testing.T) {
 		p.nodes, p.bootstraps, p.dials, p.latency, p.bandwidth/1024, p.offline)
 	s.printf("connection manager: low %d, high %d, grace %v, identified peers protected: %v", p.connLow, p.connHigh, p.connGrace, p.protect)
 	began := time.Now()
+	s.cpu("")
 	stopWatch := s.watchHeap()
 	defer stopWatch()
 	defer s.closeAll()
@@ -421,8 +443,15 @@ func TestSimnet(t *testing.T) {
 		}
 		batch(p.wave, wave, s.start)
 		s.nodes = append(s.nodes, wave...)
+		if len(s.nodes)%200 < p.wave {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			s.printf("  %d started after %v, heap in use %d MiB, %d goroutines", len(s.nodes), time.Since(began).Round(time.Second), m.HeapInuse>>20, runtime.NumGoroutine())
+		}
+		time.Sleep(p.pause)
 	}
-	s.printf("started %d nodes in %v (%d in waves of %d)", len(s.nodes), time.Since(began).Round(time.Millisecond), rest, p.wave)
+	s.cpu("starting")
+	s.printf("started %d nodes in %v (%d in waves of %d, %v apart)", len(s.nodes), time.Since(began).Round(time.Millisecond), rest, p.wave, p.pause)
 
 	// The board's mesh: every node must have heard of topic peers.
 	// (Polled once a second with a deadline of its own: each TopicPeers
@@ -443,12 +472,19 @@ func TestSimnet(t *testing.T) {
 	}
 	time.Sleep(p.settle)
 	s.printf("network formed %v after the first start (settle %v)", time.Since(began).Round(time.Millisecond), p.settle)
+	s.cpu("forming")
 	s.shape()
 	s.memory("idle", len(s.nodes))
+	s.cpu("")
+	time.Sleep(10 * time.Second)
+	s.cpu("idle, 10 s")
 
 	s.board()
+	s.cpu("task board")
 	s.lookups()
+	s.cpu("lookups")
 	s.offlineDelivery()
+	s.cpu("store-node delivery")
 	s.shape()
 	s.memory("end", len(s.nodes))
 	s.printf("total %v", time.Since(began).Round(time.Second))
