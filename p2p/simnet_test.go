@@ -53,7 +53,12 @@ type simParams struct {
 	settle     time.Duration // wait after the last start
 	maxHeap    uint64        // the run stops when the heap in use passes it
 	// The connection manager: watermarks and grace period, and whether it
-	// honours the guard's protection of identified peers (production does).
+	// honours the guard's protection of identified peers. Production does,
+	// and then trims nothing (every Parley peer identifies): over mocknet,
+	// which has no resource manager to stop at 192 connections, each node
+	// then keeps nearly every peer its DHT ever queried, and 400 nodes took
+	// 7.9 GiB. The simulation trims identified peers too, at 32/64 (30 s
+	// grace) by default; SIMNET_PROTECT=1 keeps the protection.
 	connLow, connHigh int
 	connGrace         time.Duration
 	protect           bool
@@ -386,7 +391,7 @@ func (s *sim) cpu(label string) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	used := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	now := time.Now()
-	if !s.cpuAt.IsZero() {
+	if label != "" && !s.cpuAt.IsZero() {
 		wall := now.Sub(s.cpuAt)
 		s.printf("cpu %s: %.0f%% of %d cores over %v", label,
 			100*float64(used-s.cpuUsed)/float64(wall)/float64(runtime.NumCPU()), runtime.NumCPU(), wall.Round(time.Second))
@@ -579,7 +584,8 @@ func (s *sim) board() {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if reached != len(s.nodes)-1 {
-			t.Fatalf("announcement %d reached %d of %d nodes in 60 s", k+1, reached, len(s.nodes)-1)
+			// A failure, but the other phases still run and print.
+			t.Errorf("announcement %d reached %d of %d nodes in 60 s", k+1, reached, len(s.nodes)-1)
 		}
 		// Duplicates and gossip go on for a few heartbeats after the last
 		// first delivery: count them too.
@@ -591,6 +597,9 @@ func (s *sim) board() {
 				continue
 			}
 			at, calls := n.rx.got(c)
+			if calls == 0 {
+				continue
+			}
 			if calls != 1 {
 				t.Fatalf("a node's handler was called %d times for announcement %d", calls, k+1)
 			}
