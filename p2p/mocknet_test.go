@@ -22,6 +22,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/negotiation"
@@ -364,6 +365,7 @@ func TestLibp2pHookOffByDefault(t *testing.T) {
 		"Announce":     func(c *p2p.Config) { c.Announce = []string{"/ip4/10.9.9.9/tcp/1"} },
 		"Reachability": func(c *p2p.Config) { c.Reachability = p2p.ReachPublic },
 		"MDNS":         func(c *p2p.Config) { c.MDNS = true },
+		"Registerer":   func(c *p2p.Config) { c.Registerer = prometheus.NewRegistry() },
 	} {
 		cfg := base
 		f(&cfg)
