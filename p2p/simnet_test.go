@@ -67,7 +67,7 @@ type simParams struct {
 
 func simParamsFromEnv(t *testing.T) simParams {
 	p := simParams{nodes: 1000, bootstraps: 8, dials: 3, announce: 8, lookups: 20, offline: 100,
-		latency: 50 * time.Millisecond, bandwidth: 1 << 20, wave: 50, settle: 20 * time.Second, maxHeap: 12 << 30,
+		latency: 50 * time.Millisecond, bandwidth: 1 << 20, wave: 25, settle: 20 * time.Second, maxHeap: 12 << 30,
 		connLow: 32, connHigh: 64, connGrace: 30 * time.Second, pause: 2 * time.Second}
 	ints := map[string]*int{"SIMNET_NODES": &p.nodes, "SIMNET_BOOTSTRAP": &p.bootstraps, "SIMNET_DIALS": &p.dials,
 		"SIMNET_ANNOUNCE": &p.announce, "SIMNET_LOOKUPS": &p.lookups, "SIMNET_OFFLINE": &p.offline, "SIMNET_WAVE": &p.wave,
