@@ -432,12 +432,12 @@ func TestHostOverMocknet(t *testing.T) {
 		mu   sync.Mutex
 		cids []string
 	}
-	start := func(g *got) (*p2p.Host, *memIdentity) {
+	start := func(g *got) (*p2p.Host, *memIdentity, *memOutbox) {
 		id, err := newMemIdentity(time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, _ := simConfig(s, id, p2p.HandlerFunc(func(_ context.Context, d p2p.Delivery) negotiation.Code {
+		cfg, out := simConfig(s, id, p2p.HandlerFunc(func(_ context.Context, d p2p.Delivery) negotiation.Code {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			g.cids = append(g.cids, d.Envelope.CID().String())
@@ -452,12 +452,12 @@ func TestHostOverMocknet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = h.Close() })
-		return h, id
+		return h, id, out
 	}
 	var ga, gb, gc got
-	a, aid := start(&ga)
-	b, bid := start(&gb)
-	c, _ := start(&gc)
+	a, aid, aout := start(&ga)
+	b, bid, _ := start(&gb)
+	c, _, _ := start(&gc)
 	if err := a.Connect(t.Context(), peer.AddrInfo{ID: b.ID(), Addrs: b.Libp2p().Addrs()}); err != nil {
 		t.Fatal(err)
 	}
@@ -472,6 +472,10 @@ func TestHostOverMocknet(t *testing.T) {
 		gb.mu.Lock()
 		defer gb.mu.Unlock()
 		return len(gb.cids) == 1 && gb.cids[0] == env.CID().String()
+	})
+	eventually(t, "a's outbox to settle the envelope as delivered", func() bool {
+		st, twice := aout.statuses()
+		return st[p2p.StatusDelivered] == 1 && twice == 0
 	})
 	b.Ban(c.ID(), "test")
 	err = c.Libp2p().Connect(t.Context(), peer.AddrInfo{ID: b.ID(), Addrs: b.Libp2p().Addrs()})
