@@ -4,6 +4,9 @@ import (
 	"log/slog"
 	"time"
 
+	coreconnmgr "github.com/libp2p/go-libp2p/core/connmgr"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -162,6 +165,20 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock is the time source.
 	Clock func() time.Time
+
+	// Libp2p is for simulation only (docs/p2p.md "Simulation"): when set,
+	// Start runs the Host over the libp2p host it returns instead of
+	// building its own (TCP and QUIC, noise, yamux, the resource and
+	// connection managers, NAT traversal). It is given the node's libp2p
+	// key and the Host's connection gater (the guard), which it must apply
+	// to every dial and accept; the host must have the key's peer id, and
+	// Close closes it. Everything above libp2p is the Host's own: the
+	// identity handshake, the guard, the protocols, gossipsub and its
+	// validators, the DHT and its record validator, the outbox and the
+	// mailbox. No configuration file sets it (node never does); Validate
+	// refuses it beside the settings it cannot honour (NAT, Relays,
+	// RelayService, Announce, Reachability, MDNS, Registerer).
+	Libp2p func(key crypto.PrivKey, gater coreconnmgr.ConnectionGater) (host.Host, error)
 }
 
 // MaxAnnounce and MaxRelays bound Config.Announce and Config.Relays.
@@ -313,6 +330,8 @@ func (c Config) Validate() error {
 		return bad("Logger is nil")
 	case c.Clock == nil:
 		return bad("Clock is nil")
+	case c.Libp2p != nil && (c.NAT || len(c.Relays) > 0 || c.RelayService || len(c.Announce) > 0 || c.Reachability != "" || c.MDNS || c.Registerer != nil):
+		return bad("Libp2p (a simulation's host) cannot honour NAT, Relays, RelayService, Announce, Reachability, MDNS or Registerer")
 	}
 	for i, s := range c.ListenAddrs {
 		if _, err := ma.NewMultiaddr(s); err != nil {

@@ -68,3 +68,6 @@ func (h *Host) RememberStores(a negotiation.Address, stores ...string) error {
 func (h *Host) CachedStores(a negotiation.Address) ([]peer.AddrInfo, bool) {
 	return h.recs.get(a, h.now())
 }
+
+// Ban bans p as the guard does a peer over its budget.
+func (h *Host) Ban(p peer.ID, reason string) { h.guard.ban(p, reason, 0, 0) }

@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -187,6 +188,9 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.cfg.Libp2p != nil {
+		return h.simulatedLibp2p(key)
+	}
 	limits := rcmgr.DefaultLimits
 	libp2p.SetDefaultServiceLimits(&limits)
 	limitProtocols(&limits)
@@ -248,6 +252,20 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 	if err != nil {
 		_ = rm.Close()
 		return nil, failWrap(CodeBadConfig, err, "libp2p host")
+	}
+	return p, nil
+}
+
+// simulatedLibp2p runs Config.Libp2p (a simulation's host) and checks
+// that it is this node's.
+func (h *Host) simulatedLibp2p(key crypto.PrivKey) (host.Host, error) {
+	p, err := h.cfg.Libp2p(key, h.guard)
+	if err != nil {
+		return nil, failWrap(CodeBadConfig, err, "libp2p host (Config.Libp2p)")
+	}
+	if p.ID() != h.ID() {
+		_ = p.Close()
+		return nil, fail(CodeBadConfig, "Config.Libp2p built a host for %s, not this node's %s", p.ID(), h.ID())
 	}
 	return p, nil
 }
