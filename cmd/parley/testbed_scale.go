@@ -28,10 +28,11 @@ import (
 const (
 	scaleAnnouncements = 5
 	scaleBatch         = 10
+	scaleMaxNodes      = 240
 )
 
 func runTestbedScale(ctx context.Context, t *tb, s *testbed.Scenario, count int) error {
-	if count < 3 || count > 240 {
+	if count < 3 || count > scaleMaxNodes {
 		return fmt.Errorf("--scale %d: want 3 to 240 nodes (one /24 of the testbed's internet)", count)
 	}
 	began := time.Now()
@@ -87,7 +88,7 @@ func runTestbedScale(ctx context.Context, t *tb, s *testbed.Scenario, count int)
 		return err
 	}
 	time.Sleep(10 * time.Second)
-	var rss []int64
+	var rss, pss []int64
 	var conns []int
 	for _, n := range nodes {
 		b, err := testbed.RSS(n.proc.Pid())
@@ -95,6 +96,10 @@ func runTestbedScale(ctx context.Context, t *tb, s *testbed.Scenario, count int)
 			return err
 		}
 		rss = append(rss, b)
+		if b, err = testbed.PSS(n.proc.Pid()); err != nil {
+			return err
+		}
+		pss = append(pss, b)
 		st, err := n.api.Status(t.ctx)
 		if err != nil {
 			return err
@@ -102,8 +107,10 @@ func runTestbedScale(ctx context.Context, t *tb, s *testbed.Scenario, count int)
 		conns = append(conns, st.Network.Direct+st.Network.Relayed)
 	}
 	slices.Sort(rss)
+	slices.Sort(pss)
 	slices.Sort(conns)
-	s.Printf("idle resident memory per node: p50 %.1f MB, p99 %.1f MB, max %.1f MB (target under 40 MB)", mb(pick(rss, 0.5)), mb(pick(rss, 0.99)), mb(rss[len(rss)-1]))
+	s.Printf("idle resident memory per node (RSS): p50 %.1f MB, p99 %.1f MB, max %.1f MB (target under 40 MB)", mb(pick(rss, 0.5)), mb(pick(rss, 0.99)), mb(rss[len(rss)-1]))
+	s.Printf("idle proportional memory per node (PSS: the binary's shared text counted once over all): p50 %.1f MB, p99 %.1f MB", mb(pick(pss, 0.5)), mb(pick(pss, 0.99)))
 	s.Printf("connections per node: min %d, p50 %d, max %d (connection manager: low 64, high 192)", conns[0], pick(conns, 0.5), conns[len(conns)-1])
 
 	// Every node's event stream, to see each announcement arrive.

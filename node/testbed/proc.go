@@ -213,6 +213,26 @@ func RSS(pid int) (int64, error) {
 	return 0, errors.New("testbed: no VmRSS")
 }
 
+// PSS returns a process's proportional set size in bytes (Pss of
+// /proc/<pid>/smaps_rollup): its own memory plus its share of what it
+// shares, such as the binary's text every node process maps.
+func PSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "Pss:") {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "Pss:"), "kB")), &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("testbed: no Pss")
+}
+
 // Pid is the process's id.
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
