@@ -890,6 +890,34 @@ func onceEach(who string, v node.ThreadView, want int) error {
 	return nil
 }
 
+// propose has from propose a task to to directly and waits until to
+// holds it, once; it returns the negotiation and the paths from's
+// envelopes took meanwhile.
+func (t *tb) propose(from, to *tbNode, title string) (nid, paths string, err error) {
+	before, err := t.paths(from)
+	if err != nil {
+		return "", "", err
+	}
+	res, err := from.api.ProposeTask(t.ctx, to.evm(), tbSpec(title))
+	if err != nil {
+		return "", "", fmt.Errorf("%s proposes to %s: %w", from.name, to.name, err)
+	}
+	nid = res.Thread.NegotiationID
+	if err := t.logged(to, nid, 1); err != nil {
+		return nid, "", err
+	}
+	after, err := t.paths(from)
+	if err != nil {
+		return nid, "", err
+	}
+	return nid, pathDiff(before, after), nil
+}
+
+// evm is the node's EVM address.
+func (n *tbNode) evm() negotiation.Address {
+	return negotiation.Address(common.HexToAddress(n.pub.EVMAddress))
+}
+
 // relayedNegotiation is the short run's first scenario: a direct
 // proposal from the poster to the worker, behind their NAT routers, and
 // the worker's counter, over whatever path they find.
@@ -897,23 +925,11 @@ func (t *tb) relayedNegotiation(s *testbed.Scenario) error {
 	poster, worker := t.nodes["poster"], t.nodes["worker"]
 	stop := t.approver(poster)
 	defer stop()
-	before, err := t.paths(poster)
+	_, paths, err := t.propose(poster, worker, "Translate the release notes")
 	if err != nil {
 		return err
 	}
-	res, err := poster.api.ProposeTask(t.ctx, negotiation.Address(common.HexToAddress(worker.pub.EVMAddress)), tbSpec("Translate the release notes"))
-	if err != nil {
-		return err
-	}
-	nid := res.Thread.NegotiationID
-	if err := t.logged(worker, nid, 1); err != nil {
-		return err
-	}
-	after, err := t.paths(poster)
-	if err != nil {
-		return err
-	}
-	s.Printf("the poster's proposal reached the worker: %s", pathDiff(before, after))
+	s.Printf("the poster's proposal reached the worker: %s", paths)
 	return nil
 }
 
@@ -925,7 +941,7 @@ func (t *tb) partition(s *testbed.Scenario) error {
 	stopP, stopW := t.approver(poster), t.approver(worker)
 	defer stopP()
 	defer stopW()
-	workerAddr := negotiation.Address(common.HexToAddress(worker.pub.EVMAddress))
+	workerAddr := worker.evm()
 	res, err := poster.api.ProposeTask(t.ctx, workerAddr, tbSpec("Translate the archive index"))
 	if err != nil {
 		return err
@@ -1004,23 +1020,11 @@ func (t *tb) move(s *testbed.Scenario) error {
 	stopP, stopW := t.approver(poster), t.approver(worker)
 	defer stopP()
 	defer stopW()
-	before, err := t.paths(poster)
+	_, paths, err := t.propose(poster, worker, "Translate the interview")
 	if err != nil {
 		return err
 	}
-	res, err := poster.api.ProposeTask(t.ctx, negotiation.Address(common.HexToAddress(worker.pub.EVMAddress)), tbSpec("Translate the interview"))
-	if err != nil {
-		return err
-	}
-	nid := res.Thread.NegotiationID
-	if err := t.logged(worker, nid, 1); err != nil {
-		return err
-	}
-	after, err := t.paths(poster)
-	if err != nil {
-		return err
-	}
-	s.Printf("the poster's proposal reached the moved worker %s after its restart: %s", time.Since(moved).Round(100*time.Millisecond), pathDiff(before, after))
+	s.Printf("the poster's proposal reached the moved worker %s after its restart: %s", time.Since(moved).Round(100*time.Millisecond), paths)
 	c, err := t.connBetween(poster, worker)
 	if err != nil {
 		return err
@@ -1065,7 +1069,7 @@ func (t *tb) storeKilled(s *testbed.Scenario) error {
 	if err != nil {
 		return err
 	}
-	res, err := poster.api.ProposeTask(t.ctx, negotiation.Address(common.HexToAddress(worker.pub.EVMAddress)), tbSpec("Translate the video subtitles"))
+	res, err := poster.api.ProposeTask(t.ctx, worker.evm(), tbSpec("Translate the video subtitles"))
 	if err != nil {
 		return err
 	}
@@ -1127,11 +1131,7 @@ func (t *tb) bootstrapGone(s *testbed.Scenario) error {
 	s.Printf("connected %s after start", time.Since(began).Round(100*time.Millisecond))
 	stop := t.approver(fresh)
 	defer stop()
-	res, err := fresh.api.ProposeTask(t.ctx, negotiation.Address(common.HexToAddress(worker.pub.EVMAddress)), tbSpec("Translate the citations"))
-	if err != nil {
-		return err
-	}
-	if err := t.logged(worker, res.Thread.NegotiationID, 1); err != nil {
+	if _, _, err := t.propose(fresh, worker, "Translate the citations"); err != nil {
 		return err
 	}
 	s.Printf("it found the worker by EVM address through the DHT and its proposal was delivered %s after start", time.Since(began).Round(100*time.Millisecond))
@@ -1144,11 +1144,7 @@ func (t *tb) lan(s *testbed.Scenario) error {
 	a, b := t.nodes["lan2"], t.nodes["arbitrator"]
 	stop := t.approver(a)
 	defer stop()
-	res, err := a.api.ProposeTask(t.ctx, negotiation.Address(common.HexToAddress(b.pub.EVMAddress)), tbSpec("Translate the contract"))
-	if err != nil {
-		return err
-	}
-	if err := t.logged(b, res.Thread.NegotiationID, 1); err != nil {
+	if _, _, err := t.propose(a, b, "Translate the contract"); err != nil {
 		return err
 	}
 	var c p2p.ConnInfo
