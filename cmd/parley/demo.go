@@ -17,6 +17,7 @@ import (
 
 	"github.com/parleynet/parley/node/api"
 	"github.com/parleynet/parley/node/demo"
+	"github.com/parleynet/parley/node/testbed"
 	"github.com/parleynet/parley/strictjson"
 )
 
@@ -274,19 +275,5 @@ func (d *devnetProcess) verifyOnChain(ctx context.Context, bundle []byte) (strin
 	return "parley " + strings.Join(args, " "), out.String(), err
 }
 
-// tail returns the last n lines of a file.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error() + "\n"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	var buf bytes.Buffer
-	for _, l := range lines {
-		buf.WriteString("  " + l + "\n")
-	}
-	return buf.String()
-}
+// tail returns the last n lines of a file, indented (testbed.Tail).
+func tail(path string, n int) string { return testbed.Tail(path, n) }
