@@ -97,20 +97,7 @@ func TestNetShowsARelayedConnectionAsRelayed(t *testing.T) {
 	if got := a.host.Net().Announced; len(got) != 1 || got[0] != circuit+"/p2p/"+a.host.ID().String() {
 		t.Fatalf("a announces %v, want only its circuit address", got)
 	}
-	via := peer.AddrInfo{ID: a.host.ID(), Addrs: []ma.Multiaddr{ma.StringCast(circuit)}}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := b.host.Connect(ctx, via)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("b could not reach a through the relay: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond) // autorelay's reservation is not made yet
-	}
+	connectThrough(t, b, a, circuit)
 	cb, ok := connOf(b, a.host.ID())
 	if !ok || cb.Path != p2p.PathRelayed || cb.Direction != "outbound" || !strings.Contains(cb.Addr, "/p2p-circuit") {
 		t.Fatalf("b's connection to a = %+v (%v), want relayed outbound", cb, ok)
@@ -161,20 +148,7 @@ func TestAParleyNodeServesAsRelay(t *testing.T) {
 	})
 	b := newNode(t, func(c *p2p.Config) { c.Relays = []string{rAddr} })
 	eventually(t, "a to be relayed", func() bool { return a.host.Net().Reachability == p2p.ReachRelayed })
-	via := peer.AddrInfo{ID: a.host.ID(), Addrs: []ma.Multiaddr{ma.StringCast(circuit)}}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := b.host.Connect(ctx, via)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("b could not reach a through the Parley relay: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	connectThrough(t, b, a, circuit)
 	cb, ok := connOf(b, a.host.ID())
 	if !ok || cb.Path != p2p.PathRelayed || cb.Limited {
 		t.Fatalf("b's connection to a = %+v (%v), want relayed and not limited", cb, ok)
@@ -363,4 +337,24 @@ func TestBootstrapRetriesUntilAPeerAnswers(t *testing.T) {
 	eventually(t, "a to reach its bootstrap peer once it is up", func() bool {
 		return a.host.Libp2p().Network().Connectedness(b.host.ID()) == network.Connected
 	})
+}
+
+// connectThrough dials a from b at a's circuit address, again until
+// autorelay's reservation with the relay is made (20 s at most).
+func connectThrough(t *testing.T, b, a *testNode, circuit string) {
+	t.Helper()
+	via := peer.AddrInfo{ID: a.host.ID(), Addrs: []ma.Multiaddr{ma.StringCast(circuit)}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := b.host.Connect(ctx, via)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b could not reach a through the relay: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond) // autorelay's reservation is not made yet
+	}
 }

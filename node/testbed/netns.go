@@ -161,16 +161,6 @@ func (n *Net) Batch(name string, lines []string) error {
 	return nil
 }
 
-// SetLink brings a device of namespace name up or down: down cuts the
-// host's link (a partition), up restores it.
-func (n *Net) SetLink(name, dev string, up bool) error {
-	state := "down"
-	if up {
-		state = "up"
-	}
-	return n.In(name, "ip", "link", "set", dev, state)
-}
-
 // Close deletes every namespace the Net made, the last first, and
 // returns the first error.
 func (n *Net) Close() error {
