@@ -354,10 +354,6 @@ func (h *Host) lookupRecord(ctx context.Context, a negotiation.Address, timeout 
 	defer cancel()
 	b, err := h.kad.GetValue(lctx, key)
 	if err != nil {
-		// A miss, remembered for the hand-over's store nodes, so that the
-		// outbox's refresh and its hand-over do not both look it up.
-		now := h.now()
-		h.recs.put(a, nil, now.Add(recordMissTTL), now)
 		return nil, failWrap(CodeNotFound, err, "dht lookup of %s", a)
 	}
 	now := h.now()
@@ -472,9 +468,7 @@ func (h *Host) recipientStores(ctx context.Context, a negotiation.Address) []pee
 	r, err := h.lookupRecord(ctx, a, recordLookupTimeout)
 	if err != nil {
 		h.log.Debug("no record for a hand-over", "to", a, "err", err)
-		if CodeOf(err) != CodeNotFound {
-			h.recs.put(a, nil, now.Add(recordMissTTL), now) // a bad record is a miss too
-		}
+		h.recs.put(a, nil, now.Add(recordMissTTL), now)
 		return nil
 	}
 	return storeInfos(r.Stores)
