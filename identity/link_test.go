@@ -364,3 +364,28 @@ func TestRevocation(t *testing.T) {
 }
 
 func itoa(v int64) string { return big.NewInt(v).String() }
+
+// TestLinkReverify: the very bytes of a verified link are accepted again
+// on their times alone; other bytes are left to a full verification, and
+// an expired or not yet valid link is refused even when the bytes match.
+func TestLinkReverify(t *testing.T) {
+	p := newParty(t, "alice", KEMX25519)
+	b := p.link.Bytes()
+	if same, err := p.link.Reverify(b, t0.Add(time.Hour)); !same || err != nil {
+		t.Fatalf("same bytes, current: %v %v", same, err)
+	}
+	other := append(bytes.Clone(b[:len(b)-1]), ' ')
+	if same, err := p.link.Reverify(other, t0.Add(time.Hour)); same || err != nil {
+		t.Fatalf("other bytes: %v %v", same, err)
+	}
+	same, err := p.link.Reverify(b, p.link.ExpiresAt)
+	if same {
+		t.Fatal("an expired link reverified")
+	}
+	wantCode(t, err, CodeLinkExpired)
+	same, err = p.link.Reverify(b, p.link.IssuedAt.Add(-MaxClockSkew-time.Minute))
+	if same {
+		t.Fatal("a link not yet valid reverified")
+	}
+	wantCode(t, err, CodeLinkNotYetValid)
+}

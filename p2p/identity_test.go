@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,3 +158,46 @@ func (nopOutbox) Settle(context.Context, p2p.OutboxItem, p2p.OutboxStatus, p2p.C
 	return nil
 }
 func (nopOutbox) Pending(context.Context) ([]p2p.OutboxItem, error) { return nil, nil }
+
+// TestReconnectWithAnExpiredLinkIsRefused: a peer presenting again the
+// link this node verified for it skips the signature checks, never the
+// times. b's clock passes a's link's expiry while they are apart; a's
+// reconnection with the same link is refused as expired.
+func TestReconnectWithAnExpiredLinkIsRefused(t *testing.T) {
+	var skew atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	a := newNode(t)
+	b := newNode(t, func(c *p2p.Config) { c.Clock = clock })
+	connect(t, a, b)
+	verified := len(b.ev.of(p2p.EventPeerVerified))
+	if err := a.host.Libp2p().Network().ClosePeer(b.host.ID()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the disconnect", func() bool {
+		return b.host.Libp2p().Network().Connectedness(a.host.ID()) != network.Connected
+	})
+
+	// The same link again, still current: accepted.
+	connect(t, a, b)
+	eventually(t, "the second verification", func() bool { return len(b.ev.of(p2p.EventPeerVerified)) > verified })
+	_ = a.host.Libp2p().Network().ClosePeer(b.host.ID())
+	eventually(t, "the second disconnect", func() bool {
+		return b.host.Libp2p().Network().Connectedness(a.host.ID()) != network.Connected
+	})
+
+	skew.Store(int64(time.Until(a.kr.Link().ExpiresAt) + time.Minute))
+	if err := a.host.Connect(t.Context(), b.info()); err != nil {
+		t.Logf("connect: %v (b may close it first)", err)
+	}
+	eventually(t, "the expired link's rejection", func() bool {
+		for _, e := range b.ev.of(p2p.EventPeerRejected) {
+			if e.Peer == a.host.ID() && e.Code == p2p.Code(identity.CodeLinkExpired) {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, "the disconnect", func() bool {
+		return b.host.Libp2p().Network().Connectedness(a.host.ID()) != network.Connected
+	})
+}

@@ -63,12 +63,16 @@ type simParams struct {
 	connGrace         time.Duration
 	protect           bool
 	pause             time.Duration // between waves, for the network to take each in
+	// identify is every node's IdentifyTimeout (production's 5 s by
+	// default): on a saturated machine a handshake can miss it, and each
+	// close and re-dial costs another handshake.
+	identify time.Duration
 }
 
 func simParamsFromEnv(t *testing.T) simParams {
 	p := simParams{nodes: 1000, bootstraps: 8, dials: 3, announce: 8, lookups: 20, offline: 100,
 		latency: 50 * time.Millisecond, bandwidth: 1 << 20, wave: 25, settle: 20 * time.Second, maxHeap: 12 << 30,
-		connLow: 32, connHigh: 64, connGrace: 30 * time.Second, pause: 2 * time.Second}
+		connLow: 32, connHigh: 64, connGrace: 30 * time.Second, pause: 2 * time.Second, identify: p2p.DefaultIdentifyTimeout}
 	ints := map[string]*int{"SIMNET_NODES": &p.nodes, "SIMNET_BOOTSTRAP": &p.bootstraps, "SIMNET_DIALS": &p.dials,
 		"SIMNET_ANNOUNCE": &p.announce, "SIMNET_LOOKUPS": &p.lookups, "SIMNET_OFFLINE": &p.offline, "SIMNET_WAVE": &p.wave,
 		"SIMNET_CONN_LOW": &p.connLow, "SIMNET_CONN_HIGH": &p.connHigh}
@@ -81,7 +85,7 @@ func simParamsFromEnv(t *testing.T) simParams {
 			*v = n
 		}
 	}
-	durs := map[string]*time.Duration{"SIMNET_LATENCY": &p.latency, "SIMNET_SETTLE": &p.settle, "SIMNET_CONN_GRACE": &p.connGrace, "SIMNET_PAUSE": &p.pause}
+	durs := map[string]*time.Duration{"SIMNET_LATENCY": &p.latency, "SIMNET_SETTLE": &p.settle, "SIMNET_CONN_GRACE": &p.connGrace, "SIMNET_PAUSE": &p.pause, "SIMNET_IDENTIFY": &p.identify}
 	for k, v := range durs {
 		if s := os.Getenv(k); s != "" {
 			d, err := time.ParseDuration(s)
@@ -290,6 +294,11 @@ type simNode struct {
 	rx    *rxLog
 	meter *meter
 	ev    *events
+	// stores: the node has store peers, and catches the board up from
+	// their history at each mail poll (Host.CatchUp), so its handler may
+	// take an announcement again (and answer duplicate, as the node's
+	// ledger does).
+	stores bool
 }
 
 func (n *simNode) bootstrapAddr() string { return n.host.Addrs()[0].String() }
@@ -302,6 +311,9 @@ type sim struct {
 	boot  []*simNode
 	store *simNode
 	mail  *memMailbox
+	// board holds the announcements' CIDs: a node with store peers may
+	// also take them from the store's history.
+	announced map[string]bool
 	peak  atomic.Uint64
 
 	cpuAt   time.Time
@@ -321,6 +333,7 @@ func (s *sim) newSimNode(opt func(*p2p.Config)) *simNode {
 	})
 	n.out = out
 	cfg.DHTServer = true // every simulated node is publicly reachable
+	cfg.IdentifyTimeout = s.p.identify
 	cfg.OnEvent = n.ev.add
 	if opt != nil {
 		opt(&cfg)
@@ -401,10 +414,10 @@ func (s *sim) cpu(label string) {
 
 func TestSimnet(t *testing.T) {
 	p := simParamsFromEnv(t)
-	s := &sim{t: t, p: p, net: newSimNet(mocknet.LinkOptions{Latency: p.latency, Bandwidth: p.bandwidth})}
+	s := &sim{t: t, p: p, announced: map[string]bool{}, net: newSimNet(mocknet.LinkOptions{Latency: p.latency, Bandwidth: p.bandwidth})}
 	s.printf("%d nodes (%d bootstrap, 1 store), each listing 2 bootstrap nodes and %d random earlier peers; links %v one way, %.0f KiB/s each; %d offline recipients",
 		p.nodes, p.bootstraps, p.dials, p.latency, p.bandwidth/1024, p.offline)
-	s.printf("connection manager: low %d, high %d, grace %v, identified peers protected: %v", p.connLow, p.connHigh, p.connGrace, p.protect)
+	s.printf("connection manager: low %d, high %d, grace %v, identified peers protected: %v; identify timeout %v", p.connLow, p.connHigh, p.connGrace, p.protect, p.identify)
 	began := time.Now()
 	s.cpu("")
 	stopWatch := s.watchHeap()
@@ -445,6 +458,7 @@ func TestSimnet(t *testing.T) {
 					c.StorePeers = []string{storeAddr}
 				}
 			})
+			wave[j].stores = sender
 		}
 		batch(p.wave, wave, s.start)
 		s.nodes = append(s.nodes, wave...)
@@ -561,6 +575,7 @@ func (s *sim) board() {
 			t.Fatal(err)
 		}
 		c := env.CID().String()
+		s.announced[c] = true
 		m0, ih0, iw0, b0, per0 := s.meters()
 		t0 := time.Now()
 		if err := pub.host.Announce(context.Background(), env); err != nil {
@@ -592,6 +607,7 @@ func (s *sim) board() {
 		time.Sleep(3 * time.Second)
 		m1, ih1, iw1, b1, per1 := s.meters()
 		var ds []time.Duration
+		again := 0 // handler calls after the first: catch-ups from the store's history
 		for _, n := range s.nodes {
 			if n == pub {
 				continue
@@ -600,9 +616,10 @@ func (s *sim) board() {
 			if calls == 0 {
 				continue
 			}
-			if calls != 1 {
+			if calls != 1 && !n.stores {
 				t.Fatalf("a node's handler was called %d times for announcement %d", calls, k+1)
 			}
+			again += calls - 1
 			ds = append(ds, at.Sub(t0))
 		}
 		all = append(all, ds...)
@@ -614,6 +631,9 @@ func (s *sim) board() {
 		s.printf("announcement %d from node %d: reach %d/%d, p50 %s, p99 %s, max %s; per node: %.2f messages (max %d), %.1f IHAVE ids, %.2f IWANT ids, %.1f KiB gossipsub in",
 			k+1, slices.Index(s.nodes, pub), reached, len(s.nodes)-1, ms(pct(ds, .5)), ms(pct(ds, .99)), ms(slices.Max(ds)),
 			float64(m1-m0)/nn, maxPer, float64(ih1-ih0)/nn, float64(iw1-iw0)/nn, float64(b1-b0)/nn/1024)
+		if again > 0 {
+			s.printf("  taken again from the store's history (answered duplicate): %d", again)
+		}
 	}
 	s.printf("task board, all %d announcements: reach p50 %s, p99 %s, max %s", s.p.announce, ms(pct(all, .5)), ms(pct(all, .99)), ms(slices.Max(all)))
 }
@@ -806,10 +826,15 @@ func (s *sim) offlineDelivery() {
 			t.Fatalf("recipient %d's handler was called %d times for its envelope", i, calls)
 		}
 		r.rx.mu.Lock()
-		others := len(r.rx.first)
+		others := 0
+		for c := range r.rx.first {
+			if !s.announced[c] { // the board's announcements come from the store's history
+				others++
+			}
+		}
 		r.rx.mu.Unlock()
 		if others != 1 {
-			t.Fatalf("recipient %d took %d envelopes, want its one", i, others)
+			t.Fatalf("recipient %d took %d envelopes beside the board's, want its one", i, others)
 		}
 		collected = append(collected, at.Sub(back[i]))
 	}
