@@ -314,7 +314,7 @@ type sim struct {
 	// board holds the announcements' CIDs: a node with store peers may
 	// also take them from the store's history.
 	announced map[string]bool
-	peak  atomic.Uint64
+	peak      atomic.Uint64
 
 	cpuAt   time.Time
 	cpuUsed time.Duration
