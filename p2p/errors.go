@@ -29,7 +29,7 @@ const (
 	CodeNotAnnounce    Code = "not_announcement" // a task-board message that is not a public announcement
 	CodeOverRate       Code = "over_rate"        // a peer published more than its rate allows
 	CodeBadTimestamp   Code = "bad_timestamp"    // a topic message outside the accepted time window
-	CodeBadRecord      Code = "bad_record"       // a DHT record or blob reply that does not verify
+	CodeBadRecord      Code = "bad_record"       // a DHT record, blob reply or store page that does not verify
 	CodeNotFound       Code = "not_found"        // no such record, blob or peer
 	CodeHeld           Code = "held"             // a store node holds the envelope for its recipient
 	CodeNotServed      Code = "not_served"       // a store node does not hold mail for that recipient

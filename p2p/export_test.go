@@ -71,3 +71,9 @@ func (h *Host) CachedStores(a negotiation.Address) ([]peer.AddrInfo, bool) {
 
 // Ban bans p as the guard does a peer over its budget.
 func (h *Host) Ban(p peer.ID, reason string) { h.guard.ban(p, reason, 0, 0) }
+
+// CollectFrom collects this node's mail from one store, as CollectMail
+// does for each configured store (the store need not be configured).
+func (h *Host) CollectFrom(ctx context.Context, store peer.ID) (int, error) {
+	return h.collectFrom(ctx, store)
+}

@@ -30,6 +30,12 @@ const (
 // mailboxPage bounds the items of one fetch or history answer.
 const mailboxPage = 256
 
+// maxPagesPerRound bounds one mail collection or history catch-up from
+// one store: a store that answers full pages without end costs one round
+// of at most this many pages (16,384 items); the rest waits for the next
+// poll.
+const maxPagesPerRound = 64
+
 // MailItem is one stored message with its cursor (cursors increase; ask
 // for the items after the last one seen).
 type MailItem struct {
@@ -139,23 +145,43 @@ func writeItems(s network.Stream, items []MailItem, err error) {
 	_ = w.Flush()
 }
 
-// readItems reads items until the empty terminator.
-func readItems(r *bufio.Reader, max int) ([]MailItem, error) {
+// readItems reads one page of a store's answer to a fetch or history
+// request after cursor after, until the empty terminator: at most
+// mailboxPage items of at most max bytes each, cursors increasing from
+// after. A page that breaks these is the store's fault (bad_record) and
+// nothing of it is returned: a store repeating its cursors would
+// otherwise keep the reader asking for the same page forever.
+func readItems(r *bufio.Reader, max int, after uint64) ([]MailItem, error) {
 	var out []MailItem
 	for {
 		b, err := readMsg(r, max)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		if len(b) == 0 {
 			return out, nil
 		}
 		c, n := binary.Uvarint(b)
-		if n <= 0 {
-			return out, fail(CodeBadRecord, "bad item cursor")
+		switch {
+		case n <= 0:
+			return nil, fail(CodeBadRecord, "bad item cursor")
+		case c <= after:
+			return nil, fail(CodeBadRecord, "item cursor %d does not follow %d", c, after)
+		case len(out) == mailboxPage:
+			return nil, fail(CodeBadRecord, "more than %d items in a page", mailboxPage)
 		}
+		after = c
 		out = append(out, MailItem{Cursor: c, Data: b[n:]})
 	}
+}
+
+// storeReadErr classes an error reading a store's page: its own fault
+// (bad_record) as it is, a broken stream as busy.
+func storeReadErr(err error, what string) error {
+	if CodeOf(err) == CodeBadRecord {
+		return err
+	}
+	return failWrap(CodeBusy, err, "%s", what)
 }
 
 // mailboxRequest sends one request to a store and returns its stream.
@@ -312,17 +338,17 @@ func (h *Host) withCursors(f func(map[peer.ID]uint64)) {
 
 func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 	taken := 0
-	for {
+	for range maxPagesPerRound {
 		var after uint64
 		h.withCursors(func(c map[peer.ID]uint64) { after = c[store] })
 		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opFetch}, binary.AppendUvarint(nil, after))
 		if err != nil {
 			return taken, err
 		}
-		items, err := readItems(r, h.cfg.MaxFrameBytes+16)
+		items, err := readItems(r, h.cfg.MaxFrameBytes+16, after)
 		_ = s.Close()
 		if err != nil {
-			return taken, failWrap(CodeBusy, err, "mailbox fetch")
+			return taken, storeReadErr(err, "mailbox fetch")
 		}
 		for _, it := range items {
 			o, err := h.cfg.Sealer.Open(h.now(), it.Data)
@@ -350,6 +376,7 @@ func (h *Host) collectFrom(ctx context.Context, store peer.ID) (int, error) {
 			return taken, nil
 		}
 	}
+	return taken, nil
 }
 
 // CatchUp asks a store node for the task board's history after cursor
@@ -361,8 +388,9 @@ func (h *Host) CatchUp(ctx context.Context, store peer.ID, after uint64) (uint64
 // CatchUpTopic asks a store node for a topic's history after cursor after,
 // validates each message as gossip would (except that old timestamps are
 // accepted) and hands the valid ones to the handler. For an evidence topic
-// this node must have joined it (JoinEvidence) and be a member. It returns
-// the last cursor seen and how many new envelopes the handler took.
+// this node must have joined it (JoinEvidence) and be a member. It reads
+// at most maxPagesPerRound pages and returns the last cursor seen and how
+// many new envelopes the handler took.
 func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, after uint64) (uint64, int, error) {
 	if topic != TopicTaskBoard {
 		h.topics.mu.Lock()
@@ -373,15 +401,15 @@ func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, af
 		}
 	}
 	taken := 0
-	for {
+	for range maxPagesPerRound {
 		s, r, err := h.mailboxRequest(ctx, peer.AddrInfo{ID: store}, []byte{opHistory}, binary.AppendUvarint(nil, after), []byte(topic))
 		if err != nil {
 			return after, taken, err
 		}
-		items, err := readItems(r, h.cfg.MaxFrameBytes+maxLinkBytes+64)
+		items, err := readItems(r, h.cfg.MaxFrameBytes+maxLinkBytes+64, after)
 		_ = s.Close()
 		if err != nil {
-			return after, taken, failWrap(CodeBusy, err, "history")
+			return after, taken, storeReadErr(err, "history")
 		}
 		for _, it := range items {
 			after = max(after, it.Cursor)
@@ -411,6 +439,7 @@ func (h *Host) CatchUpTopic(ctx context.Context, store peer.ID, topic string, af
 			return after, taken, nil
 		}
 	}
+	return after, taken, nil
 }
 
 // pollMail collects mail from the store nodes after start and then every

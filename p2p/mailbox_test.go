@@ -2,8 +2,11 @@ package p2p_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"io"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -313,4 +316,123 @@ func TestLateJoinerCatchesUpByItself(t *testing.T) {
 		e, _ := worker.rec.snapshot()
 		return len(e) == 1 && e[0].Equals(ann.CID())
 	})
+}
+
+// hostilePages is a store node's mailbox that answers fetches and history
+// requests against the protocol: "repeat" answers cursors 1..limit
+// whatever the request's cursor, "endless" always a full page of new
+// cursors, "oversize" one item more than a page. Its items are one
+// recorded announcement (valid on the board, not a sealed frame).
+type hostilePages struct {
+	*node.MailboxStore
+	mode    string
+	mu      sync.Mutex
+	data    []byte
+	history atomic.Int64
+	mail    atomic.Int64
+}
+
+func (h *hostilePages) Record(ctx context.Context, topic string, data []byte) error {
+	h.mu.Lock()
+	if h.data == nil {
+		h.data = bytes.Clone(data)
+	}
+	h.mu.Unlock()
+	return h.MailboxStore.Record(ctx, topic, data)
+}
+
+func (h *hostilePages) page(after uint64, limit int) []p2p.MailItem {
+	n, first := limit, after+1
+	switch h.mode {
+	case "repeat":
+		first = 1
+	case "oversize":
+		n = limit + 1
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]p2p.MailItem, n)
+	for i := range out {
+		out[i] = p2p.MailItem{Cursor: first + uint64(i), Data: h.data}
+	}
+	return out
+}
+
+func (h *hostilePages) History(_ context.Context, _ string, after uint64, limit int) ([]p2p.MailItem, error) {
+	h.history.Add(1)
+	return h.page(after, limit), nil
+}
+
+func (h *hostilePages) Mail(_ context.Context, _ negotiation.Address, after uint64, limit int) ([]p2p.MailItem, error) {
+	h.mail.Add(1)
+	return h.page(after, limit), nil
+}
+
+// TestHostileStorePagesAreBounded: a configured store node that repeats
+// its cursors, sends more than a page, or answers full pages without end
+// costs a reader one bounded round: a page that breaks the rules is
+// refused whole (bad_record) and nothing of it is handled, and one
+// catch-up or collection reads at most 64 pages. Without the checks the
+// first two loop on the same page until the reader's context ends.
+func TestHostileStorePagesAreBounded(t *testing.T) {
+	for _, mode := range []string{"repeat", "oversize", "endless"} {
+		t.Run(mode, func(t *testing.T) {
+			hp := &hostilePages{mode: mode}
+			store := &testNode{t: t, dir: t.TempDir()}
+			store.startStore(nil, func(ms *node.MailboxStore) p2p.MailboxStore { hp.MailboxStore = ms; return hp })
+			poster := newNode(t, withBootstrap(store.bootstrapAddr()))
+			eventually(t, "the poster on the task board", func() bool {
+				return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
+			})
+			ann := poster.envelope(newNID())
+			if err := poster.host.Announce(t.Context(), ann); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the store to record the announcement", func() bool {
+				hp.mu.Lock()
+				defer hp.mu.Unlock()
+				return hp.data != nil
+			})
+			reader := newNode(t)
+			connect(t, reader, store)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+
+			cursor, taken, err := reader.host.CatchUp(ctx, store.host.ID(), 0)
+			_, calls := reader.rec.snapshot()
+			switch mode {
+			case "repeat": // the first page passes, the second repeats it
+				if p2p.CodeOf(err) != p2p.CodeBadRecord || hp.history.Load() != 2 || cursor != 256 || taken != 1 || calls != 256 {
+					t.Fatalf("catch-up: cursor %d, taken %d, handler calls %d, %d requests, %v", cursor, taken, calls, hp.history.Load(), err)
+				}
+			case "oversize":
+				if p2p.CodeOf(err) != p2p.CodeBadRecord || hp.history.Load() != 1 || cursor != 0 || taken != 0 || calls != 0 {
+					t.Fatalf("catch-up: cursor %d, taken %d, handler calls %d, %d requests, %v", cursor, taken, calls, hp.history.Load(), err)
+				}
+			case "endless":
+				if err != nil || hp.history.Load() != 64 || cursor != 64*256 || taken != 1 {
+					t.Fatalf("catch-up: cursor %d, taken %d, %d requests, %v", cursor, taken, hp.history.Load(), err)
+				}
+			}
+
+			// The same for the mailbox: its items are no sealed frames, so
+			// nothing is taken; the rounds are bounded all the same.
+			before := len(reader.ev.of(p2p.EventInputRejected))
+			n, err := reader.host.CollectFrom(ctx, store.host.ID())
+			switch mode {
+			case "repeat":
+				if p2p.CodeOf(err) != p2p.CodeBadRecord || hp.mail.Load() != 2 || n != 0 {
+					t.Fatalf("collect: took %d, %d requests, %v", n, hp.mail.Load(), err)
+				}
+			case "oversize":
+				if p2p.CodeOf(err) != p2p.CodeBadRecord || hp.mail.Load() != 1 || len(reader.ev.of(p2p.EventInputRejected)) != before {
+					t.Fatalf("collect: took %d, %d requests, %v; a refused page's items were handled", n, hp.mail.Load(), err)
+				}
+			case "endless":
+				if err != nil || hp.mail.Load() != 64 || n != 0 {
+					t.Fatalf("collect: took %d, %d requests, %v", n, hp.mail.Load(), err)
+				}
+			}
+		})
+	}
 }
