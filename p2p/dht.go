@@ -292,19 +292,50 @@ func (h *Host) startDHT() error {
 	return nil
 }
 
+// recordCheck is how often publishRecord looks whether the record wants
+// putting again before half its TTL; recordSettle is how long it lets a
+// burst of address changes settle into one put.
+var recordCheck = time.Minute // a variable for tests
+
+const recordSettle = 2 * time.Second
+
 // publishRecord puts this node's record once the DHT has peers, retrying
-// until it succeeds, then again every half RecordTTL.
+// until it succeeds, and then again: when the advertised addresses change
+// (a new listen address, a NAT mapping or relay learnt, a move), when the
+// routing table has doubled since the last put (in a growing network the
+// peers closest to the record's key are others by then: a node that put
+// its record among the first ten nodes of a network was not found by a
+// lookup once there were hundreds), and every half RecordTTL.
 func (h *Host) publishRecord(ctx context.Context) {
 	wait := 200 * time.Millisecond
+	published := 0     // the routing table's size at the last put (0: none yet)
+	var full time.Time // when the record is due whatever changed
+	due := false       // the addresses changed since the last put
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
+		case <-h.recordDue:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(recordSettle):
+			}
+			select {
+			case <-h.recordDue:
+			default:
+			}
+			due = true
 		}
-		if h.kad.RoutingTable().Size() == 0 {
+		size := h.kad.RoutingTable().Size()
+		if size == 0 {
 			_ = h.kad.Bootstrap(ctx)
 			wait = min(2*wait, 5*time.Second)
+			continue
+		}
+		if published > 0 && !due && size < 2*published && h.now().Before(full) {
+			wait = recordCheck
 			continue
 		}
 		if err := h.PublishRecord(ctx); err != nil {
@@ -312,7 +343,9 @@ func (h *Host) publishRecord(ctx context.Context) {
 			wait = min(2*wait, 5*time.Second)
 			continue
 		}
-		wait = h.cfg.RecordTTL / 2
+		h.log.Debug("dht record published", "routing_table", size, "addrs_changed", due)
+		published, full, due = size, h.now().Add(h.cfg.RecordTTL/2), false
+		wait = recordCheck
 	}
 }
 

@@ -77,3 +77,16 @@ func (h *Host) Ban(p peer.ID, reason string) { h.guard.ban(p, reason, 0, 0) }
 func (h *Host) CollectFrom(ctx context.Context, store peer.ID) (int, error) {
 	return h.collectFrom(ctx, store)
 }
+
+// LookupRecord returns the verified DHT record of a, as Lookup reads it.
+func (h *Host) LookupRecord(ctx context.Context, a negotiation.Address) (*AddressRecord, error) {
+	return h.lookupRecord(ctx, a, 30*time.Second)
+}
+
+// SetRecordCheck sets how often publishRecord looks whether the record is
+// due, for hosts started after it; it returns the restore.
+func SetRecordCheck(d time.Duration) func() {
+	old := recordCheck
+	recordCheck = d
+	return func() { recordCheck = old }
+}

@@ -83,6 +83,8 @@ type Host struct {
 
 	reach    atomic.Int32 // network.Reachability, as the event bus last said
 	observed observedAddrs
+	// recordDue wakes publishRecord when the advertised addresses changed.
+	recordDue chan struct{}
 }
 
 // New returns a Host for cfg. It does no I/O and starts nothing.
@@ -97,6 +99,7 @@ func New(cfg Config) (*Host, error) {
 		book: newPeerBook(),
 
 		boardCursors: map[peer.ID]uint64{},
+		recordDue:    make(chan struct{}, 1),
 
 		consistency: &consistencyLimits{r: rate.Limit(cfg.ConsistencyRate), burst: cfg.ConsistencyBurst},
 	}

@@ -157,6 +157,10 @@ func (h *Host) watchNet(sub event.Subscription) func(context.Context) {
 					}
 				case event.EvtLocalAddressesUpdated:
 					h.log.Info("announced addresses changed", "addrs", h.p2p.Addrs(), "reachability", reachabilityOf(network.Reachability(h.reach.Load()), h.p2p.Addrs()))
+					select { // the DHT record names them: put it again
+					case h.recordDue <- struct{}{}:
+					default:
+					}
 				}
 			}
 		}
