@@ -64,8 +64,13 @@ func TestFloodsWriteBoundedEvidence(t *testing.T) {
 	stranger := start(nil)
 	res := stranger.Flood(ctx, n.PeerID(), 20_000, hostile.Garbage)
 	t.Logf("stranger: %d written, acks %v in %v", res.Written, res.Acks, res.Elapsed)
-	if res.Acked == 0 || res.Acks[p2p.CodeUnknownLink] != res.Acked {
-		t.Fatalf("stranger's acks %v, want only unknown_link", res.Acks)
+	// Past 256 unknown_link answers it is banned and cut off; on a loaded
+	// machine the connection can close before any answer left the node's
+	// queues, so none is required then, but every one that came is
+	// unknown_link.
+	_, banned := n.Host().Banned(stranger.ID())
+	if (res.Acked == 0 && !banned) || res.Acks[p2p.CodeUnknownLink] != res.Acked {
+		t.Fatalf("stranger's acks %v (banned %v), want only unknown_link", res.Acks, banned)
 	}
 
 	garbler, _ := identify()

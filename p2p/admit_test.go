@@ -39,3 +39,16 @@ func TestAdmitPeers(t *testing.T) {
 		t.Error("AdmitPeers(0) changed the defaults")
 	}
 }
+
+// TestDefaultWatermarks: at the default budget the connection manager
+// trims before the resource manager refuses inbound connections: its high
+// watermark is below the inbound limit, with room for newcomers between.
+func TestDefaultWatermarks(t *testing.T) {
+	limits := rcmgr.DefaultLimits
+	libp2p.SetDefaultServiceLimits(&limits)
+	def := DefaultConfig()
+	sys := limits.Scale(def.ResourceMemory, def.ResourceFDs).ToPartialLimitConfig().System
+	if def.ConnHigh+16 > int(sys.ConnsInbound) || def.ConnLow >= def.ConnHigh {
+		t.Fatalf("watermarks %d..%d beside %v inbound connections", def.ConnLow, def.ConnHigh, sys.ConnsInbound)
+	}
+}

@@ -86,7 +86,10 @@ type Config struct {
 	// RecordTTL is how long a published DHT address record is valid.
 	RecordTTL time.Duration
 
-	// ConnLow, ConnHigh and ConnGrace tune the connection manager.
+	// ConnLow, ConnHigh and ConnGrace tune the connection manager. The
+	// high watermark must sit below the resource manager's inbound limit
+	// (96 at the default budget), or the manager never trims and a node
+	// that many peers meet refuses newcomers instead (TestDefaultWatermarks).
 	ConnLow, ConnHigh int
 	ConnGrace         time.Duration
 	// ResourceMemory and ResourceFDs size the resource manager's limits.
@@ -223,8 +226,8 @@ func DefaultConfig() Config {
 		DHT:                true,
 		MailboxPoll:        30 * time.Second,
 		RecordTTL:          24 * time.Hour,
-		ConnLow:            64,
-		ConnHigh:           192,
+		ConnLow:            40,
+		ConnHigh:           80,
 		ConnGrace:          time.Minute,
 		ResourceMemory:     512 << 20,
 		ResourceFDs:        1024,

@@ -43,8 +43,13 @@ const (
 	// guardSweep is how often the guard looks for peers past the
 	// identification deadline.
 	guardSweep = 250 * time.Millisecond
-	// protectTag protects identified peers in the connection manager.
-	protectTag = "parley/identified"
+	// identifiedTag weighs identified peers in the connection manager:
+	// trimmed after the unidentified ones (0), not protected.
+	identifiedTag    = "parley/identified"
+	identifiedWeight = 10
+	// busyTag protects a peer while the outbox has a stream open to it:
+	// a counterparty mid-exchange is never trimmed.
+	busyTag = "parley/envelopes"
 )
 
 // bannedScore is the gossipsub application score of a banned peer: below
@@ -66,6 +71,11 @@ type guard struct {
 	peers  map[peer.ID]*peerState
 	banned map[peer.ID]banEntry
 	kick   chan struct{}
+	// busy counts the outbox's open envelope streams to each peer; the
+	// connection manager protects a peer while it has one. bmu guards it
+	// and orders the Protect and Unprotect calls.
+	bmu  sync.Mutex
+	busy map[peer.ID]int
 
 	stats guardCounters
 }
@@ -227,7 +237,7 @@ func (g *guard) disconnected(c network.Conn) {
 	g.mu.Unlock()
 	if gone && st.identified {
 		if cm := g.connManager(); cm != nil {
-			cm.Unprotect(p, protectTag)
+			cm.UntagPeer(p, identifiedTag)
 		}
 	}
 	// A peer that came to us and never identified itself, or that was
@@ -248,7 +258,10 @@ func (g *guard) disconnected(c network.Conn) {
 
 // identified records that p completed the handshake: its frames are
 // accepted from now on, within its budget, and the connection manager
-// protects it.
+// trims it only after the unidentified peers. It is not protected: a node
+// that many peers meet (a bootstrap node, a DHT neighbour) would hold
+// every one of them until its resource limits refused newcomers. Peers
+// with an open envelope stream are (streamOpened).
 func (g *guard) identified(p peer.ID) {
 	g.mu.Lock()
 	st := g.stateLocked(p)
@@ -265,8 +278,41 @@ func (g *guard) identified(p peer.ID) {
 	g.mu.Unlock()
 	if fresh {
 		if cm := g.connManager(); cm != nil {
-			cm.Protect(p, protectTag)
+			cm.TagPeer(p, identifiedTag, identifiedWeight)
 		}
+	}
+}
+
+// streamOpened records an envelope stream the outbox opened to p; the
+// connection manager protects p until the last one closes
+// (streamClosed). The outbox keeps its stream to a recipient for a minute
+// after its last envelope, so a counterparty stays connected while
+// envelopes flow. Only this node's own sending protects a peer: a
+// stranger's streams to it buy no protection (and no slot).
+func (g *guard) streamOpened(p peer.ID) {
+	g.bmu.Lock()
+	defer g.bmu.Unlock()
+	if g.busy == nil {
+		g.busy = make(map[peer.ID]int)
+	}
+	g.busy[p]++
+	if g.busy[p] == 1 {
+		if cm := g.connManager(); cm != nil {
+			cm.Protect(p, busyTag)
+		}
+	}
+}
+
+// streamClosed undoes one streamOpened.
+func (g *guard) streamClosed(p peer.ID) {
+	g.bmu.Lock()
+	defer g.bmu.Unlock()
+	if g.busy[p]--; g.busy[p] > 0 {
+		return
+	}
+	delete(g.busy, p)
+	if cm := g.connManager(); cm != nil {
+		cm.Unprotect(p, busyTag)
 	}
 }
 
@@ -546,7 +592,7 @@ func (g *guard) due() (late, evict []peer.ID) {
 	defer func() {
 		if cm := g.connManager(); cm != nil {
 			for _, p := range unprotect {
-				cm.Unprotect(p, protectTag)
+				cm.UntagPeer(p, identifiedTag)
 			}
 		}
 	}()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p"
+	libp2pnet "github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 
@@ -347,5 +348,56 @@ func TestThrowawaysCannotHoldInboundSlots(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestConnManagerTrimsIdlePeersNotCounterparties: identified peers are not
+// protected from the connection manager (a node many peers meet would
+// hold them all until its resource limits refused newcomers); a peer the
+// outbox has a stream open to is (tag parley/envelopes), as gossipsub
+// protects its mesh peers. Over its watermarks the node trims the other
+// idle peers down to the low watermark and keeps the counterparty.
+func TestConnManagerTrimsIdlePeersNotCounterparties(t *testing.T) {
+	// A connection is never trimmed in its first second (the grace
+	// period; a minute by default): the outbox's stream, and with it the
+	// protection, follows the dial.
+	const grace = time.Second
+	v := newNode(t, func(c *p2p.Config) { c.ConnLow, c.ConnHigh, c.ConnGrace = 1, 4, grace })
+	var idle []*testNode
+	for range 16 { // more than gossipsub's mesh holds (12)
+		x := newNode(t)
+		connect(t, x, v)
+		idle = append(idle, x)
+	}
+	counterparty := newNode(t)
+	if err := v.host.AddPeer(counterparty.kr.Link(), []peer.AddrInfo{counterparty.info()}); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	if err := v.host.Send(t.Context(), v.envelope(newNID(), counterparty.addr())); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the counterparty's envelope", func() bool { e, _ := counterparty.rec.snapshot(); return len(e) == 1 })
+	cm := v.host.Libp2p().ConnManager()
+	if !cm.IsProtected(counterparty.host.ID(), "parley/envelopes") {
+		t.Fatal("the peer the outbox has a stream to is not protected")
+	}
+
+	vnet := v.host.Libp2p().Network()
+	eventually(t, "the idle peers trimmed to the low watermark", func() bool {
+		cm.TrimOpenConns(t.Context())
+		unprotected, trimmed := 0, 0
+		for _, x := range idle {
+			switch {
+			case vnet.Connectedness(x.host.ID()) != libp2pnet.Connected:
+				trimmed++
+			case !cm.IsProtected(x.host.ID(), ""): // gossipsub's mesh peers are
+				unprotected++
+			}
+		}
+		return trimmed > 0 && unprotected <= 1 && time.Since(sent) > 2*grace
+	})
+	if vnet.Connectedness(counterparty.host.ID()) != libp2pnet.Connected {
+		t.Fatal("the counterparty the outbox sends to was trimmed")
 	}
 }

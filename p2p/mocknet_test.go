@@ -66,10 +66,6 @@ type simHostOptions struct {
 	// Wrap, when set, wraps the handler of every protocol the Host
 	// registers (the simulation meters gossipsub with it).
 	Wrap func(protocol.ID, network.StreamHandler) network.StreamHandler
-	// Unprotected makes the connection manager ignore the guard's
-	// protection of identified peers (tag parley/identified), so that its
-	// watermarks bound every node's connections (see simnet_test.go).
-	Unprotected bool
 }
 
 // configure points cfg at the simulated network: it listens on a fresh
@@ -126,7 +122,7 @@ func (s *simNet) add(key crypto.PrivKey, addr ma.Multiaddr, gater coreconnmgr.Co
 		}
 	}
 	s.peers = append(s.peers, id)
-	return &simHost{Host: h, cm: cm, wrap: o.Wrap, unprotected: o.Unprotected}, nil
+	return &simHost{Host: h, cm: cm, wrap: o.Wrap}, nil
 }
 
 // peerOptions builds mocknet's PeerOptions with a peerstore and a
@@ -153,36 +149,11 @@ func peerOptions(ps peerstore.Peerstore, gater coreconnmgr.ConnectionGater) (moc
 // have the null one: nothing would be trimmed or protected).
 type simHost struct {
 	host.Host
-	cm          *connmgr.BasicConnMgr
-	wrap        func(protocol.ID, network.StreamHandler) network.StreamHandler
-	unprotected bool
+	cm   *connmgr.BasicConnMgr
+	wrap func(protocol.ID, network.StreamHandler) network.StreamHandler
 }
 
-func (h *simHost) ConnManager() coreconnmgr.ConnManager {
-	if h.unprotected {
-		return unprotectedCM{h.cm}
-	}
-	return h.cm
-}
-
-// unprotectedCM ignores the guard's protection of identified peers.
-type unprotectedCM struct{ *connmgr.BasicConnMgr }
-
-func (c unprotectedCM) Protect(p peer.ID, tag string) {
-	if tag != identifiedTag {
-		c.BasicConnMgr.Protect(p, tag)
-	}
-}
-
-func (c unprotectedCM) Unprotect(p peer.ID, tag string) bool {
-	if tag != identifiedTag {
-		return c.BasicConnMgr.Unprotect(p, tag)
-	}
-	return false
-}
-
-// identifiedTag is the guard's protection tag (docs/p2p.md "Host").
-const identifiedTag = "parley/identified"
+func (h *simHost) ConnManager() coreconnmgr.ConnManager { return h.cm }
 
 func (h *simHost) SetStreamHandler(pid protocol.ID, handler network.StreamHandler) {
 	if h.wrap != nil {

@@ -250,23 +250,9 @@ func (q *queue) run(ctx context.Context) {
 		o.mu.Lock()
 		if len(q.items) == 0 {
 			o.mu.Unlock()
-			// Keep the stream open for a while: the next envelope to this
-			// peer should not pay for a new stream.
-			timer.Reset(streamIdle)
-			select {
-			case <-ctx.Done():
-				return
-			case <-q.wakeC:
-			case <-timer.C:
-			}
-			o.mu.Lock()
-			if len(q.items) == 0 {
-				q.alive = false
-				delete(o.queues, q.addr)
-				o.mu.Unlock()
+			if !q.idle(ctx, timer) {
 				return
 			}
-			o.mu.Unlock()
 			continue
 		}
 		var due []*pending
@@ -291,6 +277,39 @@ func (q *queue) run(ctx context.Context) {
 			return
 		case <-q.wakeC:
 		case <-timer.C:
+		}
+	}
+}
+
+// idle keeps an emptied queue, and its stream, for streamIdle: the next
+// envelope to this peer should not pay for a new stream, and the
+// connection manager keeps protecting the peer meanwhile. A wake with
+// nothing queued (the peer identified again, a link learnt) does not end
+// the wait. It reports whether the queue goes on (something was queued);
+// false means it ended and was removed.
+func (q *queue) idle(ctx context.Context, timer *time.Timer) bool {
+	o := q.o
+	timer.Reset(streamIdle)
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-q.wakeC:
+		case <-timer.C:
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			if len(q.items) > 0 {
+				return true
+			}
+			q.alive = false
+			delete(o.queues, q.addr)
+			return false
+		}
+		o.mu.Lock()
+		n := len(q.items)
+		o.mu.Unlock()
+		if n > 0 {
+			return true
 		}
 	}
 }
@@ -628,9 +647,13 @@ func (q *queue) stream(ctx context.Context, p peer.ID) (*sendStream, error) {
 		return nil, err
 	}
 	st := &sendStream{s: s, peer: p, acks: make(chan ack, 2*h.cfg.Window), done: make(chan struct{})}
+	// The recipient is protected from the connection manager while this
+	// stream lives: its reader below ends when the stream does.
+	h.guard.streamOpened(p)
 	q.o.qwg.Add(1)
 	go func() {
 		defer q.o.qwg.Done()
+		defer h.guard.streamClosed(p)
 		defer close(st.done)
 		r := bufio.NewReader(s)
 		for {

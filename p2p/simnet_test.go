@@ -52,16 +52,13 @@ type simParams struct {
 	wave       int           // nodes started at once
 	settle     time.Duration // wait after the last start
 	maxHeap    uint64        // the run stops when the heap in use passes it
-	// The connection manager: watermarks and grace period, and whether it
-	// honours the guard's protection of identified peers. Production does,
-	// and then trims nothing (every Parley peer identifies): over mocknet,
-	// which has no resource manager to stop at 192 connections, each node
-	// then keeps nearly every peer its DHT ever queried, and 400 nodes took
-	// 7.9 GiB. The simulation trims identified peers too, at 32/64 (30 s
-	// grace) by default; SIMNET_PROTECT=1 keeps the protection.
+	// The connection manager's watermarks and grace period (production:
+	// 64/192, 1 min; here 32/64, 30 s: mocknet has no resource manager,
+	// and a node keeps nearly every peer its DHT queried up to them). It
+	// protects only the peers a node's outbox has a stream to, as in
+	// production (docs/p2p.md "Host").
 	connLow, connHigh int
 	connGrace         time.Duration
-	protect           bool
 	pause             time.Duration // between waves, for the network to take each in
 	// identify is every node's IdentifyTimeout (production's 5 s by
 	// default): on a saturated machine a handshake can miss it, and each
@@ -95,7 +92,6 @@ func simParamsFromEnv(t *testing.T) simParams {
 			*v = d
 		}
 	}
-	p.protect = os.Getenv("SIMNET_PROTECT") == "1"
 	if s := os.Getenv("SIMNET_MAX_HEAP_MB"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
@@ -329,7 +325,7 @@ func (s *sim) newSimNode(opt func(*p2p.Config)) *simNode {
 	n := &simNode{id: id, rx: newRxLog(), meter: &meter{}, ev: &events{}}
 	cfg, out := simConfig(s.net, id, n.rx, simHostOptions{
 		ConnLow: s.p.connLow, ConnHigh: s.p.connHigh, ConnGrace: s.p.connGrace,
-		Wrap: n.meter.wrap, Unprotected: !s.p.protect,
+		Wrap: n.meter.wrap,
 	})
 	n.out = out
 	cfg.DHTServer = true // every simulated node is publicly reachable
@@ -417,7 +413,7 @@ func TestSimnet(t *testing.T) {
 	s := &sim{t: t, p: p, announced: map[string]bool{}, net: newSimNet(mocknet.LinkOptions{Latency: p.latency, Bandwidth: p.bandwidth})}
 	s.printf("%d nodes (%d bootstrap, 1 store), each listing 2 bootstrap nodes and %d random earlier peers; links %v one way, %.0f KiB/s each; %d offline recipients",
 		p.nodes, p.bootstraps, p.dials, p.latency, p.bandwidth/1024, p.offline)
-	s.printf("connection manager: low %d, high %d, grace %v, identified peers protected: %v; identify timeout %v", p.connLow, p.connHigh, p.connGrace, p.protect, p.identify)
+	s.printf("connection manager: low %d, high %d, grace %v; identify timeout %v", p.connLow, p.connHigh, p.connGrace, p.identify)
 	began := time.Now()
 	s.cpu("")
 	stopWatch := s.watchHeap()
