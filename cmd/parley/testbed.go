@@ -459,11 +459,10 @@ func (t *tb) settings(n *tbNode) settings {
 	case n.scale:
 		s.Node.P2P.Reachability = string(p2p.ReachPublic)
 		s.ApprovalMode = ApprovalAuto
-		// Every node may hold every other: the default admits about 96
-		// inbound connections, and identified peers are kept, so the
-		// two bootstrap nodes of a 100-node run fill up and refuse the
-		// last nodes' handshakes (failed to negotiate security protocol).
-		s.Node.P2P.MaxPeers = 2 * scaleMaxNodes
+		// The defaults: the connection manager trims at 40/80, below
+		// the 96 inbound connections the resource manager admits, so
+		// the two bootstrap nodes every node dials do not fill up (they
+		// did when every identified peer was protected).
 	case n.store:
 		// Steps 1, 6 and 7: a public node, relay and store.
 		s.Node.P2P.Reachability = string(p2p.ReachPublic)
