@@ -50,6 +50,21 @@ func (n *testNode) startStore(edit func(*node.StoreConfig), wrap func(*node.Mail
 	}}, opts...)...)
 }
 
+// announceVia starts a poster that bootstraps from store and announces
+// one task on the board once it has board peers.
+func announceVia(t *testing.T, store *testNode) (*testNode, *negotiation.Envelope) {
+	t.Helper()
+	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
+	eventually(t, "the poster on the task board", func() bool {
+		return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
+	})
+	ann := poster.envelope(newNID())
+	if err := poster.host.Announce(t.Context(), ann); err != nil {
+		t.Fatal(err)
+	}
+	return poster, ann
+}
+
 func withStore(s *testNode) nodeOpt {
 	return func(c *p2p.Config) {
 		c.StorePeers = []string{s.bootstrapAddr()}
@@ -302,14 +317,7 @@ func TestLateArbitratorCatchesUpOnEvidence(t *testing.T) {
 // its own: an announcement made before it joined reaches it.
 func TestLateJoinerCatchesUpByItself(t *testing.T) {
 	store := newStore(t)
-	poster := newNode(t, withBootstrap(store.bootstrapAddr()))
-	eventually(t, "the poster on the task board", func() bool {
-		return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
-	})
-	ann := poster.envelope(newNID())
-	if err := poster.host.Announce(t.Context(), ann); err != nil {
-		t.Fatal(err)
-	}
+	_, ann := announceVia(t, store)
 	eventually(t, "the store to record the announcement", func() bool { e, _ := store.rec.snapshot(); return len(e) == 1 })
 	worker := newNode(t, withStore(store))
 	eventually(t, "the late worker to learn the announcement from the store", func() bool {
@@ -380,14 +388,7 @@ func TestHostileStorePagesAreBounded(t *testing.T) {
 			hp := &hostilePages{mode: mode}
 			store := &testNode{t: t, dir: t.TempDir()}
 			store.startStore(nil, func(ms *node.MailboxStore) p2p.MailboxStore { hp.MailboxStore = ms; return hp })
-			poster := newNode(t, withBootstrap(store.bootstrapAddr()))
-			eventually(t, "the poster on the task board", func() bool {
-				return len(poster.host.TopicPeers(p2p.TopicTaskBoard)) > 0
-			})
-			ann := poster.envelope(newNID())
-			if err := poster.host.Announce(t.Context(), ann); err != nil {
-				t.Fatal(err)
-			}
+			announceVia(t, store)
 			eventually(t, "the store to record the announcement", func() bool {
 				hp.mu.Lock()
 				defer hp.mu.Unlock()
