@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/nodetest"
 	pure "github.com/parleynet/parley/vxp"
@@ -115,7 +117,17 @@ func TestReqFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitOffer(w.worker, nid, res.Envelope.Hash)
-	pHead, wNeg := w.poster.Ledger().Head(), negEntries(t, w.worker, nid)
+	// The poster settles the counter it sent after the worker's ack (a
+	// ledger entry of its own, written a moment later): take its head
+	// once it holds still.
+	var pHead ledger.Head
+	nodetest.Eventually(t, "the poster's ledger to settle", func() bool {
+		h := w.poster.Ledger().Head()
+		time.Sleep(300 * time.Millisecond)
+		pHead = w.poster.Ledger().Head()
+		return h == pHead
+	})
+	wNeg := negEntries(t, w.worker, nid)
 	stale := w.call("POST", "/proposals/"+b1+"/accept", agentA, "", nil)
 	mustStatus(t, "stale accept", stale, 409, "terms_changed")
 	if w.poster.Ledger().Head() != pHead || !reflect.DeepEqual(negEntries(t, w.worker, nid), wNeg) {
