@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/binary"
+	"slices"
 	"sync"
 	"time"
 
@@ -268,11 +269,7 @@ func (v recordValidator) Select(key string, values [][]byte) (int, error) {
 // startDHT runs Kademlia under the /parley prefix with the configured
 // bootstrap peers only, and publishes this node's record.
 func (h *Host) startDHT() error {
-	var boot []peer.AddrInfo
-	for _, s := range h.cfg.Bootstrap {
-		ai, _ := peer.AddrInfoFromString(s)
-		boot = append(boot, *ai)
-	}
+	boot := parsePeers(h.cfg.Bootstrap)
 	mode := dht.ModeAuto
 	if h.cfg.DHTServer {
 		mode = dht.ModeServer
@@ -402,31 +399,42 @@ func (h *Host) lookupRecord(ctx context.Context, a negotiation.Address, timeout 
 	if r.Expires.Before(until) {
 		until = r.Expires
 	}
-	h.recs.put(a, storeInfos(r.Stores), until, now)
+	h.recs.put(a, byPeer(r.Stores), until, now)
 	return r, nil
 }
 
-// storeInfos groups a record's store multiaddrs by peer, in order
-// (ParseRecord checked that each ends in /p2p/).
-func storeInfos(stores []ma.Multiaddr) []peer.AddrInfo {
+// byPeer groups multiaddrs ending in /p2p/ by peer, the peers and each
+// one's addresses in the order given (a bare /p2p/<id> adds the peer
+// with no address); one that does not end in /p2p/ is skipped (ParseRecord
+// and Config.Validate refuse those).
+func byPeer(addrs []ma.Multiaddr) []peer.AddrInfo {
 	var out []peer.AddrInfo
-	for _, a := range stores {
+	for _, a := range addrs {
 		ai, err := peer.AddrInfoFromP2pAddr(a)
 		if err != nil {
 			continue
 		}
-		merged := false
-		for i := range out {
-			if out[i].ID == ai.ID {
-				out[i].Addrs = append(out[i].Addrs, ai.Addrs...)
-				merged = true
-			}
+		if i := slices.IndexFunc(out, func(o peer.AddrInfo) bool { return o.ID == ai.ID }); i >= 0 {
+			out[i].Addrs = append(out[i].Addrs, ai.Addrs...)
+			continue
 		}
-		if !merged {
-			out = append(out, *ai)
-		}
+		out = append(out, *ai)
 	}
 	return out
+}
+
+// parsePeers returns the peers of a configured list (Bootstrap, Relays,
+// StorePeers; Validate checked each entry), one per peer, as byPeer: a
+// peer named with its TCP and its QUIC address is one peer dialled on
+// both, not two dials racing to the same peer.
+func parsePeers(list []string) []peer.AddrInfo {
+	addrs := make([]ma.Multiaddr, 0, len(list))
+	for _, s := range list {
+		if a, err := ma.NewMultiaddr(s); err == nil {
+			addrs = append(addrs, a)
+		}
+	}
+	return byPeer(addrs)
 }
 
 // Bounds of the sender's cache of recipients' store nodes.
@@ -504,5 +512,5 @@ func (h *Host) recipientStores(ctx context.Context, a negotiation.Address) []pee
 		h.recs.put(a, nil, now.Add(recordMissTTL), now)
 		return nil
 	}
-	return storeInfos(r.Stores)
+	return byPeer(r.Stores)
 }

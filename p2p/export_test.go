@@ -90,3 +90,7 @@ func SetRecordCheck(d time.Duration) func() {
 	recordCheck = d
 	return func() { recordCheck = old }
 }
+
+// SetPunching tells h that it runs hole punching, as Config.NAT does,
+// without NAT port mapping (whose discovery sends packets off loopback).
+func (h *Host) SetPunching(on bool) { h.punching.Store(on) }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,8 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
+	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
+	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
@@ -81,6 +84,10 @@ type Host struct {
 
 	consistency *consistencyLimits // each peer's rate on /parley/ledger-consistency/1
 
+	// punching: this node runs go-libp2p's hole punching (Config.NAT;
+	// tests set it alone, without NAT port mapping's packets off loopback).
+	punching atomic.Bool
+
 	reach    atomic.Int32 // network.Reachability, as the event bus last said
 	observed observedAddrs
 	// recordDue wakes publishRecord when the advertised addresses changed.
@@ -103,14 +110,12 @@ func New(cfg Config) (*Host, error) {
 
 		consistency: &consistencyLimits{r: rate.Limit(cfg.ConsistencyRate), burst: cfg.ConsistencyBurst},
 	}
+	h.punching.Store(cfg.NAT)
 	h.out = newOutbox(h)
 	h.in = newInbound(h)
 	h.guard = newGuard(h)
 	h.topics = newTopics(h)
-	for _, s := range cfg.StorePeers {
-		ai, _ := peer.AddrInfoFromString(s)
-		h.stores = append(h.stores, *ai)
-	}
+	h.stores = parsePeers(cfg.StorePeers)
 	return h, nil
 }
 
@@ -223,7 +228,7 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		opts = append(opts, libp2p.DisableMetrics())
 	}
 	if h.cfg.NAT {
-		opts = append(opts, libp2p.NATPortMap(), libp2p.EnableAutoNATv2(), libp2p.EnableHolePunching())
+		opts = append(opts, libp2p.NATPortMap(), libp2p.EnableAutoNATv2(), libp2p.EnableHolePunching(h.punchOptions()...))
 	}
 	if h.cfg.NAT || len(h.cfg.Relays) > 0 {
 		opts = append(opts, libp2p.EnableRelay())
@@ -234,8 +239,7 @@ func (h *Host) buildLibp2p() (host.Host, error) {
 		opts = append(opts, libp2p.EnableRelayService(relayv2.WithInfiniteLimits(), relayv2.WithACL(relayACL{h})))
 	}
 	if len(h.cfg.Relays) > 0 {
-		relays, _ := parseRelays(h.cfg.Relays) // Validate checked them
-		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(relays))
+		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(parsePeers(h.cfg.Relays)))
 	}
 	if len(h.cfg.Announce) > 0 {
 		var announce []ma.Multiaddr
@@ -301,7 +305,7 @@ func (h *Host) listenAddrs() []ma.Multiaddr {
 func (h *Host) connected(_ network.Network, c network.Conn) {
 	p := c.RemotePeer()
 	if c.Stat().Direction == network.DirOutbound && connPath(c) == PathRelayed {
-		h.go1(func(ctx context.Context) { h.preferDirect(ctx, p) })
+		h.go1(func(ctx context.Context) { h.preferDirect(ctx, c) })
 	}
 	if c.Stat().Direction != network.DirOutbound {
 		return
@@ -309,13 +313,21 @@ func (h *Host) connected(_ network.Network, c network.Conn) {
 	h.go1(func(ctx context.Context) { h.identify(ctx, p) })
 }
 
-// preferDirect dials p directly once, beside the relayed connection this
-// node opened to it: a peer on the same LAN, or one that became
-// reachable, is then reached without the relay (streams prefer a direct
-// connection). Behind NAT on both sides the dial fails and hole punching
-// (p2p.nat) is what can open one.
-func (h *Host) preferDirect(ctx context.Context, p peer.ID) {
-	if hasDirect(h.p2p.Network(), p) {
+// preferDirect dials c's peer directly once, beside the relayed
+// connection c this node opened to it: a peer on the same LAN, or one
+// that became reachable, is then reached without the relay (streams
+// prefer a direct connection). It waits for the peer's identify first:
+// the peer's own addresses come with it (before, this node may know only
+// the circuit address it dialled). Behind NAT on both sides the dial
+// fails, and hole punching (p2p.nat) is what can open a direct
+// connection: when both sides punch (punches), the dial is left to it. A
+// plain dial beside DCUtR's competes with the punch for the same
+// addresses from the same port (the swarm joins dials to one address,
+// and TCP reuses the listen port), and in the testbed the punched
+// connection then formed and was lost a moment later.
+func (h *Host) preferDirect(ctx context.Context, c network.Conn) {
+	p := c.RemotePeer()
+	if !h.identified(ctx, c) || hasDirect(h.p2p.Network(), p) || h.punches(p) {
 		return
 	}
 	dctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "prefer direct"), h.cfg.DialTimeout)
@@ -323,6 +335,58 @@ func (h *Host) preferDirect(ctx context.Context, p peer.ID) {
 	if err := h.p2p.Connect(dctx, peer.AddrInfo{ID: p}); err != nil {
 		h.log.Debug("no direct connection beside the relayed one", "peer", p, "err", err)
 	}
+}
+
+// identified waits, at most DialTimeout, for libp2p's identify on c,
+// and reports whether it ended (it may have failed) before that.
+func (h *Host) identified(ctx context.Context, c network.Conn) bool {
+	ih, ok := h.p2p.(interface{ IDService() identify.IDService })
+	if !ok {
+		return true // a simulation's host: identify is not ours to wait for
+	}
+	wctx, cancel := context.WithTimeout(ctx, h.cfg.DialTimeout)
+	defer cancel()
+	select {
+	case <-ih.IDService().IdentifyWait(c):
+		return true
+	case <-wctx.Done():
+		return false
+	}
+}
+
+// punches reports whether hole punching will try a direct connection to
+// p: this node runs DCUtR (p2p.nat) and p speaks it, as its identify
+// said. p, which accepted the relayed connection, starts the punch.
+func (h *Host) punches(p peer.ID) bool {
+	if !h.punching.Load() {
+		return false
+	}
+	ps, err := h.p2p.Peerstore().SupportsProtocols(p, holepunch.Protocol)
+	return err == nil && len(ps) > 0
+}
+
+// punchDirectDial bounds DCUtR's first step, a plain dial to the peer's
+// public addresses before it punches (go-libp2p waits 10 s): behind a
+// router that drops unasked packets the dial can only time out, and the
+// punch waits for it.
+const punchDirectDial = 3 * time.Second
+
+// punchOptions are the hole punching service's options: punchDirectDial,
+// and its events in this node's log at debug (with go-libp2p's metrics
+// when they are on).
+func (h *Host) punchOptions() []holepunch.Option {
+	opts := []holepunch.Option{holepunch.DirectDialTimeout(punchDirectDial)}
+	if h.cfg.Registerer != nil {
+		return append(opts, holepunch.WithMetricsAndEventTracer(holepunch.NewMetricsTracer(holepunch.WithRegisterer(h.cfg.Registerer)), punchLog{h.log}))
+	}
+	return append(opts, holepunch.WithTracer(punchLog{h.log}))
+}
+
+// punchLog writes hole punching's events to the node's log at debug.
+type punchLog struct{ log *slog.Logger }
+
+func (l punchLog) Trace(e *holepunch.Event) {
+	l.log.Debug("hole punching: "+e.Type, "peer", e.Remote, "event", e.Evt)
 }
 
 // hasDirect reports whether n holds a direct connection to p.
@@ -367,12 +431,7 @@ func (h *Host) bootstrap(ctx context.Context) {
 
 // dialBootstrap dials every bootstrap and store peer once, together.
 func (h *Host) dialBootstrap(ctx context.Context) {
-	var all []peer.AddrInfo
-	for _, s := range h.cfg.Bootstrap {
-		ai, _ := peer.AddrInfoFromString(s)
-		all = append(all, *ai)
-	}
-	all = append(all, h.stores...)
+	all := parsePeers(append(slices.Clone(h.cfg.Bootstrap), h.cfg.StorePeers...))
 	var wg sync.WaitGroup
 	for _, ai := range all {
 		wg.Add(1)

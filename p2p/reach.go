@@ -254,19 +254,6 @@ func CheckAnnounce(s string) error {
 	return err
 }
 
-// parseRelays returns the relays of Config.Relays, one per peer.
-func parseRelays(list []string) ([]peer.AddrInfo, error) {
-	var addrs []ma.Multiaddr
-	for _, s := range list {
-		a, err := ma.NewMultiaddr(s)
-		if err != nil {
-			return nil, err
-		}
-		addrs = append(addrs, a)
-	}
-	return peer.AddrInfosFromP2pAddrs(addrs...)
-}
-
 // relayACL admits to a node's relay service (Config.RelayService) only
 // Parley nodes: a peer that completed the identity handshake, for a
 // reservation and for a circuit (both ends). The service relays without

@@ -20,6 +20,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	relayclient "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	relayv2 "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
+	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/parleynet/parley/identity"
@@ -356,5 +357,72 @@ func connectThrough(t *testing.T, b, a *testNode, circuit string) {
 			t.Fatalf("b could not reach a through the relay: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond) // autorelay's reservation is not made yet
+	}
+}
+
+// punchPeer starts a plain libp2p host on loopback with a slot reserved
+// at the relay r, speaking DCUtR when dcutr (a handler that only answers
+// the protocol, so identify advertises it), and returns it with its
+// circuit address through r.
+func punchPeer(t *testing.T, r host.Host, dcutr bool) (host.Host, string) {
+	t.Helper()
+	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableMetrics(), libp2p.EnableRelay())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if dcutr {
+		h.SetStreamHandler(holepunch.Protocol, func(s network.Stream) { _ = s.Reset() })
+	}
+	ri := peer.AddrInfo{ID: r.ID(), Addrs: r.Addrs()}
+	if err := h.Connect(t.Context(), ri); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := relayclient.Reserve(t.Context(), h, ri); err != nil {
+		t.Fatal(err)
+	}
+	return h, r.Addrs()[0].String() + "/p2p/" + r.ID().String() + "/p2p-circuit"
+}
+
+// TestADirectDialBesideARelayIsLeftToHolePunching: a node that opened a
+// relayed connection dials the peer directly beside it, unless both run
+// hole punching: then DCUtR, which the peer starts, opens the direct
+// connection, and a plain dial beside it would compete with the punch
+// for the same addresses (in the testbed the punched connection was then
+// lost a moment later).
+func TestADirectDialBesideARelayIsLeftToHolePunching(t *testing.T) {
+	r := relayHost(t)
+	rAddr := r.Addrs()[0].String() + "/p2p/" + r.ID().String()
+	b := newNode(t, func(c *p2p.Config) { c.Relays = []string{rAddr} })
+	b.host.SetPunching(true)
+	plain, plainCircuit := punchPeer(t, r, false)
+	punching, punchCircuit := punchPeer(t, r, true)
+	direct := func(p host.Host) bool {
+		for _, c := range b.host.Libp2p().Network().ConnsToPeer(p.ID()) {
+			if !strings.Contains(c.RemoteMultiaddr().String(), "/p2p-circuit") {
+				return true
+			}
+		}
+		return false
+	}
+	dial := func(p host.Host, circuit string) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if err := b.host.Libp2p().Connect(ctx, peer.AddrInfo{ID: p.ID(), Addrs: []ma.Multiaddr{ma.StringCast(circuit)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A peer without DCUtR: the direct dial beside the relayed connection.
+	dial(plain, plainCircuit)
+	eventually(t, "b's direct connection to the peer without DCUtR", func() bool { return direct(plain) })
+	// A peer that speaks DCUtR: no plain dial; it is the one to punch.
+	dial(punching, punchCircuit)
+	eventually(t, "b to learn that the peer speaks DCUtR", func() bool {
+		ps, _ := b.host.Libp2p().Peerstore().SupportsProtocols(punching.ID(), holepunch.Protocol)
+		return len(ps) == 1
+	})
+	time.Sleep(2 * time.Second) // longer than the direct dial to the first peer took
+	if direct(punching) {
+		t.Fatal("b dialled the DCUtR peer directly beside the relayed connection: the punch is left to DCUtR")
 	}
 }

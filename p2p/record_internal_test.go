@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"crypto/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +82,29 @@ func TestRecordCacheIsBounded(t *testing.T) {
 	}
 	if _, ok := c.get(addr(recordCacheMax+9), now.Add(2*time.Hour)); ok {
 		t.Fatal("an entry was served after its deadline")
+	}
+}
+
+// TestParsePeersMergesAPeersAddresses: a peer named twice in a configured
+// list (its TCP and its QUIC address) is one peer with both addresses, in
+// the order given, beside the others in theirs.
+func TestParsePeersMergesAPeersAddresses(t *testing.T) {
+	a, b := newPeerID(t), newPeerID(t)
+	got := parsePeers([]string{
+		"/ip4/11.0.0.11/tcp/4001/p2p/" + a.String(),
+		"/ip4/11.0.0.12/tcp/4001/p2p/" + b.String(),
+		"/ip4/11.0.0.11/udp/4001/quic-v1/p2p/" + a.String(),
+	})
+	want := []peer.AddrInfo{
+		{ID: a, Addrs: []ma.Multiaddr{ma.StringCast("/ip4/11.0.0.11/tcp/4001"), ma.StringCast("/ip4/11.0.0.11/udp/4001/quic-v1")}},
+		{ID: b, Addrs: []ma.Multiaddr{ma.StringCast("/ip4/11.0.0.12/tcp/4001")}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("parsePeers = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || !slices.EqualFunc(got[i].Addrs, want[i].Addrs, ma.Multiaddr.Equal) {
+			t.Fatalf("parsePeers[%d] = %v, want %v", i, got[i], want[i])
+		}
 	}
 }
