@@ -427,6 +427,21 @@ func (t *tb) p2pAddr(n *tbNode) string {
 	return fmt.Sprintf("/ip4/%s/tcp/%d/p2p/%s", t.topo.Hosts[n.host].Addr, tbP2PPort, n.pub.PeerID)
 }
 
+// p2pAddrs are the public nodes' multiaddrs as the others name them: TCP
+// and QUIC, so a node behind NAT also meets them over QUIC, learns its
+// router's UDP mapping from them and can be hole-punched over QUIC (UDP
+// punches where TCP's simultaneous open often does not).
+func (t *tb) p2pAddrs(names ...string) []string {
+	var out []string
+	for _, name := range names {
+		n := t.nodes[name]
+		a := t.topo.Hosts[n.host].Addr
+		out = append(out, fmt.Sprintf("/ip4/%s/tcp/%d/p2p/%s", a, tbP2PPort, n.pub.PeerID),
+			fmt.Sprintf("/ip4/%s/udp/%d/quic-v1/p2p/%s", a, tbP2PPort, n.pub.PeerID))
+	}
+	return out
+}
+
 // settings are a node's settings on its current host (docs/p2p.md
 // "Running nodes across the internet", step by step).
 func (t *tb) settings(n *tbNode) settings {
@@ -451,7 +466,7 @@ func (t *tb) settings(n *tbNode) settings {
 	default:
 		for _, b := range tbPublic {
 			if b != n.name {
-				s.Node.P2P.Bootstrap = append(s.Node.P2P.Bootstrap, t.p2pAddr(t.nodes[b]))
+				s.Node.P2P.Bootstrap = append(s.Node.P2P.Bootstrap, t.p2pAddrs(b)...)
 			}
 		}
 	}
@@ -475,11 +490,11 @@ func (t *tb) settings(n *tbNode) settings {
 		// Steps 5 and 6: behind NAT, with the relays; hole punching with
 		// p2p.nat.
 		s.Node.P2P.NAT = n.opts.nat
-		s.Node.P2P.Relays = []string{t.p2pAddr(t.nodes["pub1"]), t.p2pAddr(t.nodes["pub2"])}
+		s.Node.P2P.Relays = t.p2pAddrs("pub1", "pub2")
 		s.Node.P2P.Reachability = string(p2p.ReachPrivate)
 	}
 	if !n.store && !n.scale {
-		s.Node.P2P.StorePeers = []string{t.p2pAddr(t.nodes["pub1"])}
+		s.Node.P2P.StorePeers = t.p2pAddrs("pub1")
 	}
 	s.LogLevel = "debug"
 	s.Node.P2P.RetryMax = 3 * time.Second
@@ -703,6 +718,9 @@ func (t *tb) story(s *testbed.Scenario, punch bool) error {
 			s.Printf("%-10s observed public address %s (its router's mapping)", name, strings.Join(obs, " "))
 		}
 		time.Sleep(6 * time.Second)
+		if err := t.punched(s); err != nil {
+			return err
+		}
 	}
 	before := map[string]map[p2p.Path]float64{}
 	for _, name := range trio {
@@ -751,6 +769,32 @@ func (t *tb) story(s *testbed.Scenario, punch bool) error {
 	if punch && c.Path != p2p.PathDirect {
 		return fmt.Errorf("with hole punching the poster and the worker still hold only a %s connection", c.Path)
 	}
+	return nil
+}
+
+// punched has the poster propose a first task to the worker, which opens
+// their relayed connection, and waits until hole punching (DCUtR, which
+// the worker starts on that inbound relayed connection) gives them a
+// direct one: the story that follows then runs over it.
+func (t *tb) punched(s *testbed.Scenario) error {
+	poster, worker := t.nodes["poster"], t.nodes["worker"]
+	stop := t.approver(poster)
+	defer stop()
+	began := time.Now()
+	_, paths, err := t.propose(poster, worker, "Translate the glossary")
+	if err != nil {
+		return err
+	}
+	s.Printf("a first proposal from the poster to the worker: %s", paths)
+	var c p2p.ConnInfo
+	if err := t.until("hole punching to give the poster and the worker a direct connection", func() (bool, error) {
+		var err error
+		c, err = t.connBetween(poster, worker)
+		return err == nil && c.Path == p2p.PathDirect, err
+	}); err != nil {
+		return err
+	}
+	s.Printf("punched %s after the proposal: the poster's connection to the worker is direct to %s (%s)", time.Since(began).Round(100*time.Millisecond), c.Addr, c.Direction)
 	return nil
 }
 
@@ -1112,7 +1156,7 @@ func (t *tb) bootstrapGone(s *testbed.Scenario) error {
 		return err
 	}
 	began := time.Now()
-	if err := t.startNode(fresh, tbNodeOpts{nat: true, bootstraps: []string{t.p2pAddr(t.nodes["pub1"]), t.p2pAddr(t.nodes["pub2"])}}); err != nil {
+	if err := t.startNode(fresh, tbNodeOpts{nat: true, bootstraps: t.p2pAddrs("pub1", "pub2")}); err != nil {
 		return err
 	}
 	t.nodes["lan2"] = fresh
