@@ -129,7 +129,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, dir string, chainPort in
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	state, err := devnetLoadState(dir)
+	state, err := devnetLoadState(dir, &chainPort)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -411,8 +411,12 @@ func devnetSoftwareKey(ctx context.Context, dir, role string, ports devnetPorts,
 }
 
 // devnetLoadState reads devnet.json, choosing free loopback ports for
-// what it does not name yet (everything on the first run).
-func devnetLoadState(dir string) (devnetState, error) {
+// what it does not name yet (everything on the first run). chainPort,
+// when not nil, is the dev chain's: no node's port is chosen on it, and
+// when it is 0 it is chosen here, with the nodes' ports, so that the
+// chain does not pick, at its start, a port a node is about to listen on
+// (before, the kernel once handed the chain the poster's VXP port).
+func devnetLoadState(dir string, chainPort *int) (devnetState, error) {
 	path := filepath.Join(dir, "devnet.json")
 	var st devnetState
 	b, err := os.ReadFile(path)
@@ -430,6 +434,9 @@ func devnetLoadState(dir string) (devnetState, error) {
 	// Each port is chosen once: the kernel may hand a port just closed out
 	// again, and two listeners on one port stop a node at its start.
 	used := map[int]bool{}
+	if chainPort != nil && *chainPort != 0 {
+		used[*chainPort] = true
+	}
 	for _, p := range st.Nodes {
 		for _, port := range []int{p.P2P, p.Metrics, p.API, p.Web, p.VXP} {
 			used[port] = true
@@ -449,6 +456,13 @@ func devnetLoadState(dir string) (devnetState, error) {
 			used[*port] = true
 		}
 		st.Nodes[role] = p
+	}
+	if chainPort != nil && *chainPort == 0 {
+		for *chainPort == 0 || used[*chainPort] {
+			if *chainPort, err = freePort(); err != nil {
+				return st, err
+			}
+		}
 	}
 	return st, devnetSaveState(dir, st)
 }

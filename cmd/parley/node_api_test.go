@@ -149,7 +149,7 @@ func TestReadAPIKey(t *testing.T) {
 // key file holds a key, and the devnet's summary prints the URL.
 func checkDevnetAPIs(t *testing.T, dir, out string) {
 	t.Helper()
-	st, err := devnetLoadState(dir)
+	st, err := devnetLoadState(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

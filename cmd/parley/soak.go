@@ -65,7 +65,7 @@ func runSoak(cmd *cobra.Command, dir string, phase time.Duration, light bool) er
 	if err != nil {
 		return err
 	}
-	st, err := devnetLoadState(dn.dir)
+	st, err := devnetLoadState(dn.dir, nil)
 	if err != nil {
 		return dn.fail(err)
 	}
