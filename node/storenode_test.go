@@ -193,6 +193,12 @@ func TestOfflineDeliveryThroughStoreNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker.waitState(res.Thread.NegotiationID, negotiation.StateProposed)
+	// and is acked directly before the worker goes: stopped between
+	// applying it and its ack reaching the poster, the worker would leave
+	// the poster's outbox holding it, and the store would hold a fourth.
+	eventually(t, "the poster's outbox to settle the direct proposal as delivered", func() bool {
+		return countKind(t, poster, ledger.KindOutboxAcked, "status", "delivered") == 1
+	})
 
 	worker.stop()
 	stranger.stop()
