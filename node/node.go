@@ -229,6 +229,9 @@ func (n *Node) Start(ctx context.Context) (err error) {
 			n.state = stateClosed
 		}
 	}()
+	if err := negotiation.Warm(); err != nil {
+		return fmt.Errorf("node: envelope decoder: %w", err)
+	}
 	now := n.now()
 	kcfg := identity.DefaultConfig(n.cfg.DataDir)
 	if n.keys, err = identity.Open(kcfg, n.o.passphrase); err != nil {

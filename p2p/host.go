@@ -320,11 +320,12 @@ func (h *Host) connected(_ network.Network, c network.Conn) {
 // the peer's own addresses come with it (before, this node may know only
 // the circuit address it dialled). Behind NAT on both sides the dial
 // fails, and hole punching (p2p.nat) is what can open a direct
-// connection: when both sides punch (punches), the dial is left to it. A
-// plain dial beside DCUtR's competes with the punch for the same
-// addresses from the same port (the swarm joins dials to one address,
-// and TCP reuses the listen port), and in the testbed the punched
-// connection then formed and was lost a moment later.
+// connection: when both sides punch (punches), the dial is left to it.
+// Through two NAT routers this dial and DCUtR's own first dial, from the
+// other side, met in a TCP simultaneous open; both ends then acted as the
+// Noise initiator, the handshake failed, its reset closed the routers'
+// conntrack entries and the punch after it failed (seen in the testbed's
+// packet captures).
 func (h *Host) preferDirect(ctx context.Context, c network.Conn) {
 	p := c.RemotePeer()
 	if !h.identified(ctx, c) || hasDirect(h.p2p.Network(), p) || h.punches(p) {
