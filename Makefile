@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BIN     := bin/parley
 export CGO_ENABLED ?= 1
 
-.PHONY: all build test vet lint generate verify bench demo soak testbed testbed-scale simnet npm clean
+.PHONY: all build test vet lint generate verify bench fuzz demo soak testbed testbed-scale simnet npm clean
 
 all: build
 
@@ -41,6 +41,32 @@ verify: generate
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# Not part of make test (which replays every committed corpus entry): each
+# fuzz target of the module for FUZZTIME (36 targets, about 36 minutes at
+# 60s). FUZZ=negotiation limits it to packages matching the pattern.
+FUZZTIME ?= 60s
+FUZZ ?= .
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh '$(FUZZ)'
+
+# Not part of make test: Parley's task board beside go-waku's relay (v0.10.0,
+# no RLN), N nodes of each system in one process on 127.0.0.1, the systems
+# alternating over PEERS_ROUNDS rounds, then Parley's direct send beside
+# go-waku's lightpush, and a CPU profile of Parley's side at the largest N
+# (docs/benchmarks.md "Side by side with go-waku"; bench/README.md). bench/
+# is a Go module of its own, and bench/waku another (go-waku's go-libp2p
+# and pubsub fork), so go vet and go test ./... never enter them. About
+# 10 minutes on 2 cores; more flags in PEERS_FLAGS (./bin/bench-peers -h).
+PEERS_N ?= 10,30,100
+PEERS_ROUNDS ?= 3
+PEERS_FLAGS ?=
+bench-peers:
+	cd bench/waku && $(GO) build -tags gowaku_no_rln -o ../../bin/bench-peers-waku .
+	cd bench && $(GO) build -o ../bin/bench-peers ./peers
+	./bin/bench-peers -waku bin/bench-peers-waku -n $(PEERS_N) -rounds $(PEERS_ROUNDS) \
+		-cpuprofile bin/bench-peers-parley.pprof -out bin/bench-peers.json $(PEERS_FLAGS)
+	$(GO) tool pprof -top -nodecount=30 bin/bench-peers bin/bench-peers-parley.pprof 2>/dev/null | head -40
 
 demo: build npm
 	./$(BIN) demo

@@ -1,12 +1,14 @@
 package negotiation
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"strings"
+	"strconv"
 
-	"github.com/gowebpki/jcs"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/ipfs/go-cid"
 	"github.com/multiformats/go-multihash"
 )
@@ -27,14 +29,7 @@ func (h Hash) IsZero() bool { return h == ZeroHash }
 func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
 // UnmarshalText accepts exactly 0x + 64 lowercase hex digits.
-func (h *Hash) UnmarshalText(b []byte) error {
-	v, err := parseHex(string(b), 32)
-	if err != nil {
-		return err
-	}
-	copy(h[:], v)
-	return nil
-}
+func (h *Hash) UnmarshalText(b []byte) error { return parseHexInto(h[:], b) }
 
 // ParseHash parses 0x + 64 lowercase hex digits.
 func ParseHash(s string) (Hash, error) {
@@ -43,21 +38,50 @@ func ParseHash(s string) (Hash, error) {
 	return h, err
 }
 
-// Canonicalize returns the RFC 8785 (JCS) form of the JSON text b. It
-// rejects duplicate member names with CodeDuplicateKey and anything that is
-// not JSON with CodeMalformedJSON.
+// Canonicalize returns the RFC 8785 (JCS) form of the JSON text b, a new
+// slice. It rejects duplicate member names with CodeDuplicateKey and
+// anything that is not exactly one JSON value of valid UTF-8 (a lone
+// surrogate escape included) with CodeMalformedJSON. It is JSON v2's
+// canonicaliser (about 5 µs and one allocation for an envelope where the
+// JCS library took 17-31 µs and hundreds); FuzzIsCanonical holds the two
+// to the same output.
 func Canonicalize(b []byte) ([]byte, error) {
 	if len(b) == 0 {
 		return nil, reject(CodeMalformedJSON, "", "empty input")
 	}
-	out, err := jcs.Transform(b)
-	if err != nil {
-		if strings.Contains(strings.ToLower(err.Error()), "duplicate key") {
+	v := jsontext.Value(bytes.Clone(b))
+	if err := v.Canonicalize(); err != nil {
+		if errors.Is(err, jsontext.ErrDuplicateName) {
 			return nil, &Error{Code: CodeDuplicateKey, Msg: err.Error(), Err: err}
 		}
 		return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
 	}
-	return out, nil
+	// JSON v2 rounds a literal beyond the largest double to that double;
+	// RFC 8785 refuses it (it is Infinity, which JSON cannot spell). Only
+	// an output holding the largest double can have come from one.
+	if bytes.Contains(v, []byte(maxDouble)) && overflows(b) {
+		return nil, reject(CodeMalformedJSON, "", "a number beyond the largest double")
+	}
+	return v, nil
+}
+
+const maxDouble = "1.7976931348623157e+308"
+
+// overflows reports whether valid JSON text b holds a number literal that
+// parses to an infinity.
+func overflows(b []byte) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if tok.Kind() == '0' {
+			if _, err := strconv.ParseFloat(tok.String(), 64); err != nil {
+				return true
+			}
+		}
+	}
 }
 
 // HashCanonical returns SHA-256 of JCS(b).
@@ -102,16 +126,40 @@ func HashFromCID(c cid.Cid) (Hash, error) {
 }
 
 func parseHex(s string, n int) ([]byte, error) {
+	out := make([]byte, n)
+	if err := parseHexInto(out, s); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseHexInto decodes 0x + 2*len(dst) lowercase hex digits into dst.
+func parseHexInto[S ~string | ~[]byte](dst []byte, s S) error {
+	n := len(dst)
 	if len(s) != 2+2*n || s[0] != '0' || s[1] != 'x' {
-		return nil, reject(CodeBadHex, "", "want 0x and %d lowercase hex digits", 2*n)
+		return reject(CodeBadHex, "", "want 0x and %d lowercase hex digits", 2*n)
 	}
 	for i := 2; i < len(s); i++ {
 		c := s[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return nil, reject(CodeBadHex, "", "not lowercase hex at offset %d", i)
+			return reject(CodeBadHex, "", "not lowercase hex at offset %d", i)
 		}
 	}
-	return hex.DecodeString(s[2:])
+	for i := range dst {
+		dst[i] = unhex(s[2+2*i])<<4 | unhex(s[3+2*i])
+	}
+	return nil
+}
+
+// unhex is the value of a hex digit (of either case).
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // HashOf returns SHA-256 of b.

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/go-cid"
-	"github.com/parleynet/parley/schemas"
 )
 
 // DefaultMaxEnvelopeBytes is the default size limit of one envelope (256 KiB).
@@ -108,13 +108,13 @@ type DecodeOptions struct {
 }
 
 // Warm builds what Decode and the clause rules otherwise build on first
-// use (the embedded JSON Schemas, the CEL environment), and returns an
+// use (the wire rules compiled from the JSON Schemas, the CEL environment), and returns an
 // error if either cannot be built. A node calls it at start: its first
 // envelope then does not pay for it (about 20 ms of CPU here; in a
 // network where every node receives its first announcement at once, on a
 // shared machine, each hop of the gossip waited for it).
 func Warm() error {
-	if _, err := schemas.Compiled(); err != nil {
+	if _, err := compiledRules(); err != nil {
 		return err
 	}
 	_, err := ruleEnv()
@@ -122,10 +122,15 @@ func Warm() error {
 }
 
 // Decode parses an envelope strictly: size limit, well-formed JSON without
-// duplicate members, the JSON Schema (unknown members, formats, the payload
-// of its type), and the formats the schema cannot express (EIP-55
-// checksums, canonical integers, CIDs, EVM signature form). It does not
-// check the signature: call Verify. Every failure is an *Error with a code.
+// duplicate members, the rules of the JSON Schemas (unknown members,
+// formats, the payload of its type), and the formats the schemas cannot
+// express (EIP-55 checksums, canonical integers, CIDs, EVM signature
+// form). It does not check the signature: call Verify. Every failure is an
+// *Error with a code.
+//
+// Canonical input (what peers send) is checked in place and read in one
+// pass into the typed envelope (wiredecode.go); other input is
+// canonicalised first, and the canonical bytes are what the envelope keeps.
 func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 	max := opts.MaxBytes
 	if max <= 0 {
@@ -134,96 +139,16 @@ func Decode(b []byte, opts DecodeOptions) (*Envelope, error) {
 	if len(b) > max {
 		return nil, reject(CodeTooLarge, "", "%d bytes exceeds the limit of %d", len(b), max)
 	}
-	generic, fast := parseCanonical(b)
 	var raw []byte
-	if fast {
+	if isCanonical(b) {
 		raw = bytes.Clone(b)
 	} else {
 		var err error
 		if raw, err = Canonicalize(b); err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&generic); err != nil {
-			return nil, &Error{Code: CodeMalformedJSON, Msg: err.Error(), Err: err}
-		}
 	}
-	set, err := schemas.Compiled()
-	if err != nil {
-		return nil, fmt.Errorf("negotiation: schemas: %w", err)
-	}
-	if err := set.ValidateEnvelope(generic); err != nil {
-		var se *schemas.Error
-		if errors.As(err, &se) {
-			return nil, &Error{Code: Code(se.Code), Field: se.Pointer, Msg: se.Msg, Err: err}
-		}
-		return nil, &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
-	}
-	// The schema has checked the shape; one strict typed pass fills the
-	// envelope and its payload, whose concrete type is known from the tree.
-	typ, _ := generic.(map[string]any)["type"].(string)
-	p := newPayload(MessageType(typ))
-	if p == nil {
-		return nil, reject(CodeUnknownType, "/type", "%q", typ)
-	}
-	// Unknown members were refused by the schema (additionalProperties is
-	// false everywhere, and schemas/mirror_test.go holds the Go types to the
-	// schemas member for member), so this pass need not look for them again.
-	w := wireEnvelope{Payload: p}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		var ne *Error
-		if errors.As(err, &ne) {
-			return nil, ne
-		}
-		return nil, &Error{Code: CodeSchemaInvalid, Msg: err.Error(), Err: err}
-	}
-	return fromWire(&w, p, raw)
-}
-
-func fromWire(w *wireEnvelope, p Payload, raw []byte) (*Envelope, error) {
-	if w.SchemaVersion != SchemaVersion {
-		return nil, reject(CodeBadSchemaVersion, "/schemaVersion", "want %s", SchemaVersion)
-	}
-	if _, err := ParseNegotiationID(w.NegotiationID); err != nil {
-		return nil, err
-	}
-	ts, err := ParseTime(w.Timestamp)
-	if err != nil {
-		return nil, withField(err, "/timestamp")
-	}
-	if w.Sequence < 1 {
-		return nil, reject(CodeSchemaInvalid, "/sequence", "sequence starts at 1")
-	}
-	if w.Sequence == 1 && !w.PreviousHash.IsZero() {
-		return nil, reject(CodePreviousHashMismatch, "/previousHash", "sequence 1 must have the zero previousHash")
-	}
-	if err := checkPayload(p); err != nil {
-		return nil, err
-	}
-	sig, err := parseHex(w.Signature, ed25519.SignatureSize)
-	if err != nil {
-		return nil, withField(err, "/signature")
-	}
-	e := &Envelope{
-		Header: Header{
-			Type: w.Type, NegotiationID: w.NegotiationID, TaskID: w.TaskID,
-			Sequence: w.Sequence, PreviousHash: w.PreviousHash, Timestamp: ts,
-			Sender: w.Sender, Recipients: w.Recipients,
-		},
-		Payload: p,
-		raw:     raw,
-		hash:    sha256.Sum256(raw),
-	}
-	copy(e.Signature[:], sig)
-	needle := []byte(`,"signature":"` + w.Signature + `"`)
-	// The top-level member is the last occurrence: only taskId, timestamp and
-	// type (formats that cannot contain it) sort after "signature".
-	e.sigOff = bytes.LastIndex(raw, needle)
-	if e.sigOff < 0 {
-		return nil, reject(CodeSchemaInvalid, "/signature", "signature member not found in canonical form")
-	}
-	return e, nil
+	return decodeCanonical(raw)
 }
 
 func withField(err error, field string) error {
@@ -307,11 +232,16 @@ func (k Ed25519Key) PublicKey() ed25519.PublicKey {
 // Sign signs msg.
 func (k Ed25519Key) Sign(msg []byte) []byte { return ed25519.Sign(ed25519.PrivateKey(k), msg) }
 
-// Build assembles, canonicalises and signs an envelope from h and p with the
-// inbox key, then decodes the result with the same strict rules a receiver
-// applies, so a node never sends what a peer would refuse.
+// Build assembles, checks, canonicalises and signs an envelope from h and
+// p with the inbox key. It applies the rules a receiver's Decode applies
+// (checkBuilt: the same wire rules on the Go values; checkPayload; the
+// size limit), so a node never sends what a peer would refuse, and signs
+// what it built without decoding its own output again: TestBuildAgreesWithDecode
+// and FuzzBuildAgreesWithDecode keep Decode(e.Bytes()) equal to e.
+//
+// The envelope holds p itself: the caller must not change p afterwards.
 func Build(h Header, p Payload, key InboxSigner, opts DecodeOptions) (*Envelope, error) {
-	if p == nil {
+	if p == nil || reflect.ValueOf(p).IsNil() {
 		return nil, reject(CodeSchemaInvalid, "/payload", "no payload")
 	}
 	if h.Type == "" {
@@ -328,6 +258,19 @@ func Build(h Header, p Payload, key InboxSigner, opts DecodeOptions) (*Envelope,
 		Sequence: h.Sequence, PreviousHash: h.PreviousHash, Timestamp: FormatTime(h.Timestamp),
 		Sender: h.Sender, Recipients: h.Recipients, Payload: p,
 	}
+	if err := checkBuilt(&w, p); err != nil {
+		return nil, err
+	}
+	ts, err := time.Parse(TimeLayout, w.Timestamp)
+	if err != nil {
+		return nil, reject(CodeBadTimestamp, "/timestamp", "%v", err)
+	}
+	if w.Sequence == 1 && !w.PreviousHash.IsZero() {
+		return nil, reject(CodePreviousHashMismatch, "/previousHash", "sequence 1 must have the zero previousHash")
+	}
+	if err := checkPayload(p); err != nil {
+		return nil, err
+	}
 	unsigned, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("negotiation: encode envelope: %w", err)
@@ -336,18 +279,36 @@ func Build(h Header, p Payload, key InboxSigner, opts DecodeOptions) (*Envelope,
 	if err != nil {
 		return nil, err
 	}
-	w.Signature = HexBytes(key.Sign(canon))
-	signed, err := json.Marshal(w)
-	if err != nil {
-		return nil, fmt.Errorf("negotiation: encode envelope: %w", err)
+	// The signature member goes where JCS sorts it: after sequence, before
+	// taskId or (without one) timestamp. Those members are the envelope's
+	// last and no payload member has their names, so each is the last of
+	// its spelling in the bytes (a string cannot hold an unescaped quote).
+	next := `,"timestamp":"`
+	if h.TaskID != nil {
+		next = `,"taskId":"`
 	}
-	e, err := Decode(signed, opts)
-	if err != nil {
-		return nil, err
+	at := bytes.LastIndex(canon, []byte(next))
+	if at < 0 {
+		return nil, fmt.Errorf("negotiation: encode envelope: no %s member", next)
 	}
-	if err := e.Verify(); err != nil {
-		return nil, err
+	sig := key.Sign(canon)
+	member := `,"signature":"` + HexBytes(sig) + `"`
+	max := opts.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxEnvelopeBytes
 	}
+	if n := len(canon) + len(member); n > max {
+		return nil, reject(CodeTooLarge, "", "%d bytes exceeds the limit of %d", n, max)
+	}
+	raw := make([]byte, 0, len(canon)+len(member))
+	raw = append(append(append(raw, canon[:at]...), member...), canon[at:]...)
+	if len(h.Recipients) == 0 {
+		h.Recipients = nil
+	}
+	h.Timestamp = ts
+	e := &Envelope{Header: h, Payload: p, raw: raw, hash: sha256.Sum256(raw), sigOff: at}
+	copy(e.Signature[:], sig)
+	e.verified.Store(true) // signed here with the sender's own key
 	return e, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 )
 
@@ -45,26 +46,54 @@ func (a Address) String() string { return common.Address(a).Hex() }
 func (a Address) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // UnmarshalText accepts only the exact EIP-55 checksummed form.
-func (a *Address) UnmarshalText(b []byte) error {
-	v, err := ParseAddress(string(b))
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
-}
+func (a *Address) UnmarshalText(b []byte) error { return parseAddress(a, b) }
 
 // ParseAddress parses an EIP-55 checksummed address; any other spelling,
 // including all-lowercase, is refused with CodeBadAddress.
 func ParseAddress(s string) (Address, error) {
-	if len(s) != 42 || !strings.HasPrefix(s, "0x") || !common.IsHexAddress(s) {
-		return Address{}, reject(CodeBadAddress, "", "not a 0x-prefixed 20-byte address: %q", s)
+	var a Address
+	err := parseAddress(&a, s)
+	return a, err
+}
+
+// parseAddress checks the EIP-55 spelling of s digit by digit against the
+// Keccak-256 of its lowercase hex, without allocating (an envelope holds
+// several addresses; go-ethereum's round trip through Hex allocated five
+// times each). TestParseAddressAgreesWithGoEthereum holds it to that round
+// trip.
+func parseAddress[S ~string | ~[]byte](a *Address, s S) error {
+	if len(s) != 42 || s[0] != '0' || s[1] != 'x' {
+		return reject(CodeBadAddress, "", "not a 0x-prefixed 20-byte address: %q", s)
 	}
-	a := common.HexToAddress(s)
-	if a.Hex() != s {
-		return Address{}, reject(CodeBadAddress, "", "not EIP-55 checksummed: %q", s)
+	var lower [40]byte
+	for i := range lower {
+		c := s[2+i]
+		switch {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f':
+			lower[i] = c
+		case 'A' <= c && c <= 'F':
+			lower[i] = c + 'a' - 'A'
+		default:
+			return reject(CodeBadAddress, "", "not a 0x-prefixed 20-byte address: %q", s)
+		}
 	}
-	return Address(a), nil
+	h := crypto.Keccak256Hash(lower[:])
+	for i, c := range lower {
+		if c < 'a' {
+			continue // a digit has no case
+		}
+		nibble := h[i/2] >> 4
+		if i%2 == 1 {
+			nibble = h[i/2] & 0x0f
+		}
+		if upper := s[2+i] < 'a'; upper != (nibble >= 8) {
+			return reject(CodeBadAddress, "", "not EIP-55 checksummed: %q", s)
+		}
+	}
+	for i := range a {
+		a[i] = unhex(lower[2*i])<<4 | unhex(lower[2*i+1])
+	}
+	return nil
 }
 
 // PublicKey is a 32-byte ed25519 inbox key, 0x + 64 lowercase hex.
@@ -77,14 +106,7 @@ func (k PublicKey) String() string { return "0x" + hex.EncodeToString(k[:]) }
 func (k PublicKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText accepts exactly 0x + 64 lowercase hex digits.
-func (k *PublicKey) UnmarshalText(b []byte) error {
-	v, err := parseHex(string(b), 32)
-	if err != nil {
-		return err
-	}
-	copy(k[:], v)
-	return nil
-}
+func (k *PublicKey) UnmarshalText(b []byte) error { return parseHexInto(k[:], b) }
 
 // EVMSignature is a 65-byte r||s||v secp256k1 signature, 0x + 130 lowercase hex.
 type EVMSignature []byte

@@ -199,10 +199,7 @@ func (s *Set) ValidateEnvelope(v any) error {
 		return &Error{Code: CodeSchemaInvalid, Pointer: "/payload", Msg: err.Error()}
 	}
 	e := classify(ve)
-	e.Pointer = "/payload" + e.Pointer
-	if e.Pointer == "/payload/" {
-		e.Pointer = "/payload"
-	}
+	e.Pointer = "/payload" + e.Pointer // "/payload/" names its member "" (RFC 6901)
 	return e
 }
 
@@ -263,6 +260,14 @@ var codeByDef = map[string]string{
 	"messageType":   CodeUnknownType,
 }
 
+// DefCode returns the code a failure inside the named definition of
+// common.schema.json carries ("address" -> bad_address), and false for a
+// definition without a code of its own.
+func DefCode(def string) (string, bool) {
+	c, ok := codeByDef[def]
+	return c, ok
+}
+
 // codeRank orders codes from most to least specific: when one instance fails
 // in several places, the failure reported is the one whose code ranks first
 // (then the first by instance location). A wrong version or type makes every
@@ -280,6 +285,17 @@ var codeRank = map[string]int{
 	CodeBadFileName:      2,
 	CodeUnknownField:     3,
 	CodeSchemaInvalid:    4,
+}
+
+// CodeRank returns the rank of code in the order above (0 most specific):
+// where one document fails in several places, the failure reported is the
+// one of the lowest rank, then of the least JSON pointer. A code not of this
+// package ranks last.
+func CodeRank(code string) int {
+	if r, ok := codeRank[code]; ok {
+		return r
+	}
+	return len(codeRank)
 }
 
 // classify walks every cause of ve (through allOf, if/then and $ref) to the
