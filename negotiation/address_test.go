@@ -33,6 +33,7 @@ func TestParseAddressAgreesWithGoEthereum(t *testing.T) {
 	for i := range 50 {
 		s := common.BytesToAddress([]byte(strings.Repeat(string(rune('a'+i%26)), i%20+1))).Hex()
 		checkAddress(t, s)
+		checkAddress(t, s) // from the cache of checked spellings
 		checkAddress(t, strings.ToLower(s))
 		checkAddress(t, "0X"+s[2:])
 		checkAddress(t, s[:41]+"g")

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -65,6 +66,11 @@ func parseAddress[S ~string | ~[]byte](a *Address, s S) error {
 	if len(s) != 42 || s[0] != '0' || s[1] != 'x' {
 		return reject(CodeBadAddress, "", "not a 0x-prefixed 20-byte address: %q", s)
 	}
+	slot := &checkedAddresses[(uint(s[2])<<12|uint(s[3])<<8|uint(s[40])<<4|uint(s[41]))%uint(len(checkedAddresses))]
+	if c := slot.Load(); c != nil && c.spelling == string(s) {
+		*a = c.addr // spelled exactly as an address checked before
+		return nil
+	}
 	var lower [40]byte
 	for i := range lower {
 		c := s[2+i]
@@ -93,7 +99,20 @@ func parseAddress[S ~string | ~[]byte](a *Address, s S) error {
 	for i := range a {
 		a[i] = unhex(lower[2*i])<<4 | unhex(lower[2*i+1])
 	}
+	slot.Store(&checkedAddress{spelling: string(s), addr: *a})
 	return nil
+}
+
+// checkedAddresses remembers addresses whose checksum was checked, by
+// their exact spelling: a node sees the same few (its peers', the
+// registry's, the token's) in envelope after envelope, and a hit skips the
+// Keccak-256. Only checked spellings are stored, and a hit needs the same
+// 42 bytes, so what it holds cannot make a wrong spelling pass.
+var checkedAddresses [1024]atomic.Pointer[checkedAddress]
+
+type checkedAddress struct {
+	spelling string
+	addr     Address
 }
 
 // PublicKey is a 32-byte ed25519 inbox key, 0x + 64 lowercase hex.

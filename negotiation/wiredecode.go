@@ -599,7 +599,13 @@ func finish(w *wireEnvelope, p Payload, raw []byte) (*Envelope, error) {
 	}
 	// The top-level member is the last occurrence: only taskId, timestamp
 	// and type (formats that cannot contain it) sort after "signature".
-	e.sigOff = bytes.LastIndex(raw, []byte(`,"signature":"`))
+	// Only taskId (at most 90 bytes), timestamp and type (under 40 each)
+	// follow it, so it lies in the envelope's last 320 bytes.
+	from := max(0, len(raw)-320)
+	e.sigOff = bytes.LastIndex(raw[from:], []byte(`,"signature":"`))
+	if e.sigOff >= 0 {
+		e.sigOff += from
+	}
 	if e.sigOff < 0 || !bytes.HasPrefix(raw[e.sigOff+len(`,"signature":"`):], []byte(w.Signature)) {
 		return nil, reject(CodeSchemaInvalid, "/signature", "signature member not found in canonical form")
 	}
