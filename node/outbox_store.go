@@ -41,11 +41,10 @@ type outboxBody struct {
 // Put records item as outbox.queued, storing the envelope's bytes under
 // its CID unless the ledger holds them already.
 func (s *OutboxStore) Put(ctx context.Context, item p2p.OutboxItem) error {
-	body, err := json.Marshal(outboxBody{Envelope: item.CID.String(), To: item.To.String()})
+	rec, err := queuedRecord(item)
 	if err != nil {
 		return err
 	}
-	rec := ledger.Record{Kind: ledger.KindOutboxQueued, NegotiationID: item.NegotiationID, Body: body, At: item.Queued}
 	if _, err := s.l.Object(ctx, item.CID); errors.Is(err, ledger.ErrNotFound) {
 		rec.Object, rec.ObjectCodec = item.Envelope, ledger.CodecJSON
 	} else if err != nil {
@@ -62,6 +61,61 @@ func (s *OutboxStore) Put(ctx context.Context, item p2p.OutboxItem) error {
 		if _, _, err := s.l.Append(ctx, rec); err != nil {
 			return fmt.Errorf("node: outbox put: %w", err)
 		}
+	}
+	return nil
+}
+
+// queuedRecord returns item's outbox.queued record, naming the envelope
+// by its CID only: Put adds the envelope's bytes when the ledger lacks
+// them; in a send step the envelope.sent record before it stores them.
+func queuedRecord(item p2p.OutboxItem) (ledger.Record, error) {
+	body, err := json.Marshal(outboxBody{Envelope: item.CID.String(), To: item.To.String()})
+	if err != nil {
+		return ledger.Record{}, err
+	}
+	return ledger.Record{Kind: ledger.KindOutboxQueued, NegotiationID: item.NegotiationID, Body: body, At: item.Queued}, nil
+}
+
+// queuedRecords returns the outbox.queued records of env's outbox items
+// (p2p.Host.Outgoing's), for the ledger batch whose envelope.sent record
+// stores env: written in that batch (one ledger.AppendAll, all or none,
+// one synced commit shared with concurrent appends), the items are stored
+// as Put stores them, and Pending finds them after a restart. An item of
+// another envelope is refused: its bytes would not be stored.
+func queuedRecords(env *negotiation.Envelope, items []p2p.OutboxItem) ([]ledger.Record, error) {
+	recs := make([]ledger.Record, 0, len(items))
+	for _, it := range items {
+		if !it.CID.Equals(env.CID()) || it.NegotiationID != env.NegotiationID {
+			return nil, fmt.Errorf("node: outbox item %s/%s is not of envelope %s", it.CID, it.To, env.CID())
+		}
+		r, err := queuedRecord(it)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// PutSent records env as sent by this node (envelope.sent, which stores
+// its bytes, at at) and its outbox items (p2p.Host.Outgoing's) in one
+// ledger batch: one synced commit, shared with concurrent appends and
+// batches (the ledger's group commit), after which the entry and the
+// items are stored or, when it returns an error, neither is. It is the
+// transport's part of the node's send step (whose batch adds the thread's
+// records to the same two); hand the items to p2p.Host.Queued once it
+// returns nil.
+func (s *OutboxStore) PutSent(ctx context.Context, env *negotiation.Envelope, items []p2p.OutboxItem, at time.Time) error {
+	sent, err := ledger.EnvelopeRecord(ledger.KindEnvelopeSent, env, "ok", at)
+	if err != nil {
+		return fmt.Errorf("node: outbox put: %w", err)
+	}
+	queued, err := queuedRecords(env, items)
+	if err != nil {
+		return err
+	}
+	if _, err := s.l.AppendAll(ctx, append([]ledger.Record{sent}, queued...)...); err != nil {
+		return fmt.Errorf("node: outbox put: %w", err)
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/parleynet/parley/identity"
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
@@ -71,14 +73,19 @@ func runSender() error {
 	}
 	var count int
 	fmt.Sscan(os.Getenv(envCount), &count)
-	n := &testNode{kr: kr, seq: map[string]uint64{}, prev: map[string]negotiation.Hash{}}
+	n := &testNode{kr: kr, led: led, host: h, seq: map[string]uint64{}, prev: map[string]negotiation.Hash{}}
+	send := h.Send
+	if os.Getenv(envRecorded) == "1" {
+		send = n.sendRecorded
+	}
 	nid := newNID()
+	fmt.Println("SENDING")
 	for range count {
 		env, err := n.build(nid, time.Now(), []negotiation.Address{negotiation.Address(link.EVMAddress)})
 		if err != nil {
 			return err
 		}
-		if err := h.Send(ctx, env); err != nil {
+		if err := send(ctx, env); err != nil {
 			return err
 		}
 	}
@@ -95,11 +102,14 @@ type child struct {
 	exited chan struct{}
 }
 
-func startSender(t *testing.T, dir, linkFile, bootstrap string, count int) *child {
+func startSender(t *testing.T, dir, linkFile, bootstrap string, count int, recorded bool) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envChild+"=1", envMode+"=send", envDir+"="+dir,
 		envPeerLink+"="+linkFile, envBootstrap+"="+bootstrap, fmt.Sprintf("%s=%d", envCount, count))
+	if recorded {
+		cmd.Env = append(cmd.Env, envRecorded+"=1")
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +165,10 @@ func (c *child) await(t *testing.T, prefix string) {
 // after its envelopes are queued (with the recipient offline, and with it
 // online so that some are in flight), restarts it from the same data
 // directory, and checks that the recipient took every envelope exactly
-// once.
+// once. On the node's path (recorded: each envelope's envelope.sent entry
+// and outbox item in one commit) it also checks the sender's ledger after
+// the kill: no envelope recorded as sent without its outbox item, no item
+// of an envelope not recorded.
 func TestSenderKilledAndRestarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -164,9 +177,11 @@ func TestSenderKilledAndRestarted(t *testing.T) {
 		name        string
 		recipientUp bool
 		count       int
+		recorded    bool
 	}{
-		{"recipient offline", false, 20},
-		{"recipient online and slow, killed mid-stream", true, 150},
+		{"recipient offline", false, 20, false},
+		{"recipient online and slow, killed mid-stream", true, 150, false},
+		{"recorded with its outbox item, killed while sending", true, 400, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newNode(t)
@@ -182,12 +197,24 @@ func TestSenderKilledAndRestarted(t *testing.T) {
 				b.stop()
 			}
 			dir := t.TempDir()
-			first := startSender(t, dir, linkFile, boot, tc.count)
-			first.await(t, "QUEUED")
+			first := startSender(t, dir, linkFile, boot, tc.count, tc.recorded)
+			var sent []cid.Cid
+			if tc.recorded {
+				// Killed while it sends: some envelopes are committed,
+				// the one in flight may not be.
+				first.await(t, "SENDING")
+				time.Sleep(50 * time.Millisecond)
+			} else {
+				first.await(t, "QUEUED")
+			}
 			if err := first.cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
 			<-first.exited
+			if tc.recorded {
+				sent = checkSenderLedger(t, dir)
+				t.Logf("%d of %d recorded as sent before the kill", len(sent), tc.count)
+			}
 			if !tc.recipientUp {
 				b.start()
 				b.rec.delay = 5 * time.Millisecond
@@ -196,8 +223,20 @@ func TestSenderKilledAndRestarted(t *testing.T) {
 			if len(before) == tc.count {
 				t.Logf("all %d arrived before the kill: nothing was left in flight", tc.count)
 			}
-			second := startSender(t, dir, linkFile, b.bootstrapAddr(), 0)
+			second := startSender(t, dir, linkFile, b.bootstrapAddr(), 0, tc.recorded)
 			second.await(t, "QUEUED")
+			if tc.recorded {
+				// Exactly the envelopes the killed sender recorded.
+				eventually(t, "every recorded envelope at the recipient", func() bool {
+					e, _ := b.rec.snapshot()
+					return len(e) >= len(sent)
+				})
+				effects, _ := b.rec.snapshot()
+				distinct(t, effects, sent)
+				_ = second.stdin.Close()
+				<-second.exited
+				return
+			}
 			eventually(t, "every envelope at the recipient", func() bool {
 				e, _ := b.rec.snapshot()
 				return len(e) >= tc.count
@@ -216,4 +255,22 @@ func TestSenderKilledAndRestarted(t *testing.T) {
 			<-second.exited
 		})
 	}
+}
+
+// checkSenderLedger opens the ledger a killed sender left in dir, checks
+// that each envelope it records as sent has its outbox item and that no
+// item is without its envelope, and returns the envelopes recorded.
+func checkSenderLedger(t *testing.T, dir string) []cid.Cid {
+	t.Helper()
+	cfg := ledger.DefaultConfig()
+	cfg.Dir = filepath.Join(dir, "ledger")
+	led, err := ledger.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := led.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	return sentWithItems(t, led)
 }

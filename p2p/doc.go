@@ -39,7 +39,10 @@
 //  2. Start listens, dials the bootstrap peers and resumes the outbox.
 //     Close stops everything and waits for every goroutine it started; it is
 //     safe to call twice.
-//  3. Send stores an envelope in the outbox and returns; the Handler
+//  3. Send stores an envelope in the outbox and returns (or Outgoing
+//     gives its outbox items for the caller to store in its own durable
+//     write, and Queued queues them once stored: the node writes them in
+//     the ledger batch that records the envelope); the Handler
 //     receives envelopes (direct, from topics, from a store's mailbox) and
 //     must store them durably before it returns its code, because the ack
 //     follows. OnEvent reports what the node records: peers rejected,

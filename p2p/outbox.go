@@ -52,7 +52,9 @@ const (
 
 // OutboxStore keeps outgoing envelopes durably until they are settled. The
 // node implements it over the ledger (node.OutboxStore); p2p never imports
-// the ledger.
+// the ledger. Items come in through Put (Host.Send) or through the
+// caller's own write (Host.Outgoing, then Host.Queued): Pending returns
+// both.
 type OutboxStore interface {
 	// Put stores item durably before it returns. Putting the same (CID, To)
 	// twice is harmless.
@@ -66,38 +68,68 @@ type OutboxStore interface {
 }
 
 // Send queues env for each of its recipients: it stores one outbox item per
-// recipient durably, then returns; delivery, retries and re-keys happen in
-// the background until each recipient (or a store node) acks. An
-// announcement (no recipients) is refused: publish it on the task board.
+// recipient durably (Outgoing's items, each with the store's Put), then
+// returns; delivery, retries and re-keys happen in the background until
+// each recipient (or a store node) acks. An announcement (no recipients) is
+// refused: publish it on the task board. A caller that records env in a
+// durable write of its own stores the items in that write instead
+// (Outgoing, then Queued): the node does, so that its record of the
+// envelope and the outbox items are one synced commit.
 func (h *Host) Send(ctx context.Context, env *negotiation.Envelope) error {
-	if len(env.Recipients) == 0 {
-		return fail(Code(negotiation.CodeNotAddressed), "an envelope without recipients goes on the task board")
-	}
-	if len(env.Bytes()) > h.cfg.MaxEnvelopeBytes {
-		return fail(Code(negotiation.CodeTooLarge), "envelope is %d bytes, over %d", len(env.Bytes()), h.cfg.MaxEnvelopeBytes)
-	}
-	if env.Sender.EVMAddress != h.self {
-		return fail(CodeSenderMismatch, "envelope is from %s, this node is %s", env.Sender.EVMAddress, h.self)
-	}
-	if err := env.Verify(); err != nil {
+	items, err := h.Outgoing(env)
+	if err != nil {
 		return err
 	}
+	for _, it := range items {
+		if err := h.cfg.Outbox.Put(ctx, it); err != nil {
+			return err
+		}
+	}
+	h.Queued(env, items)
+	return nil
+}
+
+// Outgoing checks env as Send does (it has recipients, fits
+// MaxEnvelopeBytes, is this node's and its signature verifies) and returns
+// its outbox items, one per recipient other than this node, queued at the
+// host's clock. It stores nothing: the caller stores the items durably in
+// its own write, where OutboxStore.Pending finds them after a restart (the
+// node's OutboxStore: outbox.queued entries in the ledger batch whose
+// envelope.sent entry stores env, so both are one synced commit, all or
+// none), and only then hands them to Queued.
+func (h *Host) Outgoing(env *negotiation.Envelope) ([]OutboxItem, error) {
+	if len(env.Recipients) == 0 {
+		return nil, fail(Code(negotiation.CodeNotAddressed), "an envelope without recipients goes on the task board")
+	}
+	if len(env.Bytes()) > h.cfg.MaxEnvelopeBytes {
+		return nil, fail(Code(negotiation.CodeTooLarge), "envelope is %d bytes, over %d", len(env.Bytes()), h.cfg.MaxEnvelopeBytes)
+	}
+	if env.Sender.EVMAddress != h.self {
+		return nil, fail(CodeSenderMismatch, "envelope is from %s, this node is %s", env.Sender.EVMAddress, h.self)
+	}
+	if err := env.Verify(); err != nil {
+		return nil, err
+	}
 	now := h.now()
-	var items []OutboxItem
+	items := make([]OutboxItem, 0, len(env.Recipients))
 	for _, to := range env.Recipients {
 		if to == h.self {
 			continue
 		}
-		it := OutboxItem{CID: env.CID(), To: to, NegotiationID: env.NegotiationID, Envelope: env.Bytes(), Queued: now}
-		if err := h.cfg.Outbox.Put(ctx, it); err != nil {
-			return err
-		}
-		items = append(items, it)
+		items = append(items, OutboxItem{CID: env.CID(), To: to, NegotiationID: env.NegotiationID, Envelope: env.Bytes(), Queued: now})
 	}
+	return items, nil
+}
+
+// Queued hands env's outbox items, which the caller stored durably
+// (Outgoing's, once its write returned), to the delivery queues, as Send
+// does after its Puts; delivery goes on in the background as for Send.
+// Items of a host not started or closing wait in the store: Start resumes
+// them (Pending). An item queued twice is delivered once.
+func (h *Host) Queued(env *negotiation.Envelope, items []OutboxItem) {
 	for _, it := range items {
 		h.out.enqueue(it, env)
 	}
-	return nil
 }
 
 // OutboxLen returns how many items wait for an ack in memory, not

@@ -30,6 +30,7 @@ const (
 	envMode      = "PARLEY_P2P_MODE"      // "receive" (default) or "send"
 	envPeerLink  = "PARLEY_P2P_PEER_LINK" // send: file with the recipient's link
 	envCount     = "PARLEY_P2P_COUNT"     // send: envelopes to queue at start
+	envRecorded  = "PARLEY_P2P_RECORDED"  // send: "1" records each as sent with its outbox item in one commit (the node's path)
 )
 
 func TestMain(m *testing.M) {
