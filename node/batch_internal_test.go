@@ -24,7 +24,7 @@ import (
 // written and the thread's record of what it wrote (opened, links,
 // recorded state) is as it was; the same delivery then records the four,
 // consecutive and in that order. Accepting writes this node's
-// identity.link and the envelope.sent the same way.
+// identity.link, the envelope.sent and its outbox.queued the same way.
 func TestStepIsOneBatch(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := identity.Create(lightKeyConfig(dir), internalPass, time.Now()); err != nil {
@@ -153,9 +153,9 @@ func TestStepIsOneBatch(t *testing.T) {
 		t.Fatalf("the proposal's step wrote %v, want %v", got, received)
 	}
 
-	// This node's first envelope in the thread: its link and the envelope
-	// (and the state, had it changed), adjacent in one batch; the act's
-	// approval and the outbox write their own entries around them.
+	// This node's first envelope in the thread: its link, the envelope
+	// (and the state, had it changed) and its outbox item, adjacent in one
+	// batch; the act's approval writes its own entries before them.
 	head = n.Ledger().Head()
 	before, _ := n.Thread(nid)
 	if _, err := n.Accept(ctx, nid); err != nil {
@@ -165,6 +165,7 @@ func TestStepIsOneBatch(t *testing.T) {
 	if after, _ := n.Thread(nid); after.State != before.State {
 		want = append(want, ledger.KindThreadState)
 	}
+	want = append(want, ledger.KindOutboxQueued)
 	got := step(head.Seq)
 	if i := slices.Index(got, KindIdentityLink); i < 0 || !slices.Equal(got[i:min(i+len(want), len(got))], want) {
 		t.Fatalf("the acceptance's step wrote %v, want %v adjacent", got, want)

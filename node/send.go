@@ -14,6 +14,7 @@ import (
 	"github.com/parleynet/parley/ledger"
 	"github.com/parleynet/parley/negotiation"
 	"github.com/parleynet/parley/node/engine"
+	"github.com/parleynet/parley/p2p"
 )
 
 // EnvelopeRef names an envelope the node sent.
@@ -69,9 +70,15 @@ type sender struct {
 	host outbox
 }
 
-// outbox is what the sender needs of the transport (p2p.Host).
+// outbox is what the sender needs of the transport (p2p.Host): the
+// outbox items of an envelope, for the step's batch, and their queueing
+// once the batch is written (Outgoing, Queued); Send stores and queues
+// an envelope no step records (a supervision notice, an envelope recorded
+// before a stop and never queued).
 type outbox interface {
 	Send(ctx context.Context, env *negotiation.Envelope) error
+	Outgoing(env *negotiation.Envelope) ([]p2p.OutboxItem, error)
+	Queued(env *negotiation.Envelope, items []p2p.OutboxItem)
 }
 
 // sendErr is send for the services that want only its error (PXP, the
@@ -84,11 +91,13 @@ func (s *sender) sendErr(ctx context.Context, t *thread, p negotiation.Payload, 
 // send builds this node's next envelope of t with payload p for the
 // recipients to, has the thread and the mandate judge it first
 // (Engine.Send: Thread.Check, then pxpService.check's Mandate.Outgoing; neither
-// changes anything), records it, and only then applies it to both
-// (t.mu held) and queues it in the transport's durable outbox. When
-// either refuses it, or its record fails, nothing was applied, stored or
-// sent: the error carries the refusal's code. A fresh thread is
-// registered once its first envelope is recorded.
+// changes anything), records it with its outbox items (the transport's
+// Outgoing) in one batch, one synced commit, and only then applies it to
+// both (t.mu held) and hands the items to the transport's queues
+// (Queued). When either refuses it, the transport refuses its items, or
+// its record fails, nothing was applied, stored or sent: the error
+// carries the refusal's code. A fresh thread is registered once its
+// first envelope is recorded.
 func (s *sender) send(ctx context.Context, t *thread, p negotiation.Payload, to []negotiation.Address, fresh bool) (*negotiation.Envelope, negotiation.Outcome, error) {
 	seq, prev, last := t.Th.Head(s.self)
 	seq++ // this node's next envelope
@@ -112,7 +121,20 @@ func (s *sender) send(ctx context.Context, t *thread, p negotiation.Payload, to 
 	if err != nil {
 		return nil, negotiation.Outcome{}, &Error{Code: CodeOf(err), Msg: "building the envelope", Err: err}
 	}
-	out, err := s.eng.Send(ctx, t, env, s.keys.Link(), now, func() error { return s.px.check(t, env) })
+	// The outbox items go into the step's batch: the envelope.sent entry
+	// and the items are stored together or not at all, and concurrent
+	// sends share the ledger's group commit (one fsync).
+	var items []p2p.OutboxItem
+	var queue []ledger.Record
+	if len(to) > 0 {
+		if items, err = s.host.Outgoing(env); err != nil {
+			return nil, negotiation.Outcome{}, failWrap(Code(p2p.CodeOf(err)), err, "queueing the %s", env.Type)
+		}
+		if queue, err = queuedRecords(env, items); err != nil {
+			return nil, negotiation.Outcome{}, failWrap(CodeStoreFailed, err, "queueing the %s", env.Type)
+		}
+	}
+	out, err := s.eng.Send(ctx, t, env, s.keys.Link(), now, func() error { return s.px.check(t, env) }, queue)
 	switch {
 	case errors.Is(err, engine.ErrNotRecorded):
 		return nil, out, failWrap(CodeStoreFailed, err, "recording the %s", env.Type)
@@ -129,9 +151,7 @@ func (s *sender) send(ctx context.Context, t *thread, p negotiation.Payload, to 
 	s.eng.Retry(ctx, t)
 	s.sent.WithLabelValues(string(env.Type)).Inc()
 	s.events.publish(Event{Kind: EventEnvelope, NegotiationID: t.ID, Type: env.Type, Hash: env.Hash().String(), Direction: "sent", Code: "ok", State: t.Th.State(), At: now})
-	if len(to) > 0 {
-		s.queue(ctx, env)
-	}
+	s.host.Queued(env, items)
 	if s.sentIn != nil {
 		s.sentIn(t)
 	}
@@ -152,9 +172,11 @@ func (s *sender) write(ctx context.Context, b *batch, what string) error {
 	return nil
 }
 
-// queue hands a recorded envelope to the transport's outbox. A failure to
-// queue is retried in the background; a restart queues whatever was
-// recorded and not queued (resendUnqueued), so nothing recorded is lost.
+// queue hands an envelope recorded without its outbox items (by a node
+// before its send steps wrote them in their batch) to the transport's
+// outbox. A failure to queue is retried in the background; a restart
+// queues whatever was recorded and not queued (resendUnqueued), so
+// nothing recorded is lost.
 func (s *sender) queue(ctx context.Context, env *negotiation.Envelope) {
 	if err := s.host.Send(ctx, env); err == nil {
 		return
@@ -176,7 +198,9 @@ func (s *sender) queue(ctx context.Context, env *negotiation.Envelope) {
 }
 
 // resendUnqueued queues every direct envelope this node recorded as sent
-// whose outbox item was never stored (a stop between the two writes).
+// whose outbox item was never stored: a ledger written by a node whose
+// send wrote the two in separate commits and stopped between them (a
+// send step now writes both in one).
 func (s *sender) resendUnqueued(ctx context.Context) error {
 	queued := map[string]bool{}
 	for e, err := range s.led.ByKind(ctx, ledger.KindOutboxQueued) {

@@ -28,7 +28,10 @@
 //     records go into one Batch in a defined order (the announcement
 //     answered and thread.opened when the thread is new, card.sealed, an
 //     identity.link the first time, the envelope or chain.event, the
-//     thread.state Check reported) and are written by one Write, one
+//     thread.state Check reported, and for an own envelope the records
+//     that queue it for delivery: the node's outbox items, so that no
+//     envelope.sent is ever stored without them, nor they without it)
+//     and are written by one Write, one
 //     ledger.AppendAll, all or none; only then is the input applied
 //     (Thread.Apply, then the thread's mandate: Mandate.Sent or
 //     Received) and the batch's effects run. A refused step and a

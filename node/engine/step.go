@@ -14,13 +14,16 @@ import (
 // Send judges this node's own envelope env against t (negotiation's
 // Thread.Check, which changes nothing), then asks check (nil for none:
 // the node's mandate), records the step in one batch (PutSent, with
-// link, this node's identity link) and only then applies env to t (t's
-// lock held), and to its mandate (the thread's PXP state), if it has one.
-// A refusal of the state machine is the returned outcome
-// (not Effective) with a nil error; check's refusal is its error; a
-// failed record wraps ErrNotRecorded. In all three nothing was recorded
-// or applied: nothing is undone by replaying the ledger.
-func (e *Engine) Send(ctx context.Context, t *Thread, env *negotiation.Envelope, link *identity.Link, now time.Time, check func() error) (negotiation.Outcome, error) {
+// link, this node's identity link, then queue: the records that queue env
+// for delivery, the node's outbox items, so that the envelope.sent entry
+// and its outbox items are one synced commit, all or none) and only then
+// applies env to t (t's lock held), and to its mandate (the thread's PXP
+// state), if it has one. A refusal of the state machine is the returned
+// outcome (not Effective) with a nil error; check's refusal is its error;
+// a failed record wraps ErrNotRecorded. In all three nothing was recorded
+// (not the queue's records either) or applied: nothing is undone by
+// replaying the ledger.
+func (e *Engine) Send(ctx context.Context, t *Thread, env *negotiation.Envelope, link *identity.Link, now time.Time, check func() error, queue []ledger.Record) (negotiation.Outcome, error) {
 	out := t.Th.Check(env, now)
 	if !out.Effective() {
 		return out, nil
@@ -32,6 +35,9 @@ func (e *Engine) Send(ctx context.Context, t *Thread, env *negotiation.Envelope,
 	}
 	var b Batch
 	e.PutSent(&b, t, env, link, out.To, now)
+	for _, r := range queue {
+		b.Put(r, nil)
+	}
 	applied, err := e.commit(ctx, t, env, out, &b, now)
 	if err != nil {
 		return applied, err
