@@ -53,10 +53,16 @@ type Store struct {
 	mu sync.Mutex // guards db against Close
 	db *badger.DB
 
-	// umu serialises updates: each advances the store's generation and is
-	// followed by its record (rec, nil without one), in commit order.
-	umu sync.Mutex
-	rec *storeRecord
+	// umu serialises updates: each advances the store's generation and
+	// state; recordUpTo then writes the record (rec, nil without one).
+	umu   sync.Mutex
+	rec   *storeRecord
+	state approvalState // what the store holds: read at open, then each update's counted added (umu held)
+
+	// rmu serialises record writes; recorded is the generation the
+	// record names (rmu held).
+	rmu      sync.Mutex
+	recorded uint64
 }
 
 var (
@@ -125,10 +131,11 @@ func OpenStore(dir string, log *slog.Logger, sopts ...StoreOption) (*Store, erro
 		_ = db.Close()
 		return nil, fmt.Errorf("gate: approval store %s: %w", dir, err)
 	}
-	if err := s.rec.check(db, dir, rec, log); err != nil {
+	if s.state, err = s.rec.check(db, dir, rec, log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
+	s.recorded = s.state.gen
 	if err := storeguard.Private(dir); err != nil {
 		log.Warn("approval store files not made private", "err", err)
 	}
@@ -171,40 +178,69 @@ func (s *Store) view(f func(txn *badger.Txn) error) error {
 // update runs f in a read-write transaction, again when it lost a
 // conflict to a concurrent one (f then reads what the winner wrote). The
 // transaction also advances the store's generation; once it is on disk the
-// store's record is rewritten (with WithRecord), before update
-// returns.
-func (s *Store) update(f func(txn *badger.Txn) error) error {
+// store's record is rewritten (with WithRecord), before update returns.
+// The record is group-committed: updates that commit while one record is
+// being written are all covered by the next one, written once.
+func (s *Store) update(f func(txn *badger.Txn, c counted) error) error {
+	gen, err := s.commit(f)
+	if err != nil || s.rec == nil {
+		return err
+	}
+	return s.recordUpTo(gen)
+}
+
+// commit runs f and advances the generation in one transaction, and adds
+// what it counted to the state the record names; it returns the
+// generation committed.
+func (s *Store) commit(f func(txn *badger.Txn, c counted) error) (uint64, error) {
 	db, err := s.handle()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s.umu.Lock()
 	defer s.umu.Unlock()
-	var st approvalState
+	var (
+		gen uint64
+		c   counted
+	)
 	g := func(txn *badger.Txn) error {
-		if err := f(txn); err != nil {
+		c = counted{}
+		if err := f(txn, c); err != nil {
 			return err
-		}
-		if err := bumpGeneration(txn); err != nil {
-			return err
-		}
-		if s.rec == nil {
-			return nil
 		}
 		var err error
-		st, err = readState(txn)
+		gen, err = bumpGeneration(txn)
 		return err
 	}
 	for range conflictRetries {
 		err = db.Update(g)
 		if !errors.Is(err, badger.ErrConflict) {
-			if err == nil && s.rec != nil {
-				err = s.rec.write(st)
+			if err == nil {
+				s.state = s.state.with(gen, c)
 			}
-			return err
+			return gen, err
 		}
 	}
-	return fmt.Errorf("gate: approval store: %w after %d attempts", err, conflictRetries)
+	return 0, fmt.Errorf("gate: approval store: %w after %d attempts", err, conflictRetries)
+}
+
+// recordUpTo returns once the record names generation gen or a later
+// one: it writes the latest committed state unless a record written
+// meanwhile covers gen already.
+func (s *Store) recordUpTo(gen uint64) error {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.recorded >= gen {
+		return nil
+	}
+	s.umu.Lock()
+	st := s.state // its counts are never changed, only replaced
+	s.umu.Unlock()
+	if err := s.rec.write(st); err != nil {
+		return err
+	}
+	s.recorded = st.gen
+	return nil
 }
 
 // getJSON reads key into v; it returns approval.ErrNotFound for a key
@@ -284,7 +320,7 @@ func credentialsTxn(txn *badger.Txn) ([]storedCredential, error) {
 
 // putCredentialTxn inserts c after every registered credential, or
 // replaces the one with its id keeping its place.
-func putCredentialTxn(txn *badger.Txn, c approval.Credential) error {
+func putCredentialTxn(txn *badger.Txn, c approval.Credential, n counted) error {
 	key := credentialKey(c.WebAuthn.ID)
 	var prev storedCredential
 	err := getJSON(txn, key, &prev)
@@ -302,6 +338,7 @@ func putCredentialTxn(txn *badger.Txn, c approval.Credential) error {
 	if len(all) > 0 {
 		seq = all[len(all)-1].Seq + 1
 	}
+	n.add("credentials", 1)
 	return setJSON(txn, key, storedCredential{Seq: seq, Credential: c})
 }
 
@@ -310,7 +347,7 @@ func (s *Store) PutCredential(_ context.Context, c approval.Credential) error {
 	if len(c.WebAuthn.ID) == 0 {
 		return errors.New("gate: approval store: a credential without an id")
 	}
-	return s.update(func(txn *badger.Txn) error { return putCredentialTxn(txn, c) })
+	return s.update(func(txn *badger.Txn, n counted) error { return putCredentialTxn(txn, c, n) })
 }
 
 // DeleteCredential removes the credential id, or returns
@@ -319,13 +356,14 @@ func (s *Store) PutCredential(_ context.Context, c approval.Credential) error {
 // record can count credentials as never deleted, and a store that lost
 // one is refused at start as emptier than its record.
 func (s *Store) DeleteCredential(_ context.Context, id []byte) error {
-	return s.update(func(txn *badger.Txn) error {
+	return s.update(func(txn *badger.Txn, n counted) error {
 		key := []byte(credentialKey(id))
 		if _, err := txn.Get(key); errors.Is(err, badger.ErrKeyNotFound) {
 			return approval.ErrNotFound
 		} else if err != nil {
 			return err
 		}
+		n.add("credentials", -1)
 		return txn.Delete(key)
 	})
 }
@@ -334,7 +372,7 @@ func (s *Store) DeleteCredential(_ context.Context, id []byte) error {
 // rec.RequestID was approved already.
 func (s *Store) RecordApproval(_ context.Context, rec approval.ApprovalRecord, cred approval.Credential) (bool, error) {
 	var already bool
-	err := s.update(func(txn *badger.Txn) error {
+	err := s.update(func(txn *badger.Txn, n counted) error {
 		already = false
 		key := keyApproval + rec.RequestID
 		if _, err := txn.Get([]byte(key)); err == nil {
@@ -346,7 +384,8 @@ func (s *Store) RecordApproval(_ context.Context, rec approval.ApprovalRecord, c
 		if err := setJSON(txn, key, rec); err != nil {
 			return err
 		}
-		return putCredentialTxn(txn, cred)
+		n.add("approvals", 1)
+		return putCredentialTxn(txn, cred, n)
 	})
 	return already, err
 }
@@ -383,7 +422,7 @@ func (s *Store) MarkConsumed(_ context.Context, rec approval.ConsumptionRecord) 
 		return false, errors.New("gate: approval store: a consumption without a request id")
 	}
 	var already bool
-	err := s.update(func(txn *badger.Txn) error {
+	err := s.update(func(txn *badger.Txn, n counted) error {
 		already = false
 		key := keyConsumption + rec.RequestID
 		if _, err := txn.Get([]byte(key)); err == nil {
@@ -392,6 +431,7 @@ func (s *Store) MarkConsumed(_ context.Context, rec approval.ConsumptionRecord) 
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
+		n.add("consumptions", 1)
 		return setJSON(txn, key, rec)
 	})
 	return already, err

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/parleynet/parley/approval"
+	"github.com/parleynet/parley/storeguard"
 )
 
 func cred(id string, count uint32) approval.Credential {
@@ -162,6 +164,55 @@ func BenchmarkMarkConsumed(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMarkConsumedWithRecord measures one synced consumption record
+// as the node makes it, with the store's record, in a store that holds
+// 20,000 consumptions already (an update's cost must not grow with
+// them): one at a time, and from 16 goroutines at once (the record is
+// group-committed).
+func BenchmarkMarkConsumedWithRecord(b *testing.B) {
+	open := func(b *testing.B) *Store {
+		dir := filepath.Join(b.TempDir(), ApprovalsDirName)
+		s, err := OpenStore(dir, nil, WithRecord(storeguard.RecordFile(dir), "12D3KooWbench", time.Now))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		wb := s.db.NewWriteBatch()
+		for i := range 20_000 {
+			if err := wb.Set([]byte(fmt.Sprintf("%sreq_old_%d", keyConsumption, i)), []byte(`{}`)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := wb.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	consume := func(b *testing.B, s *Store, i int64) {
+		if _, err := s.MarkConsumed(b.Context(), approval.ConsumptionRecord{RequestID: fmt.Sprintf("req_%d", i)}); err != nil {
+			b.Error(err)
+		}
+	}
+	b.Run("sequential", func(b *testing.B) {
+		s := open(b)
+		b.ResetTimer()
+		for i := range b.N {
+			consume(b, s, int64(i))
+		}
+	})
+	b.Run("concurrent", func(b *testing.B) {
+		s := open(b)
+		var next atomic.Int64
+		b.SetParallelism(8) // 16 goroutines on 2 cores
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				consume(b, s, next.Add(1))
+			}
+		})
+	})
 }
 
 // TestApprovalStoreAfterKillAtLogCreation: the approval store opens over

@@ -106,22 +106,43 @@ func readState(txn *badger.Txn) (approvalState, error) {
 	return st, nil
 }
 
-// bumpGeneration advances the generation in txn; every update does, in
-// the transaction of its change.
-func bumpGeneration(txn *badger.Txn) error {
+// bumpGeneration advances the generation in txn and returns it; every
+// update does, in the transaction of its change.
+func bumpGeneration(txn *badger.Txn) (uint64, error) {
 	var gen uint64
 	if it, err := txn.Get([]byte(keyGeneration)); err == nil {
 		v, err := it.ValueCopy(nil)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if len(v) == 8 {
 			gen = binary.BigEndian.Uint64(v)
 		}
 	} else if !errors.Is(err, badger.ErrKeyNotFound) {
-		return err
+		return 0, err
 	}
-	return txn.Set([]byte(keyGeneration), binary.BigEndian.AppendUint64(nil, gen+1))
+	return gen + 1, txn.Set([]byte(keyGeneration), binary.BigEndian.AppendUint64(nil, gen+1))
+}
+
+// counted is what one update adds to the counts the record names (a new
+// credential, approval or consumption: +1; a deleted credential: -1).
+// The store counts them by a scan of its keys once, when it opens
+// (readState in check); after that each update adds what it created, so
+// an update costs the same however many approvals the store holds.
+type counted map[string]int64
+
+func (c counted) add(name string, n int64) { c[name] += n }
+
+// with is st after one update that committed generation gen and added c.
+func (st approvalState) with(gen uint64, c counted) approvalState {
+	next := approvalState{id: st.id, gen: gen, counts: make(map[string]uint64, len(st.counts))}
+	for k, v := range st.counts {
+		next.counts[k] = v
+	}
+	for k, d := range c {
+		next.counts[k] = uint64(int64(next.counts[k]) + d)
+	}
+	return next
 }
 
 // precheckApprovals reads the record and checks the Badger directory
@@ -163,9 +184,9 @@ func (r *storeRecord) refuse(dir string, code storeguard.Code, rec *storeguard.R
 // id and its first record (with a log line); a store with another id, an
 // older generation or fewer approvals or consumptions than its record, or
 // a record of another node, is refused.
-func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, log *slog.Logger) error {
+func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, log *slog.Logger) (approvalState, error) {
 	if r == nil {
-		return nil
+		return approvalState{}, nil
 	}
 	var st approvalState
 	err := db.Update(func(txn *badger.Txn) error {
@@ -181,7 +202,7 @@ func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, l
 		return txn.Set([]byte(keyStoreID), id)
 	})
 	if err != nil {
-		return fmt.Errorf("gate: approval store %s: %w", dir, err)
+		return st, fmt.Errorf("gate: approval store %s: %w", dir, err)
 	}
 	switch {
 	case rec == nil && st.empty():
@@ -190,21 +211,21 @@ func (r *storeRecord) check(db *badger.DB, dir string, rec *storeguard.Record, l
 		log.Warn("the approval store has no record yet (a data directory from before records were kept, or the record was removed): writing one",
 			"record", r.file, "store", st.String())
 	case r.owner != "" && rec.Owner != "" && rec.Owner != r.owner:
-		return r.refuse(dir, storeguard.CodeForeign, rec, st.String(), "the record names node %s, this node is %s", rec.Owner, r.owner)
+		return st, r.refuse(dir, storeguard.CodeForeign, rec, st.String(), "the record names node %s, this node is %s", rec.Owner, r.owner)
 	case st.id == "" && st.empty():
-		return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is empty")
+		return st, r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is empty")
 	case st.id != rec.StoreID:
-		return r.refuse(dir, storeguard.CodeDifferent, rec, st.String(), "the store's id is not the one the record names: this is another store")
+		return st, r.refuse(dir, storeguard.CodeDifferent, rec, st.String(), "the store's id is not the one the record names: this is another store")
 	case st.gen < rec.Seq:
-		return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is at generation %d, the record at %d: it lost changes (an older copy)", st.gen, rec.Seq)
+		return st, r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store is at generation %d, the record at %d: it lost changes (an older copy)", st.gen, rec.Seq)
 	default:
 		for _, c := range []string{"credentials", "approvals", "consumptions"} {
 			if st.counts[c] < rec.Counts[c] {
-				return r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store holds %d %s, the record %d (they are never deleted)", st.counts[c], c, rec.Counts[c])
+				return st, r.refuse(dir, storeguard.CodeEmptier, rec, st.String(), "the store holds %d %s, the record %d (they are never deleted)", st.counts[c], c, rec.Counts[c])
 			}
 		}
 	}
-	return r.write(st)
+	return st, r.write(st)
 }
 
 // write writes the record of st.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/parleynet/parley/approval"
 	"github.com/parleynet/parley/storeguard"
 )
@@ -217,4 +219,81 @@ func TestApprovalStoreRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRecordCountsWhatAScanCounts: the counts the record names are added
+// up per update, not scanned; after every kind of update (a new, a
+// replaced and a deleted credential, an approval and one already given,
+// a consumption and one already made, concurrent consumptions of one
+// request, a refused update) the record names what a scan of the store
+// counts, and the store's generation.
+func TestRecordCountsWhatAScanCounts(t *testing.T) {
+	root := t.TempDir()
+	s := mustStore(t, root, "12D3KooWthis")
+	defer closeStore(t, s)
+	ctx := t.Context()
+	file := storeguard.RecordFile(filepath.Join(root, ApprovalsDirName))
+	agrees := func(step string) {
+		t.Helper()
+		rec, err := storeguard.Read(StoreName, file)
+		if err != nil || rec == nil {
+			t.Fatalf("%s: the record: %v", step, err)
+		}
+		var st approvalState
+		if err := s.db.View(func(txn *badger.Txn) error { st, err = readState(txn); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Seq != st.gen {
+			t.Fatalf("%s: the record names generation %d, the store is at %d", step, rec.Seq, st.gen)
+		}
+		for name, n := range st.counts {
+			if rec.Counts[name] != n {
+				t.Fatalf("%s: the record names %d %s, a scan counts %d", step, rec.Counts[name], name, n)
+			}
+		}
+	}
+	do := func(step string, f func() error) {
+		t.Helper()
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		agrees(step)
+	}
+	consume := func(id string) error {
+		_, err := s.MarkConsumed(ctx, approval.ConsumptionRecord{RequestID: id, IntentHash: "h", ConsumedAt: time.Now()})
+		return err
+	}
+	do("a new credential", func() error { return s.PutCredential(ctx, cred("a", 0)) })
+	do("the credential replaced", func() error { return s.PutCredential(ctx, cred("a", 3)) })
+	do("an approval with a known credential", func() error {
+		_, err := s.RecordApproval(ctx, approval.ApprovalRecord{RequestID: "req_1"}, cred("a", 4))
+		return err
+	})
+	do("an approval with a new credential", func() error {
+		_, err := s.RecordApproval(ctx, approval.ApprovalRecord{RequestID: "req_2"}, cred("b", 1))
+		return err
+	})
+	do("an approval given already", func() error {
+		_, err := s.RecordApproval(ctx, approval.ApprovalRecord{RequestID: "req_1"}, cred("c", 1))
+		return err
+	})
+	do("a consumption", func() error { return consume("req_1") })
+	do("a consumption made already", func() error { return consume("req_1") })
+	do("concurrent consumptions of one request", func() error {
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() { errs <- consume("req_2") }()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	do("a credential deleted", func() error { return s.DeleteCredential(ctx, []byte("b")) })
+	if err := s.DeleteCredential(ctx, []byte("b")); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("deleting it again: %v", err)
+	}
+	agrees("a refused deletion")
 }
