@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Limits on an action's arguments.
@@ -68,7 +68,9 @@ func canonicalArguments(args any) (json.RawMessage, error) {
 }
 
 // canonicalJSONObject checks that raw is a JSON object whose every value
-// survives canonicalisation unchanged and returns its JCS form.
+// survives canonicalisation unchanged and returns its JCS form (RFC 8785,
+// jsontext's canonical form: TestCanonicalAgreesWithTheJCSLibrary keeps
+// it equal to gowebpki/jcs's).
 func canonicalJSONObject(raw []byte) (json.RawMessage, error) {
 	if len(raw) > MaxArgumentsBytes {
 		return nil, fmt.Errorf("arguments are %d bytes, more than %d", len(raw), MaxArgumentsBytes)
@@ -79,46 +81,47 @@ func canonicalJSONObject(raw []byte) (json.RawMessage, error) {
 	if err := checkNumbers(raw); err != nil {
 		return nil, err
 	}
-	out, err := jcs.Transform(raw)
-	if err != nil {
+	out := jsontext.Value(bytes.Clone(raw))
+	if err := out.Canonicalize(); err != nil {
 		return nil, fmt.Errorf("arguments: %w", err)
 	}
-	if len(out) == 0 || out[0] != '{' {
+	if out.Kind() != '{' {
 		return nil, errors.New("arguments must be a JSON object")
 	}
-	return out, nil
+	return json.RawMessage(out), nil
 }
 
 // checkNumbers walks the JSON text raw and refuses any number literal that
 // JCS would not write back as the same value, and nesting deeper than
 // MaxArgumentsDepth.
 func checkNumbers(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	depth := 0
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
 	for {
-		tok, err := dec.Token()
+		var err error
+		switch k := dec.PeekKind(); k {
+		case '0':
+			var lit jsontext.Value
+			if lit, err = dec.ReadValue(); err == nil {
+				err = checkNumber(string(lit))
+				if err != nil {
+					return err
+				}
+			}
+		default:
+			if _, err = dec.ReadToken(); err == nil {
+				switch k {
+				case '{', '[':
+					if dec.StackDepth() > MaxArgumentsDepth {
+						return fmt.Errorf("arguments nest deeper than %d", MaxArgumentsDepth)
+					}
+				}
+			}
+		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("arguments: %w", err)
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				depth++
-				if depth > MaxArgumentsDepth {
-					return fmt.Errorf("arguments nest deeper than %d", MaxArgumentsDepth)
-				}
-			default:
-				depth--
-			}
-		case json.Number:
-			if err := checkNumber(string(t)); err != nil {
-				return err
-			}
 		}
 	}
 }
