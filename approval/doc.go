@@ -34,7 +34,7 @@
 // The package is pure protocol plus the Store interface it needs: it reads
 // the clock only through Config.Now, starts no goroutine and does no I/O
 // but through Store and AuditSink. It imports the standard library,
-// go-webauthn, descope/virtualwebauthn (software keys), gowebpki/jcs and
+// go-webauthn, descope/virtualwebauthn (software keys), jsontext (RFC 8785) and
 // the project's leaf strictjson (every request, receipt and key file is
 // decoded with it), and must not import node, p2p, chain or ledger.
 package approval

@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/parleynet/parley/strictjson"
 )
@@ -341,8 +341,8 @@ func (r IntentRequest) HashingPayload() ([]byte, error) {
 	if err != nil {
 		return nil, failWrap(CodeInvalidRequest, err, "hashing payload")
 	}
-	out, err := jcs.Transform(b)
-	if err != nil {
+	out := jsontext.Value(b)
+	if err := out.Canonicalize(); err != nil {
 		return nil, failWrap(CodeInvalidRequest, err, "hashing payload")
 	}
 	return out, nil
